@@ -1,0 +1,201 @@
+"""Load, validate, layer and search the catalog.
+
+Each YAML file holds one part with a `kind` (cpu, board, gpu). The bundled catalog is loaded
+first; user folders are layered over it (a part with the same id replaces the bundled one).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from rapidfuzz import fuzz, process
+
+from advisor.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
+from advisor.errors import Problem, UserError
+from advisor.resources import bundled
+from advisor.validation import validate
+from advisor.yamlio import LineDict, load_file
+
+_NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
+
+
+def normalize(text: str) -> str:
+    """A comparison key for part names: lower case, vendor words and punctuation dropped."""
+    t = text.lower().replace("™", "").replace("®", "")
+    t = _NOISE.sub(" ", t)
+    t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
+    t = re.sub(r"[^a-z0-9+]+", "", t)
+    return t
+
+
+@dataclass
+class Match:
+    part: Part
+    score: float  # 0..100
+    key: str
+
+
+@dataclass
+class Catalog:
+    parts: dict[str, Part] = field(default_factory=dict)
+    origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)  # id -> (file, line)
+    _keys: list[tuple[str, str]] = field(default_factory=list)  # (normalized key, id)
+
+    def add(self, part: Part, file: str, line: int | None) -> None:
+        self.parts[part.id] = part
+        self.origin[part.id] = (file, line)
+        self._keys = []
+
+    def of_kind(self, kind: str) -> list[Part]:
+        return [p for p in self.parts.values() if p.kind == kind]
+
+    @property
+    def cpus(self) -> list[Cpu]:
+        return self.of_kind("cpu")  # type: ignore[return-value]
+
+    @property
+    def boards(self) -> list[Board]:
+        return self.of_kind("board")  # type: ignore[return-value]
+
+    @property
+    def gpus(self) -> list[Gpu]:
+        return self.of_kind("gpu")  # type: ignore[return-value]
+
+    def get(self, part_id: str) -> Part | None:
+        return self.parts.get(part_id)
+
+    def _index(self) -> list[tuple[str, str]]:
+        if not self._keys:
+            keys = []
+            for p in self.parts.values():
+                for k in [p.id, p.name, *p.aliases]:
+                    nk = normalize(k)
+                    if nk:
+                        keys.append((nk, p.id))
+            self._keys = keys
+        return self._keys
+
+    def search(self, text: str, kind: str | None = None, limit: int = 5) -> list[Match]:
+        """Best matches for a name as people write it, best first, with a 0-100 score."""
+        query = normalize(text)
+        if not query:
+            return []
+        keys = [(k, pid) for k, pid in self._index() if kind is None or self.parts[pid].kind == kind]
+        exact = [pid for k, pid in keys if k == query]
+        if exact:
+            return [Match(self.parts[exact[0]], 100.0, query)]
+        if text.strip() in self.parts and (kind is None or self.parts[text.strip()].kind == kind):
+            return [Match(self.parts[text.strip()], 100.0, text.strip())]
+        choices = [k for k, _ in keys]
+        results = process.extract(query, choices, scorer=_score, limit=limit * 4)
+        best: dict[str, Match] = {}
+        for key, score, idx in results:
+            pid = keys[idx][1]
+            if pid not in best or best[pid].score < score:
+                best[pid] = Match(self.parts[pid], float(score), key)
+        return sorted(best.values(), key=lambda m: -m.score)[:limit]
+
+    def resolve(self, text: str, kind: str, what: str | None = None) -> Part:
+        """The one part `text` names; a UserError with did-you-mean when it names none or several."""
+        label = what or kind
+        matches = self.search(text, kind)
+        if matches and matches[0].score >= 100:
+            return matches[0].part
+        strong = [m for m in matches if m.score >= 90]
+        if len(strong) == 1 or (strong and strong[0].score - strong[1].score >= 4):
+            return strong[0].part
+        names = ", ".join(f"{m.part.name} ({m.part.id})" for m in matches[:3] if m.score >= 50)
+        hint = f"did you mean: {names}?" if names else f"`advisor catalog list --kind {kind}` shows them"
+        raise UserError(f"no {label} in the catalog matches {text!r}", hint=hint)
+
+
+def _score(a: str, b: str, **kwargs) -> float:
+    # Digits carry the model number: a query whose numbers differ from the key's is a poor match.
+    da, db = re.findall(r"\d+", a), re.findall(r"\d+", b)
+    base = max(fuzz.ratio(a, b), fuzz.partial_ratio(a, b) * 0.95 if len(a) >= 4 else 0)
+    if da and db and not set(da) & set(db):
+        base *= 0.6
+    return base
+
+
+def default_user_dirs() -> list[Path]:
+    env = os.environ.get("ADVISOR_CATALOG", "")
+    return [Path(p) for p in env.split(os.pathsep) if p]
+
+
+def _yaml_files(folder: Path) -> Iterable[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None:
+    if not folder.is_dir():
+        problems.append(Problem(f"{folder}: catalog folder not found", hint="give a folder of part YAML files"))
+        return
+    seen_here: dict[str, str] = {}
+    for path in _yaml_files(folder):
+        try:
+            data = load_file(path)
+        except UserError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not isinstance(data, LineDict):
+            problems.append(Problem("a catalog file must be a mapping of one part's keys", file=str(path), line=1))
+            continue
+        kind = data.get("kind")
+        model = PART_TYPES.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            problems.append(
+                Problem("must be one of 'cpu', 'board', 'gpu'", file=str(path),
+                        line=data.key_lines.get("kind", data.line), field="kind")
+            )
+            continue
+        part, errs = validate(model, data, str(path))
+        if errs:
+            problems.extend(errs)
+            continue
+        assert part is not None
+        if part.id in seen_here:
+            problems.append(Problem(f"id {part.id!r} is already used by {seen_here[part.id]}", file=str(path),
+                                    line=data.key_lines.get("id"), field="id"))
+            continue
+        seen_here[part.id] = str(path)
+        catalog.add(part, str(path), data.line)
+
+
+def load_catalog_checked(user_dirs: Iterable[Path] | None = None) -> tuple[Catalog, list[Problem]]:
+    catalog = Catalog()
+    problems: list[Problem] = []
+    load_folder(bundled("catalog"), catalog, problems)
+    for d in user_dirs or []:
+        load_folder(Path(d), catalog, problems)
+    _cross_check(catalog, problems)
+    return catalog, problems
+
+
+def _cross_check(catalog: Catalog, problems: list[Problem]) -> None:
+    families = {c.family for c in catalog.cpus}
+    for b in catalog.boards:
+        for fam in b.cpu_families or []:
+            if fam not in families:
+                file, line = catalog.origin[b.id]
+                problems.append(Problem(f"names CPU family {fam!r}, which no catalog CPU has", file=file,
+                                        line=line, field="cpu_families"))
+
+
+_CACHE: dict[tuple, Catalog] = {}
+
+
+def load_catalog(user_dirs: Iterable[Path] | None = None) -> Catalog:
+    """The bundled catalog with user folders layered over it; a UserError if any file is invalid."""
+    dirs = tuple(str(d) for d in (user_dirs or [])) + tuple(str(d) for d in default_user_dirs())
+    if dirs in _CACHE:
+        return _CACHE[dirs]
+    catalog, problems = load_catalog_checked([Path(d) for d in dirs])
+    if problems:
+        raise UserError(problems=problems)
+    _CACHE[dirs] = catalog
+    return catalog

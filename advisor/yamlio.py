@@ -1,0 +1,164 @@
+"""YAML in and out: safe loading that remembers the line of every value, and atomic saves.
+
+Loading uses a SafeLoader subclass with a reduced set of implicit types (YAML 1.2-like): only
+`true`/`false` are booleans, only plain decimal numbers are numbers, and nothing becomes a date,
+so `no`, `0x16`, `08` or `2024-01-01` stay strings as written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.errors import Problem, UserError
+
+
+class LineDict(dict):
+    """A mapping that knows the line of itself and of each of its keys (1-based)."""
+
+    line: int = 0
+    key_lines: dict
+
+
+class LineList(list):
+    line: int = 0
+    item_lines: list
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+# Start from an empty resolver table and add only the types we want.
+_Loader.yaml_implicit_resolvers = {}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"),
+    list("-+0123456789."),
+)
+_Loader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    result = LineDict()
+    result.line = node.start_mark.line + 1
+    result.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, (str, int, float, bool)) or key is None:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value", key_node.start_mark
+            )
+        key = str(key) if not isinstance(key, str) else key
+        if key in result:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = value_node.start_mark.line + 1
+    return result
+
+
+def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
+    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    result.line = node.start_mark.line + 1
+    result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def loads(text: str, filename: str = "<string>") -> Any:
+    """Parse YAML text safely; a syntax error becomes a UserError naming file:line."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        what = exc.problem or str(exc)
+        raise UserError(
+            problems=[Problem(f"this is not valid YAML: {what}", file=filename, line=line,
+                              hint="check the indentation and quoting on that line")]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise UserError(problems=[Problem(f"this is not valid YAML: {exc}", file=filename)]) from None
+
+
+def load_file(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file", hint="check the path") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: is not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+    return loads(text, str(path))
+
+
+def line_of(data: Any, loc: tuple | list) -> int | None:
+    """The line of the value at `loc` (a pydantic error location) inside loaded YAML data.
+
+    Walks as deep as the location exists; for a missing key, the line of the parent mapping.
+    """
+    node = data
+    line = getattr(data, "line", None)
+    for part in loc:
+        if isinstance(node, LineDict) and isinstance(part, str) and part in node:
+            line = node.key_lines.get(part, line)
+            node = node[part]
+        elif isinstance(node, LineList) and isinstance(part, int) and 0 <= part < len(node):
+            line = node.item_lines[part]
+            node = node[part]
+        else:
+            break
+        if getattr(node, "line", None):
+            line = line or node.line
+    return line
+
+
+def to_plain(data: Any) -> Any:
+    """Strip the line-tracking containers (for dumping)."""
+    if isinstance(data, dict):
+        return {k: to_plain(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [to_plain(v) for v in data]
+    return data
+
+
+def dumps(data: Any) -> str:
+    return yaml.safe_dump(to_plain(data), sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write a file so that a crash never leaves it half-written: temp file, fsync, rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,179 @@
+"""Command line: `advisor plan`, `advisor catalog ...`, `advisor accuracy`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from advisor import __version__
+from advisor.errors import UserError
+
+
+def _add_build_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("build", nargs="?", help="build YAML file (see examples/)")
+    p.add_argument("--cpu", help='CPU by id or name, e.g. "i9-14900K"')
+    p.add_argument("--board", help='motherboard, e.g. "Maximus Z790 Hero"')
+    p.add_argument("--gpu", action="append", default=[], metavar="MODEL[:COUNT][@SLOT]",
+                   help='GPU, repeatable: "RTX 4090", "RTX 4090:2", "RTX 4090@PCIEX16(G5)_1"')
+    p.add_argument("--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket")
+    p.add_argument("--catalog", action="append", default=[], metavar="DIR",
+                   help="a folder of your own catalog parts, layered over the bundled catalog")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="advisor", description=(
+        "Hardware configuration advisor for multi-GPU machines: the PCIe link each GPU really gets, "
+        "P2P paths and predicted bandwidths, with the derivation of every number."))
+    ap.add_argument("--version", action="version", version=f"advisor {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("plan", help="predict links, P2P paths and bandwidths for a build")
+    _add_build_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--explain", action="store_true", help="show every figure's derivation and the constants")
+
+    c = sub.add_parser("catalog", help="list, show, validate the parts catalog; export its JSON Schema")
+    csub = c.add_subparsers(dest="catalog_command", metavar="ACTION")
+    cl = csub.add_parser("list", help="list parts")
+    cl.add_argument("--kind", choices=["cpu", "board", "gpu"])
+    cl.add_argument("--json", action="store_true")
+    cs = csub.add_parser("show", help="show one part")
+    cs.add_argument("id", help="part id or name")
+    cs.add_argument("--json", action="store_true")
+    cv = csub.add_parser("validate", help="check every catalog file; problems as file:line: field: message")
+    csch = csub.add_parser("schema", help="JSON Schema for catalog parts and build files")
+    csch.add_argument("--kind", choices=["cpu", "board", "gpu", "build"], help="one schema (default: all)")
+    for x in (cl, cs, cv, csch):
+        x.add_argument("--catalog", action="append", default=[], metavar="DIR")
+
+    a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
+    a.add_argument("--json", action="store_true")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    if not args.command:
+        ap.print_help()
+        return 0
+    try:
+        if args.command == "plan":
+            return cmd_plan(args)
+        if args.command == "catalog":
+            return cmd_catalog(args, ap)
+        if args.command == "accuracy":
+            from advisor.accuracy import cmd_accuracy
+            return cmd_accuracy(args)
+    except UserError as exc:
+        print(f"advisor: error: {exc.render()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    ap.print_help()
+    return 2
+
+
+def _build_from_args(args):
+    from advisor.engine import build_from_flags, load_build
+    base = load_build(args.build) if args.build else None
+    if base is not None and not (args.cpu or args.board or args.gpu or args.nvme):
+        return base
+    return build_from_flags(args.cpu, args.board, args.gpu, args.nvme, base)
+
+
+def cmd_plan(args) -> int:
+    from advisor.catalog.store import load_catalog
+    from advisor.engine import evaluate
+    from advisor.report import render_text, to_json
+    catalog = load_catalog([Path(d) for d in args.catalog])
+    build = _build_from_args(args)
+    pred = evaluate(build, catalog)
+    findings = _findings(pred)
+    if args.json:
+        print(json.dumps(to_json(pred, findings, explain=args.explain), indent=2))
+    else:
+        render_text(pred, findings, explain=args.explain)
+    return 0
+
+
+def _findings(pred) -> list[dict]:
+    try:
+        from advisor.rules import evaluate_rules
+    except ImportError:
+        return []
+    return [f.to_json() for f in evaluate_rules(pred)]
+
+
+def cmd_catalog(args, ap) -> int:
+    from advisor.catalog.store import load_catalog, load_catalog_checked
+    dirs = [Path(d) for d in getattr(args, "catalog", [])]
+    action = args.catalog_command
+    if action == "validate":
+        catalog, problems = load_catalog_checked(dirs)
+        for p in problems:
+            print(p.render(), file=sys.stderr)
+        counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
+        print(f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
+              f"{len(problems)} problem(s)")
+        return 1 if problems else 0
+    if action == "schema":
+        from advisor.schema import schemas
+        out = schemas()
+        print(json.dumps(out[args.kind] if args.kind else out, indent=2))
+        return 0
+    catalog = load_catalog(dirs)
+    if action == "list":
+        parts = sorted(catalog.parts.values(), key=lambda p: (p.kind, p.id))
+        if args.kind:
+            parts = [p for p in parts if p.kind == args.kind]
+        if args.json:
+            print(json.dumps([{"id": p.id, "kind": p.kind, "name": p.name, "socket": getattr(p, "socket", None),
+                               "verified": p.verified, "unverified_fields": p.unverified_fields,
+                               "sources": p.sources, "price_usd": p.price_usd} for p in parts], indent=2))
+        else:
+            from rich.console import Console
+            from rich.table import Table
+            t = Table()
+            for col in ("kind", "id", "name", "key specs", "verified"):
+                t.add_column(col)
+            for p in parts:
+                t.add_row(p.kind, p.id, p.name, _specs(p), "yes" if p.verified else "[yellow]no[/]")
+            Console().print(t)
+        return 0
+    if action == "show":
+        part = catalog.get(args.id) or _resolve_any(catalog, args.id)
+        data = part.model_dump(mode="json")
+        if args.json:
+            print(json.dumps(data, indent=2))
+        else:
+            from advisor.yamlio import dumps
+            file, line = catalog.origin[part.id]
+            print(f"# {file}")
+            print(dumps(data), end="")
+        return 0
+    ap.parse_args(["catalog", "--help"])
+    return 2
+
+
+def _resolve_any(catalog, text):
+    matches = catalog.search(text)
+    if matches and matches[0].score >= 90:
+        return matches[0].part
+    names = ", ".join(m.part.id for m in matches[:3])
+    raise UserError(f"no part matches {text!r}", hint=f"did you mean: {names}?" if names else None)
+
+
+def _specs(p) -> str:
+    if p.kind == "cpu":
+        return f"{p.socket}, {p.pcie.usable_lanes or '?'} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+    if p.kind == "gpu":
+        return (f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
+                f"P2P {'yes' if p.p2p.stock_linux else 'no'}{', NVLink' if p.nvlink.supported else ''}")
+    return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

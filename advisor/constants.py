@@ -1,0 +1,47 @@
+"""The model's constants, loaded from rules/model.yaml, each with its sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from advisor.errors import Problem, UserError
+from advisor.resources import bundled
+from advisor.yamlio import load_file
+
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    value: Any
+    unit: str
+    note: str
+    sources: tuple[str, ...]
+
+    def pick(self, key: str | None = None) -> Any:
+        if isinstance(self.value, dict):
+            if key is not None and key in self.value:
+                return self.value[key]
+            return self.value.get("default", self.value if key is None else None)
+        return self.value
+
+
+@lru_cache(maxsize=1)
+def constants() -> dict[str, Constant]:
+    path = bundled("rules") / "model.yaml"
+    data = load_file(path)
+    out: dict[str, Constant] = {}
+    for name, c in (data.get("constants") or {}).items():
+        if not isinstance(c, dict) or "value" not in c or not c.get("sources"):
+            raise UserError(problems=[Problem("a model constant needs `value` and `sources`", file=str(path),
+                                              line=getattr(c, "line", None), field=f"constants.{name}")])
+        value = c["value"]
+        if isinstance(value, dict):
+            value = {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
+        out[name] = Constant(name, value, c.get("unit", ""), c.get("note", ""), tuple(c["sources"]))
+    return out
+
+
+def const(name: str, key: str | None = None) -> Any:
+    return constants()[name].pick(key)

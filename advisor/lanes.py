@@ -1,0 +1,358 @@
+"""Lane allocation: which link every device negotiates on a catalog board.
+
+Each non-independent lane group picks one bifurcation mode; a populated connector gets the
+segment that starts at its first lane, narrowed to its width (docs/boards.md). The negotiated
+generation is the lowest of device, connector, lane group and CPU.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from advisor.build.models import Build
+from advisor.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
+from advisor.catalog.store import Catalog
+from advisor.errors import UserError
+from advisor.machine import Link, Machine, Node
+
+
+@dataclass
+class Device:
+    key: str  # unique: gpu0, nvme:M.2_1, nic0, switch:sw0
+    kind: str
+    gen: int
+    width: int
+    gpu: Gpu | None = None
+    index: int | None = None
+    label: str = ""
+
+
+def _modes(group: LaneGroup) -> list[list[int]]:
+    modes = group.bifurcation or [f"x{group.lanes}"]
+    return [[int(x) for x in m.split("x") if x] for m in modes]
+
+
+def _segments(mode: list[int]) -> dict[int, int]:
+    out, start = {}, 0
+    for w in mode:
+        out[start] = w
+        start += w
+    return out
+
+
+def _allocate_group(group: LaneGroup, members: list[tuple[Connector, Device, int]]) -> dict[str, int]:
+    """Width per connector name for one shared group; 0 = no link. members: (connector, device, cap)."""
+    if group.independent or group.lanes is None:
+        return {c.name: cap for c, _, cap in members}
+    best: tuple | None = None
+    best_widths: dict[str, int] = {}
+    for mode in _modes(group):
+        segs = _segments(mode)
+        widths = {}
+        for c, dev, cap in members:
+            seg = segs.get(c.first_lane)
+            widths[c.name] = min(seg, cap) if seg else 0
+        linked_gpus = sum(1 for c, d, _ in members if d.kind == "gpu" and widths[c.name])
+        linked = sum(1 for c, _, _ in members if widths[c.name])
+        gpu_lanes = sum(widths[c.name] for c, d, _ in members if d.kind in ("gpu", "switch"))
+        score = (linked_gpus, linked, gpu_lanes, sum(widths.values()))
+        if best is None or score > best:
+            best, best_widths = score, widths
+    return best_widths
+
+
+def _gen_of(board: Board, cpu: Cpu | None, conn: Connector, dev: Device) -> tuple[int, list[str]]:
+    group = board.group(conn.group)
+    caps = [("the device", dev.gen), (f"lane group {group.id}", group.gen)]
+    if conn.gen:
+        caps.append((f"{conn.name}", conn.gen))
+    if group.source == "cpu" and cpu is not None:
+        caps.append((cpu.name, cpu.pcie.max_gen))
+    if group.source == "switch":
+        sw = next(s for s in board.switches if s.id == group.switch)
+        caps.append((f"switch {sw.id}", sw.gen))
+    gen = min(g for _, g in caps)
+    why = [f"{name} is Gen{g}" for name, g in caps if g == gen and gen < dev.gen and name != "the device"]
+    return gen, why
+
+
+def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]]:
+    cpu = catalog.resolve(build.cpu or "", "cpu", "CPU")
+    board = catalog.resolve(build.board or "", "board", "motherboard")
+    gpus = [catalog.resolve(g.model, "gpu", "GPU") for g in build.gpus]
+    if cpu.socket.lower() != board.socket.lower():
+        raise UserError(
+            f"{cpu.name} (socket {cpu.socket}) does not fit {board.name} (socket {board.socket})",
+            hint="pick a board with the CPU's socket: `advisor catalog list --kind board`",
+        )
+    if board.cpu_families is not None and cpu.family not in board.cpu_families:
+        raise UserError(
+            f"{board.name} does not take {cpu.name} (family {cpu.family}); it takes: {', '.join(board.cpu_families)}",
+            hint="pick a CPU of one of those families",
+        )
+    return cpu, board, gpus  # type: ignore[return-value]
+
+
+def allocate(build: Build, catalog: Catalog) -> Machine:
+    """Resolve the build's parts, place the devices and negotiate every link."""
+    cpu, board, gpu_parts = resolve_parts(build, catalog)
+    sockets = build.cpu_count or board.sockets
+    if sockets > board.sockets or sockets > cpu.max_sockets:
+        raise UserError(f"{sockets} CPUs asked for, but {board.name} has {board.sockets} socket(s) and "
+                        f"{cpu.name} supports {cpu.max_sockets}")
+
+    devices: list[tuple[Device, str | None]] = []  # (device, requested slot)
+    idx = 0
+    for spec, part in zip(build.gpus, gpu_parts):
+        if spec.slot and spec.count > 1:
+            raise UserError(f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
+                            hint="list each card with its own slot")
+        for _ in range(spec.count):
+            devices.append((Device(f"gpu{idx}", "gpu", part.pcie.gen, part.pcie.width, part, idx, part.name), spec.slot))
+            idx += 1
+    for i, nic in enumerate(build.nics):
+        devices.append((Device(f"nic{i}", "nic", nic.gen, nic.width, label=nic.name), nic.slot))
+
+    slot_names = {c.name for c in board.slots}
+    for dev, slot in devices:
+        if slot is not None and slot not in slot_names:
+            raise UserError(f"{board.name} has no slot {slot!r}", hint="its slots: " + ", ".join(c.name for c in board.slots))
+    wanted = [s for _, s in devices if s]
+    dup = {s for s in wanted if wanted.count(s) > 1}
+    if dup:
+        raise UserError(f"slot {sorted(dup)[0]!r} is given to more than one card")
+    usable_slots = [c for c in board.slots if _group_wired(board.group(c.group), cpu, sockets)]
+    if len(devices) > len(board.slots):
+        raise UserError(f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots",
+                        hint="use fewer cards, or a board with more slots")
+
+    m2_names = {c.name for c in board.m2}
+    nvme: list[tuple[Device, str]] = []
+    for n in build.nvme:
+        if n.socket not in m2_names:
+            raise UserError(f"{board.name} has no M.2 socket {n.socket!r}",
+                            hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"))
+        nvme.append((Device(f"nvme:{n.socket}", "nvme", n.gen, n.width, label=f"NVMe in {n.socket}"), n.socket))
+
+    fixed = {s: d for d, s in devices if s}
+    free = [d for d, s in devices if not s]
+    candidates = [c.name for c in usable_slots if c.name not in fixed] or []
+    if len(free) > len(candidates):
+        candidates = [c.name for c in board.slots if c.name not in fixed]
+    best: tuple | None = None
+    best_result = None
+    free_gpus = [d for d in free if d.kind == "gpu"]
+    free_other = [d for d in free if d.kind != "gpu"]
+    combos = itertools.permutations(candidates, len(free_gpus)) if _distinct_gpus(free_gpus) else \
+        itertools.combinations(candidates, len(free_gpus))
+    seen = 0
+    for combo in combos:
+        seen += 1
+        if seen > 5000:
+            break
+        placed = dict(fixed)
+        placed.update(zip(combo, free_gpus))
+        rest = [c for c in candidates if c not in combo]
+        placed.update(zip(rest, free_other))
+        result = _negotiate(board, cpu, sockets, placed, nvme)
+        score = _placement_score(board, placed, result)
+        if best is None or score > best:
+            best, best_result = score, (placed, result)
+    if best_result is None:
+        placed = dict(fixed)
+        best_result = (placed, _negotiate(board, cpu, sockets, placed, nvme))
+    placed, (links, notes) = best_result
+    return _to_machine(build, cpu, board, sockets, placed, nvme, links, notes)
+
+
+def _distinct_gpus(gpus: list[Device]) -> bool:
+    return len({d.gpu.id for d in gpus if d.gpu}) > 1
+
+
+def _group_wired(group: LaneGroup, cpu: Cpu, sockets: int) -> bool:
+    if group.socket >= sockets:
+        return False
+    if group.requires_cpu_lanes and (cpu.pcie.usable_lanes or 0) < group.requires_cpu_lanes:
+        return False
+    return True
+
+
+def _placement_score(board: Board, placed: dict[str, Device], result) -> tuple:
+    links, _ = result
+    gpu_rates = []
+    chipset = 0
+    for name, dev in placed.items():
+        if dev.kind != "gpu":
+            continue
+        link = links.get(dev.key)
+        rate = link.width * (2 ** (link.gen - 1)) if link else 0
+        gpu_rates.append(rate)
+        conn = board.connector(name)
+        if conn and board.group(conn.group).source == "chipset":
+            chipset += 1
+    overlaps = _overlaps(board, placed)
+    positions = sum((board.connector(n).position or 99) for n in placed)
+    linked = sum(1 for r in gpu_rates if r)
+    return (linked, -overlaps, min(gpu_rates or [0]), sum(gpu_rates), -chipset, -positions)
+
+
+def _overlaps(board: Board, placed: dict[str, Device]) -> int:
+    """Cards whose cooler covers the next populated slot position."""
+    count = 0
+    spans = []
+    for name, dev in placed.items():
+        conn = board.connector(name)
+        if conn is None or conn.position is None:
+            continue
+        thick = (dev.gpu.slot_width if dev.gpu and dev.gpu.slot_width else 1)
+        spans.append((conn.position, conn.position + thick))
+    spans.sort()
+    for (a0, a1), (b0, _) in zip(spans, spans[1:]):
+        if b0 < a1:
+            count += 1
+    return count
+
+
+def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
+               nvme: list[tuple[Device, str]]) -> tuple[dict[str, Link | None], list[str]]:
+    notes: list[str] = []
+    populated: dict[str, Device] = dict(placed)
+    for dev, sock in nvme:
+        populated[sock] = dev
+    caps: dict[str, int] = {}
+    disabled: set[str] = set()
+    for rule in board.sharing:
+        if all(n in populated for n in rule.when):
+            for target, eff in rule.effect.items():
+                if eff == "disabled":
+                    disabled.add(target)
+                else:
+                    caps[target] = min(caps.get(target, 16), int(eff))
+                if target in populated:
+                    what = "disabled" if eff == "disabled" else f"limited to x{eff}"
+                    notes.append(f"{target} {what} because {' and '.join(rule.when)} "
+                                 f"{'is' if len(rule.when) == 1 else 'are'} populated")
+    members_by_group: dict[str, list[tuple[Connector, Device, int]]] = {}
+    for name, dev in populated.items():
+        conn = board.connector(name)
+        assert conn is not None
+        cap = min(conn.width, dev.width, caps.get(name, 16))
+        if name in disabled:
+            cap = 0
+        members_by_group.setdefault(conn.group, []).append((conn, dev, cap))
+    # switch uplinks claim lanes in their parent group like a device
+    for sw in board.switches:
+        conn = Connector(name=f"switch:{sw.id}", group=sw.uplink_group, first_lane=sw.uplink_first_lane,
+                         width=sw.uplink_width)
+        dev = Device(f"switch:{sw.id}", "switch", sw.gen, sw.uplink_width, label=sw.chip or sw.id)
+        members_by_group.setdefault(sw.uplink_group, []).append((conn, dev, sw.uplink_width))
+    links: dict[str, Link | None] = {}
+    for gid, members in members_by_group.items():
+        group = board.group(gid)
+        if not _group_wired(group, cpu, sockets):
+            for c, d, _ in members:
+                links[d.key] = None
+                if d.kind != "switch":
+                    why = (f"needs a CPU with {group.requires_cpu_lanes} lanes" if group.requires_cpu_lanes
+                           and (cpu.pcie.usable_lanes or 0) < group.requires_cpu_lanes else
+                           f"is wired to CPU socket {group.socket + 1}, which is empty")
+                    notes.append(f"{c.name} has no lanes: its lane group {gid} {why}")
+            continue
+        widths = _allocate_group(group, [(c, d, cap) for c, d, cap in members])
+        for c, d, cap in members:
+            w = widths.get(c.name, 0)
+            if w <= 0:
+                links[d.key] = None
+                if d.kind != "switch" and c.name not in disabled:
+                    notes.append(f"{c.name} gets no lanes: they are taken by another populated connector in {gid}")
+                continue
+            conn_for_gen = c if d.kind != "switch" else Connector(name=c.name, group=gid, width=c.width)
+            gen, why = _gen_of(board, cpu, conn_for_gen, d)
+            if d.kind == "switch":
+                gen = min(gen, group.gen)
+            limited = list(why)
+            if w < d.width:
+                if w < min(c.width, d.width) or c.name in caps:
+                    sharers = [o.name for o, od, _ in members if o is not c and widths.get(o.name)]
+                    reason = f"{c.name} runs x{w} because {', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes" \
+                        if sharers else f"{c.name} runs x{w}"
+                    limited.append(reason)
+                    if d.kind == "gpu" and sharers:
+                        notes.append(f"{d.label} in {c.name}: x{min(c.width, d.width)} -> x{w} because "
+                                     f"{', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes")
+                else:
+                    limited.append(f"{c.name} is wired x{w}")
+            links[d.key] = Link(gen=gen, width=w, max_gen=d.gen, max_width=d.width, limited_by=limited)
+    return links, notes
+
+
+def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict[str, Device],
+                nvme: list[tuple[Device, str]], links: dict[str, Link | None], notes: list[str]) -> Machine:
+    nodes: dict[str, Node] = {}
+    for s in range(sockets):
+        nodes[f"cpu{s}"] = Node(f"cpu{s}", "socket", None, s, f"CPU{s} {cpu.name}", part_id=cpu.id)
+
+    def host_bridge(socket: int, hb: str | None) -> str:
+        hid = f"cpu{socket}/hb{hb or '0'}"
+        if hid not in nodes:
+            nodes[hid] = Node(hid, "host_bridge", f"cpu{socket}", socket, f"host bridge {hb or '0'}")
+        return hid
+
+    uplink = board.chipset_uplink or cpu.chipset_uplink
+    sw_parent: dict[str, str] = {}
+
+    def parent_for(group: LaneGroup, conn_name: str) -> str:
+        if group.source == "cpu":
+            hb = host_bridge(group.socket, group.host_bridge)
+            rp = f"{hb}/{group.id}/{conn_name}"
+            nodes.setdefault(rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})"))
+            return rp
+        if group.source == "chipset":
+            cid = f"chipset{group.socket}"
+            if cid not in nodes:
+                hb = host_bridge(group.socket, None)
+                link = Link(uplink.gen, uplink.width, uplink.gen, uplink.width, [f"chipset uplink {uplink.type}"]) \
+                    if uplink else None
+                nodes[cid] = Node(cid, "chipset", hb, group.socket, f"chipset {board.chipset or ''}".strip(), link=link)
+            return cid
+        return sw_parent[group.switch or ""]
+
+    # switches first (they may cascade)
+    pending = list(board.switches)
+    for _ in range(len(pending) + 1):
+        for sw in list(pending):
+            g = board.group(sw.uplink_group)
+            if g.source == "switch" and g.switch not in sw_parent:
+                continue
+            link = links.get(f"switch:{sw.id}")
+            sid = f"switch:{sw.id}"
+            if link is not None:
+                par = parent_for(g, sid)
+                nodes[sid] = Node(sid, "switch", par, g.socket, f"switch {sw.id} ({sw.chip or 'PCIe switch'})",
+                                  link=link)
+            sw_parent[sw.id] = sid
+            pending.remove(sw)
+    unlinked = []
+    placement = {}
+    for name, dev in list(placed.items()) + [(s, d) for d, s in nvme]:
+        conn = board.connector(name)
+        assert conn is not None
+        group = board.group(conn.group)
+        link = links.get(dev.key)
+        if dev.kind == "gpu":
+            placement[dev.index] = name
+        socket = group.socket
+        if link is None or (group.source == "switch" and sw_parent.get(group.switch or "") not in nodes):
+            unlinked.append(f"{dev.label} in {name}")
+            par = None
+            nodes[dev.key] = Node(dev.key, dev.kind, None, socket, dev.label, None, name, dev.gpu, dev.index,
+                                  dev.gpu.id if dev.gpu else None, conn.position)
+            continue
+        par = parent_for(group, name)
+        nodes[dev.key] = Node(dev.key, dev.kind, par, socket, dev.label, link, name, dev.gpu, dev.index,
+                              dev.gpu.id if dev.gpu else None, conn.position)
+    inter = cpu.inter_socket.type if (cpu.inter_socket and sockets > 1) else None
+    return Machine(nodes=nodes, sockets=sockets, cpu_vendor=cpu.cpu_vendor, cpu=cpu, board=board,
+                   inter_socket=inter, nvlink=[(a, b) for a, b in build.nvlink], software=build.software,
+                   build=build, notes=notes, unlinked=unlinked, placement=placement)

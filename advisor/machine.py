@@ -1,0 +1,77 @@
+"""The resolved machine: every device with the link it negotiated, in a PCIe tree.
+
+Both kinds of build (catalog-based, explicit tree) become a Machine; the graph, the predictions
+and the rules only ever look at a Machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.catalog.models import Board, Cpu, Gpu
+
+
+@dataclass
+class Link:
+    gen: int
+    width: int
+    max_gen: int  # what the device itself can do
+    max_width: int
+    limited_by: list[str] = field(default_factory=list)  # plain-words reasons it is below the device's max
+
+    @property
+    def label(self) -> str:
+        return f"Gen{self.gen} x{self.width}"
+
+
+@dataclass
+class Node:
+    id: str
+    kind: str  # socket | host_bridge | root_port | chipset | switch | gpu | nvme | nic
+    parent: str | None
+    socket: int
+    label: str
+    link: Link | None = None  # link to the parent
+    connector: str | None = None  # slot or M.2 socket name
+    gpu: Gpu | None = None
+    index: int | None = None  # GPU index (CUDA order) for GPUs
+    part_id: str | None = None
+    position: int | None = None
+
+
+@dataclass
+class Machine:
+    nodes: dict[str, Node]
+    sockets: int
+    cpu_vendor: str  # intel | amd | unknown
+    cpu: Cpu | None = None
+    board: Board | None = None
+    inter_socket: str | None = None  # UPI | xGMI | QPI
+    nvlink: list[tuple[int, int]] = field(default_factory=list)
+    software: Any = None
+    build: Any = None
+    notes: list[str] = field(default_factory=list)  # what the allocation did, in plain words
+    unlinked: list[str] = field(default_factory=list)  # devices placed where no lanes reach them
+    placement: dict[int, str] = field(default_factory=dict)  # GPU index -> connector
+
+    @property
+    def gpus(self) -> list[Node]:
+        return sorted((n for n in self.nodes.values() if n.kind == "gpu" and n.link is not None),
+                      key=lambda n: n.index or 0)
+
+    @property
+    def all_gpus(self) -> list[Node]:
+        return sorted((n for n in self.nodes.values() if n.kind == "gpu"), key=lambda n: n.index or 0)
+
+    def ancestors(self, node_id: str) -> list[str]:
+        """The node and its ancestors up to the socket, nearest first."""
+        out = []
+        cur: str | None = node_id
+        while cur is not None:
+            out.append(cur)
+            cur = self.nodes[cur].parent
+        return out
+
+    def children(self, node_id: str) -> list[Node]:
+        return [n for n in self.nodes.values() if n.parent == node_id]

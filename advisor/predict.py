@@ -1,0 +1,339 @@
+"""Predictions from the machine graph; every figure carries the derivation that made it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from advisor.constants import const
+from advisor.graph import build_graph, class_rank, host_path, path_class, pcie_path, raw_gbps
+from advisor.machine import Machine, Node
+
+
+@dataclass
+class Figure:
+    value: float | None
+    unit: str
+    formula: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    constants: list[str] = field(default_factory=list)
+    confidence: str = "calibrated"  # calibrated | low
+
+    def to_json(self) -> dict:
+        return {"value": None if self.value is None else round(self.value, 3), "unit": self.unit,
+                "formula": self.formula, "inputs": self.inputs, "constants": self.constants,
+                "confidence": self.confidence}
+
+
+def _fig(value: float | None, unit: str, formula: str, inputs: dict, consts: list[str], confidence="calibrated"):
+    return Figure(value, unit, formula, inputs, consts, confidence)
+
+
+@dataclass
+class GpuPrediction:
+    node: Node
+    h2d: Figure
+    d2h: Figure
+    h2d_all: Figure
+    d2h_all: Figure
+    bottleneck: str
+
+
+@dataclass
+class PairPrediction:
+    a: int
+    b: int
+    path: str
+    p2p: bool  # CUDA peer access available
+    p2p_reason: str
+    nccl_p2p: bool  # NCCL would use P2P/NVLink by default
+    nccl_transport: str  # NVLink | P2P | SHM
+    nccl_reason: str
+    via: str  # nvlink | pcie-p2p | staged
+    uni: Figure
+    bidi: Figure
+    latency: Figure
+
+
+@dataclass
+class Prediction:
+    machine: Machine
+    graph: nx.Graph
+    gpus: list[GpuPrediction]
+    pairs: list[PairPrediction]
+    allreduce: Figure | None
+    ring: list[int]
+    assumptions: list[str]
+
+
+def _arch(node: Node) -> str:
+    return node.gpu.architecture if node.gpu else "default"
+
+
+def _bottleneck(g: nx.Graph, path: list[str]) -> tuple[float, str]:
+    best = None
+    for u, v in zip(path, path[1:]):
+        e = g.edges[u, v]
+        if e["kind"] == "inter_socket" or "gbps" not in e:
+            continue
+        if best is None or e["gbps"] < best[0]:
+            kind = "chipset uplink" if e["kind"] == "chipset_uplink" else f"Gen{e['gen']} x{e['width']} link"
+            lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
+            best = (e["gbps"], f"{kind} of {g.nodes[lower]['label']}")
+    return best or (0.0, "no link")
+
+
+def max_min_share(flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: dict[tuple[str, str], float]) -> dict[str, float]:
+    """Progressive filling: each flow (demand, directed edges) gets its max-min fair rate."""
+    rate = {f: 0.0 for f in flows}
+    active = {f for f, (d, _) in flows.items() if d > 0}
+    remaining = dict(cap)
+    while active:
+        users: dict[tuple[str, str], list[str]] = {}
+        for f in active:
+            for e in flows[f][1]:
+                if e in remaining:
+                    users.setdefault(e, []).append(f)
+        inc = min([flows[f][0] - rate[f] for f in active] +
+                  [remaining[e] / len(fs) for e, fs in users.items()])
+        for f in active:
+            rate[f] += inc
+        for e, fs in users.items():
+            remaining[e] -= inc * len(fs)
+        done = {f for f in active if rate[f] >= flows[f][0] - 1e-9}
+        done |= {f for e, fs in users.items() if remaining[e] <= 1e-9 for f in fs}
+        active -= done
+    return rate
+
+
+def _directed(path: list[str]) -> list[tuple[str, str]]:
+    return list(zip(path, path[1:]))
+
+
+def _capacities(g: nx.Graph, eff: float) -> dict[tuple[str, str], float]:
+    cap = {}
+    for u, v, e in g.edges(data=True):
+        if e.get("gbps") and e["kind"] != "nvlink":
+            cap[(u, v)] = cap[(v, u)] = e["gbps"] * eff
+    return cap
+
+
+def predict(machine: Machine) -> Prediction:
+    g = build_graph(machine)
+    gpus = machine.gpus
+    sw = machine.software
+    assumptions: list[str] = [
+        "Host memory for each GPU is on its own socket (NUMA-local pinned buffers).",
+        "Links train at the negotiated generation under load (an idle link may read Gen1).",
+        "The inter-socket link is not modelled as a bottleneck; SYS pairs use a measured penalty.",
+    ]
+    h2d_eff, d2h_eff = const("h2d_efficiency"), const("d2h_efficiency")
+    gp: list[GpuPrediction] = []
+    up_flows, down_flows = {}, {}
+    for n in gpus:
+        path = host_path(g, n.id)
+        raw, where = _bottleneck(g, path)
+        inputs = {"link": n.link.label, "bottleneck": where, "raw_gbps": round(raw, 3)}
+        h2d = _fig(raw * h2d_eff, "GB/s", "raw rate of the narrowest link to host x h2d_efficiency",
+                   inputs | {"h2d_efficiency": h2d_eff}, ["pcie_lane_gbps", "h2d_efficiency"])
+        d2h = _fig(raw * d2h_eff, "GB/s", "raw rate of the narrowest link to host x d2h_efficiency",
+                   inputs | {"d2h_efficiency": d2h_eff}, ["pcie_lane_gbps", "d2h_efficiency"])
+        down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
+        up_flows[n.id] = (d2h.value, _directed(path))
+        gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
+    if len(gpus) > 1:
+        down = max_min_share(down_flows, _capacities(g, h2d_eff))
+        up = max_min_share(up_flows, _capacities(g, d2h_eff))
+        for p in gp:
+            shared = [u for u, v in down_flows[p.node.id][1] if False]
+            for attr, rates, flows in (("h2d_all", down, down_flows), ("d2h_all", up, up_flows)):
+                alone = getattr(p, attr[:3]).value
+                val = rates[p.node.id]
+                formula = ("max-min fair share of every link with all GPUs copying at once "
+                           "(capacity = raw rate x efficiency)")
+                inputs = {"alone_gbps": round(alone, 3), "gpus_copying": len(gpus)}
+                if val < alone - 1e-6:
+                    inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows,
+                                                      _capacities(g, h2d_eff if attr == "h2d_all" else d2h_eff))
+                setattr(p, attr, _fig(val, "GB/s", formula, inputs,
+                                      ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"]))
+    pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
+    ring = _ring(g, gpus)
+    allreduce = _allreduce(g, machine, ring, pairs) if len(gpus) > 1 else None
+    if any(_arch(n) == "blackwell" for n in gpus):
+        assumptions.append("No published staged-copy measurement for Blackwell: the Ada constant is used (low confidence).")
+    return Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
+
+
+def _saturated(g, edges, rates, flows, cap) -> str:
+    for e in edges:
+        if e not in cap:
+            continue
+        load = sum(rates[f] for f, (_, es) in flows.items() if e in es)
+        if load >= cap[e] - 1e-6:
+            u, v = e
+            ed = g.edges[u, v]
+            lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
+            kind = "chipset uplink" if ed["kind"] == "chipset_uplink" else f"Gen{ed['gen']} x{ed['width']} uplink"
+            sharing = sum(1 for f, (_, es) in flows.items() if e in es)
+            return f"{kind} of {g.nodes[lower]['label']}, shared by {sharing} GPUs"
+    return "a shared link"
+
+
+def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
+    sw = machine.software
+    for n in (a, b):
+        gpu = n.gpu
+        if gpu is None:
+            return False, "unknown GPU"
+        if gpu.p2p.stock_linux:
+            continue
+        if sw.driver == "patched-p2p" and gpu.p2p.patched_driver:
+            if not sw.large_bar:
+                return False, f"the patched driver needs large BAR, which is off"
+            if sw.iommu == "on":
+                return False, "the patched driver needs the IOMMU off or in passthrough"
+            continue
+        if gpu.p2p.stock_linux is None:
+            return False, f"{gpu.name}: P2P support with the stock driver is not known"
+        why = f"{gpu.name} has no P2P over PCIe with the stock Linux driver"
+        if gpu.p2p.patched_driver:
+            why += " (a patched open kernel module enables it)"
+        return False, why
+    return True, "both GPUs support CUDA peer access"
+
+
+def nccl_level(machine: Machine) -> tuple[str, str]:
+    sw = machine.software
+    if sw.nccl_p2p_disable:
+        return "LOC", "NCCL_P2P_DISABLE=1"
+    if sw.nccl_p2p_level:
+        return sw.nccl_p2p_level, f"NCCL_P2P_LEVEL={sw.nccl_p2p_level}"
+    if machine.cpu_vendor == "amd" and len(machine.gpus) <= 2:
+        return const("nccl_p2p_level_default", "amd_max_2_gpus"), "NCCL default on AMD with at most 2 GPUs"
+    return const("nccl_p2p_level_default"), "NCCL default"
+
+
+_LEVEL_RANK = {"LOC": -1, "NVL": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
+
+
+def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
+    path = path_class(g, a.id, b.id)
+    p2p, p2p_reason = cuda_p2p(machine, a, b, path)
+    nvlink = path.startswith("NV")
+    arch = _arch(a) if _arch(a) == _arch(b) else "default"
+    if nvlink:
+        p2p, p2p_reason = True, "NVLink bridge"
+        e = g.edges[a.id, b.id]
+        eff = const("nvlink_efficiency", arch)
+        rate = e.get("gbps")
+        uni = _fig(rate * eff if rate else None, "GB/s", "NVLink per-direction rate x nvlink_efficiency",
+                   {"nvlink_gbps": rate, "nvlink_efficiency": eff}, ["nvlink_efficiency"],
+                   "calibrated" if arch in ("ampere", "hopper") else "low")
+        bf = const("nvlink_bidi_factor")
+        bidi = _fig(uni.value * 2 * bf if uni.value else None, "GB/s", "2 x uni x nvlink_bidi_factor",
+                    {"uni_gbps": uni.value, "nvlink_bidi_factor": bf}, ["nvlink_bidi_factor"], uni.confidence)
+        lat = const("latency_nvlink_us", arch)
+        latency = _fig(lat, "us", "latency_nvlink_us", {"arch": arch}, ["latency_nvlink_us"])
+        via = "nvlink"
+    else:
+        route = pcie_path(g, a.id, b.id)
+        raw, where = _bottleneck(g, route)
+        if p2p:
+            eff = const("p2p_pcie_efficiency")
+            factor, why = 1.0, []
+            consts = ["pcie_lane_gbps", "p2p_pcie_efficiency"]
+            if path == "SYS":
+                factor *= const("p2p_sys_factor")
+                why.append("p2p_sys_factor")
+                consts.append("p2p_sys_factor")
+            if machine.software.acs == "on" and path in ("PIX", "PXB"):
+                factor *= const("acs_factor")
+                why.append("acs_factor (ACS redirects P2P through the root complex)")
+                consts.append("acs_factor")
+            uni = _fig(raw * eff * factor, "GB/s",
+                       "raw rate of the narrowest link on the path x p2p_pcie_efficiency" +
+                       "".join(f" x {w}" for w in why),
+                       {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff}, consts)
+            bf = const("p2p_pcie_bidi_factor")
+            bidi = _fig(uni.value * 2 * bf, "GB/s", "2 x uni x p2p_pcie_bidi_factor",
+                        {"uni_gbps": round(uni.value, 3), "p2p_pcie_bidi_factor": bf}, ["p2p_pcie_bidi_factor"])
+            latency = _fig(const("latency_p2p_pcie_us", path), "us", f"latency_p2p_pcie_us[{path}]",
+                           {"path": path}, ["latency_p2p_pcie_us"])
+            via = "pcie-p2p"
+        else:
+            legs = []
+            for n in (a, b):
+                r, w = _bottleneck(g, host_path(g, n.id))
+                legs.append((r, w))
+            raw, where = min(legs)
+            eff = const("staged_efficiency", arch)
+            conf = "low" if arch not in ("ada", "ampere", "hopper") else "calibrated"
+            uni = _fig(raw * eff, "GB/s", "slower leg's raw link rate to host x staged_efficiency[arch] "
+                       "(device -> pinned host buffer -> device)",
+                       {"slower_leg": where, "raw_gbps": round(raw, 3), "arch": arch, "staged_efficiency": eff},
+                       ["pcie_lane_gbps", "staged_efficiency"], conf)
+            bf = const("staged_bidi_factor")
+            bidi = _fig(uni.value * bf, "GB/s", "uni x staged_bidi_factor (both directions share host memory)",
+                        {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf}, ["staged_bidi_factor"], conf)
+            latency = _fig(const("latency_staged_us", arch), "us", "latency_staged_us[arch]", {"arch": arch},
+                           ["latency_staged_us"])
+            via = "staged"
+    level, level_why = nccl_level(machine)
+    if nvlink and level != "LOC":
+        nccl_p2p, transport, nreason = True, "NVLink", "NVLink is always used"
+    elif p2p and level != "LOC" and class_rank(path) <= _LEVEL_RANK[level] - 0:
+        nccl_p2p, transport, nreason = True, "P2P", f"path {path} is within P2P level {level} ({level_why})"
+    elif p2p:
+        nccl_p2p, transport, nreason = False, "SHM", (f"path {path} is beyond P2P level {level} ({level_why}); "
+                                                       "set NCCL_P2P_LEVEL=SYS to allow it")
+    else:
+        nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
+    return PairPrediction(a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via,
+                          uni, bidi, latency)
+
+
+def _ring(g: nx.Graph, gpus: list[Node]) -> list[Node]:
+    """GPUs in PCIe tree order (depth-first from socket 0), the order NCCL's rings tend to follow."""
+    order = {n: i for i, n in enumerate(nx.dfs_preorder_nodes(g, "cpu0"))} if "cpu0" in g else {}
+    return sorted(gpus, key=lambda n: (order.get(n.id, 1 << 30), n.index))
+
+
+def _allreduce(g: nx.Graph, machine: Machine, ring: list[Node], pairs: list[PairPrediction]) -> Figure:
+    by = {(p.a, p.b): p for p in pairs}
+    by.update({(p.b, p.a): p for p in pairs})
+    flows, hops = {}, []
+    p2p_eff, shm_eff = const("allreduce_p2p_efficiency"), const("allreduce_shm_efficiency")
+    for i, n in enumerate(ring):
+        m = ring[(i + 1) % len(ring)]
+        p = by[(n.index, m.index)]
+        if p.nccl_transport in ("NVLink", "P2P"):
+            rate = p.uni.value or 0.0
+            edges = [] if p.nccl_transport == "NVLink" else _directed(pcie_path(g, n.id, m.id))
+            hops.append((f"{n.index}->{m.index}", p.nccl_transport, rate, p2p_eff))
+        else:
+            legs = [_bottleneck(g, host_path(g, x.id))[0] for x in (n, m)]
+            rate = min(legs) * const("h2d_efficiency")
+            edges = _directed(host_path(g, n.id)) + _directed(list(reversed(host_path(g, m.id))))
+            hops.append((f"{n.index}->{m.index}", "SHM", rate, shm_eff))
+        flows[f"{n.index}->{m.index}"] = (rate, edges)
+    shared = max_min_share(flows, _capacities(g, const("h2d_efficiency")))
+    per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
+    name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
+    return _fig(rate * eff, "GB/s",
+                "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency",
+                {"gpus": len(ring), "ring": [n.index for n in ring], "slowest_hop": name, "transport": transport,
+                 "hop_gbps": round(rate, 3), "efficiency": eff,
+                 "hops": {h[0]: h[1] for h in per_hop}},
+                ["allreduce_p2p_efficiency" if transport != "SHM" else "allreduce_shm_efficiency", "h2d_efficiency"],
+                "low" if any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring) else "calibrated")
+
+
+def topo_matrix(pred: Prediction) -> list[list[str]]:
+    gpus = pred.machine.gpus
+    by = {}
+    for p in pred.pairs:
+        by[(p.a, p.b)] = by[(p.b, p.a)] = p.path
+    return [["X" if a.index == b.index else by[(a.index, b.index)] for b in gpus] for a in gpus]

@@ -1,0 +1,174 @@
+"""Reports over a Prediction: stable JSON for scripts and a readable text report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.tree import Tree
+
+from advisor.constants import constants
+from advisor.machine import Machine
+from advisor.predict import Figure, Prediction, topo_matrix
+
+NOT_CHECKED = ("Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
+               "driver and NCCL versions other than the defaults named, and network (multi-node) traffic.")
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
+
+
+def to_json(pred: Prediction, findings: list[dict] | None = None, explain: bool = False) -> dict[str, Any]:
+    m = pred.machine
+
+    def fig(f: Figure) -> Any:
+        return f.to_json() if explain else None
+
+    gpus = []
+    for p in pred.gpus:
+        n = p.node
+        entry = {
+            "index": n.index, "slot": n.connector, "model": n.gpu.name if n.gpu else None,
+            "model_id": n.part_id,
+            "link": {"gen": n.link.gen, "width": n.link.width, "max_gen": n.link.max_gen,
+                     "max_width": n.link.max_width, "limited_by": n.link.limited_by},
+            "h2d_gbps": _r(p.h2d.value), "d2h_gbps": _r(p.d2h.value),
+            "h2d_all_gbps": _r(p.h2d_all.value), "d2h_all_gbps": _r(p.d2h_all.value),
+            "bottleneck": p.bottleneck,
+        }
+        if explain:
+            entry["derivation"] = {k: fig(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}
+        gpus.append(entry)
+    pairs = []
+    for p in pred.pairs:
+        entry = {"a": p.a, "b": p.b, "path": p.path, "p2p": p.p2p, "p2p_reason": p.p2p_reason,
+                 "via": p.via, "nccl_p2p": p.nccl_p2p, "nccl_transport": p.nccl_transport,
+                 "nccl_reason": p.nccl_reason, "uni_gbps": _r(p.uni.value), "bidi_gbps": _r(p.bidi.value),
+                 "latency_us": None if p.latency.value is None else round(p.latency.value, 2),
+                 "confidence": p.uni.confidence}
+        if explain:
+            entry["derivation"] = {"uni": fig(p.uni), "bidi": fig(p.bidi), "latency": fig(p.latency)}
+        pairs.append(entry)
+    allreduce = None
+    if pred.allreduce is not None:
+        allreduce = {"gpus": len(pred.ring), "busbw_gbps": _r(pred.allreduce.value), "ring": pred.ring,
+                     "slowest_hop": pred.allreduce.inputs.get("slowest_hop"),
+                     "transport": pred.allreduce.inputs.get("transport")}
+        if explain:
+            allreduce["derivation"] = pred.allreduce.to_json()
+    out = {
+        "schema_version": 1,
+        "build": m.build.name if m.build else None,
+        "cpu": m.cpu.id if m.cpu else None, "board": m.board.id if m.board else None,
+        "sockets": m.sockets,
+        "gpus": gpus, "pairs": pairs, "allreduce": allreduce,
+        "topo": {"gpus": [f"GPU{n.index}" for n in m.gpus], "matrix": topo_matrix(pred)},
+        "devices": [_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
+        "unlinked": m.unlinked,
+        "allocation_notes": m.notes,
+        "assumptions": pred.assumptions,
+        "findings": findings or [],
+        "not_checked": NOT_CHECKED,
+    }
+    if explain:
+        out["constants"] = {c.name: {"value": c.value, "unit": c.unit, "sources": list(c.sources)}
+                            for c in constants().values()}
+    return out
+
+
+def _device(n) -> dict:
+    return {"kind": n.kind, "name": n.label, "connector": n.connector,
+            "link": {"gen": n.link.gen, "width": n.link.width} if n.link else None}
+
+
+def tree_of(m: Machine) -> Tree:
+    roots = [n for n in m.nodes.values() if n.parent is None and n.kind == "socket"]
+    title = f"{m.board.name}" if m.board else "explicit PCIe tree"
+    tree = Tree(f"[bold]{title}[/]")
+
+    def label(n) -> str:
+        link = f" [cyan]{n.link.label}[/]" if n.link else ""
+        where = f" in {n.connector}" if n.connector and n.kind in ("gpu", "nvme", "nic") else ""
+        idx = f"GPU{n.index} " if n.kind == "gpu" else ""
+        warn = " [yellow](below the card's " + f"Gen{n.link.max_gen} x{n.link.max_width})[/]" \
+            if n.link and n.kind == "gpu" and (n.link.gen < n.link.max_gen or n.link.width < n.link.max_width) else ""
+        return f"{idx}{n.label}{where}{link}{warn}"
+
+    def add(branch, node):
+        kids = sorted(m.children(node.id), key=lambda c: (c.kind != "switch", c.index or 0, c.id))
+        for c in kids:
+            # skip root-port nodes: show the device directly under the host bridge
+            if c.kind == "root_port":
+                add(branch, c)
+                continue
+            sub = branch.add(label(c))
+            add(sub, c)
+
+    for r in roots:
+        b = tree.add(f"[bold]{r.label}[/]")
+        add(b, r)
+    for u in m.unlinked:
+        tree.add(f"[red]{u}: no lanes[/]")
+    return tree
+
+
+def render_text(pred: Prediction, findings: list[dict] | None = None, explain: bool = False,
+                console: Console | None = None) -> None:
+    console = console or Console()
+    m = pred.machine
+    console.print(tree_of(m))
+    for note in m.notes:
+        console.print(f"[yellow]•[/] {note}")
+    t = Table(title="Host <-> GPU (pinned copies, GB/s)")
+    for col in ("GPU", "model", "slot", "link", "H2D", "D2H", "H2D all", "D2H all", "limit"):
+        t.add_column(col)
+    for p in pred.gpus:
+        n = p.node
+        limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
+        t.add_row(str(n.index), n.gpu.name if n.gpu else "?", n.connector or "-", n.link.label,
+                  f"{p.h2d.value:.1f}", f"{p.d2h.value:.1f}", f"{p.h2d_all.value:.1f}", f"{p.d2h_all.value:.1f}",
+                  limit)
+    console.print(t)
+    if pred.pairs:
+        t = Table(title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
+        for col in ("pair", "path", "CUDA P2P", "NCCL uses", "uni GB/s", "bidi GB/s", "latency us", "why"):
+            t.add_column(col)
+        for p in pred.pairs:
+            why = p.p2p_reason if not p.p2p else p.nccl_reason
+            t.add_row(f"{p.a}-{p.b}", p.path, "yes" if p.p2p else "no", p.nccl_transport,
+                      f"{p.uni.value:.1f}" if p.uni.value else "?", f"{p.bidi.value:.1f}" if p.bidi.value else "?",
+                      f"{p.latency.value:.1f}", why)
+        console.print(t)
+        mat = topo_matrix(pred)
+        t = Table(title="Predicted nvidia-smi topo -m")
+        t.add_column("")
+        for n in m.gpus:
+            t.add_column(f"GPU{n.index}")
+        for n, row in zip(m.gpus, mat):
+            t.add_row(f"GPU{n.index}", *row)
+        console.print(t)
+    if pred.allreduce:
+        a = pred.allreduce
+        console.print(f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
+                      f"[bold]{a.value:.1f} GB/s[/] — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}")
+    if findings:
+        console.print("[bold]Findings[/] (worst first)")
+        for f in findings:
+            colour = {"error": "red", "warning": "yellow"}.get(f["severity"], "blue")
+            console.print(f"[{colour}]{f['severity'].upper():7}[/] {f['id']}: {f['message']}")
+            if f.get("fix"):
+                console.print(f"         fix: {f['fix']}")
+    if explain:
+        console.print("[bold]Derivations[/]")
+        for p in pred.gpus:
+            console.print(f"GPU{p.node.index} H2D = {p.h2d.formula}; inputs {p.h2d.inputs}")
+        for p in pred.pairs:
+            console.print(f"{p.a}-{p.b} uni = {p.uni.formula}; inputs {p.uni.inputs}")
+        if pred.allreduce:
+            console.print(f"all-reduce = {pred.allreduce.formula}; inputs {pred.allreduce.inputs}")
+        for c in constants().values():
+            console.print(f"  {c.name} = {c.value} {c.unit}  [dim]sources: {', '.join(c.sources)}[/]")
+    console.print("Assumptions: " + " ".join(pred.assumptions))
+    console.print(f"[dim]{NOT_CHECKED}[/]")

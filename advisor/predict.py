@@ -184,6 +184,8 @@ def _saturated(g, edges, rates, flows, cap) -> str:
 
 def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
     sw = machine.software
+    if not sw.cuda_p2p:
+        return False, "peer access not enabled (P2P=Disabled test mode)"
     for n in (a, b):
         gpu = n.gpu
         if gpu is None:
@@ -222,7 +224,7 @@ _LEVEL_RANK = {"LOC": -1, "NVL": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SY
 def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
     path = path_class(g, a.id, b.id)
     p2p, p2p_reason = cuda_p2p(machine, a, b, path)
-    nvlink = path.startswith("NV")
+    nvlink = path.startswith("NV") and machine.software.cuda_p2p
     arch = _arch(a) if _arch(a) == _arch(b) else "default"
     if nvlink:
         p2p, p2p_reason = True, "NVLink bridge"

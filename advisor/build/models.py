@@ -41,6 +41,9 @@ class Software(Strict):
     large_bar: bool = Field(default=True, description="Resizable/large BAR enabled in the BIOS")
     nccl_p2p_level: Literal["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"] | None = None
     nccl_p2p_disable: bool = False
+    cuda_p2p: bool = Field(
+        default=True, description="false = peer access not enabled by the program (p2pBandwidthLatencyTest's P2P=Disabled rows)"
+    )
     framework: Literal["ddp", "dataparallel", "fsdp", "deepspeed"] | None = None
 
 

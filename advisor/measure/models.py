@@ -1,0 +1,167 @@
+"""The measurement file: what a measurement tool printed, read into one common shape.
+
+Every reader in `advisor.measure.parsers` returns a `Measurement`: the tool and file it came
+from, what the file says about the machine, and a flat list of `Result`s. A result is one
+number (or path label, or yes/no) for one GPU or one directed GPU pair, with its unit and a
+note saying what exactly the tool measured, so predictions can be compared metric by metric.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from advisor.errors import Problem, UserError
+from advisor.yamlio import atomic_write
+
+Metric = Literal[
+    "h2d_gbps",
+    "d2h_gbps",
+    "h2d_all_gbps",
+    "d2h_all_gbps",
+    "uni_gbps",
+    "bidi_gbps",
+    "latency_us",
+    "busbw_gbps",
+    "algbw_gbps",
+    "link_gen",
+    "link_width",
+    "link_gen_max",
+    "link_width_max",
+    "path",
+    "p2p",
+    "device_mem_gbps",
+    "bf16_tflops",
+]
+
+METRICS: tuple[str, ...] = Metric.__args__  # type: ignore[attr-defined]
+_TEXT_METRICS = {"path"}
+_BOOL_METRICS = {"p2p"}
+_INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max"}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class Result(_Strict):
+    """One measured figure. A pair (a, b) is directional a->b, as the tool prints row->column."""
+
+    metric: Metric
+    gpu: int | None = Field(default=None, ge=0, description="GPU index, for per-GPU figures")
+    a: int | None = Field(default=None, ge=0, description="Row GPU of a directed pair")
+    b: int | None = Field(default=None, ge=0, description="Column GPU of a directed pair")
+    value: float | str | bool
+    unit: str | None = Field(default=None, description="'GB/s', 'us', or None for labels and flags")
+    p2p: bool | None = Field(default=None, description="Whether the tool says P2P was on for this number")
+    gpus: int | None = Field(default=None, ge=1, description="Rank count, for collective results")
+    size_bytes: int | None = Field(default=None, ge=0, description="Message size behind the figure")
+    tool: str
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _value_fits_metric(self) -> Result:
+        value = self.value
+        if self.metric in _BOOL_METRICS:
+            if not isinstance(value, bool):
+                raise ValueError(f"{self.metric} must be true or false, not {value!r}")
+        elif self.metric in _TEXT_METRICS:
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{self.metric} must be a label such as 'PHB', not {value!r}")
+        else:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{self.metric} must be a number, not {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{self.metric} must be a finite number >= 0, not {value!r}")
+            if self.metric in _INT_METRICS and value != int(value):
+                raise ValueError(f"{self.metric} must be a whole number, not {value!r}")
+        if (self.a is None) != (self.b is None):
+            raise ValueError("a pair needs both a and b")
+        return self
+
+
+class GpuInfo(_Strict):
+    """What a tool says about one GPU; everything but the index may be unknown."""
+
+    index: int = Field(ge=0)
+    name: str | None = None
+    bus_id: str | None = Field(default=None, description="PCI address, e.g. '0000:41:00.0'")
+    pcie_gen_current: int | None = Field(default=None, ge=1, le=7)
+    pcie_width_current: int | None = Field(default=None, ge=1, le=32)
+    pcie_gen_max: int | None = Field(default=None, ge=1, le=7)
+    pcie_width_max: int | None = Field(default=None, ge=1, le=32)
+    numa_node: int | None = Field(default=None, ge=0)
+
+
+class Source(_Strict):
+    """Which tool wrote the file, and which file it was."""
+
+    tool: str
+    file: str
+    tool_version: str | None = None
+
+
+class Machine(_Strict):
+    """What the file says about the machine it was run on."""
+
+    gpus: list[GpuInfo] = Field(default_factory=list)
+    driver: str | None = None
+    cuda: str | None = None
+    hostname: str | None = None
+
+
+class Measurement(_Strict):
+    """Everything read from one tool output file."""
+
+    schema_version: int = 1
+    source: Source
+    machine: Machine = Field(default_factory=Machine)
+    results: list[Result] = Field(default_factory=list)
+
+    def to_json(self) -> str:
+        """The measurement as stable, indented JSON (the on-disk form)."""
+        return self.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        """Write the measurement as JSON so that a crash never leaves half a file."""
+        atomic_write(path, self.to_json())
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Measurement:
+        """Load a measurement saved by `save`; mistakes become a UserError naming the file."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UserError(f"{path}: no such file", hint="check the path") from None
+        except IsADirectoryError:
+            raise UserError(f"{path}: is a folder, not a file") from None
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: is not UTF-8 text") from None
+        except OSError as exc:
+            raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(problems=[Problem(f"this is not valid JSON: {exc.msg}", file=str(path),
+                                              line=exc.lineno)]) from None
+        except RecursionError:
+            raise UserError(problems=[Problem("this JSON is nested too deeply", file=str(path))]) from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"]) or None
+                problems.append(Problem(err["msg"], file=str(path), field=where,
+                                        hint="this file should be written by `advisor measure`"))
+            raise UserError(problems=problems) from None
+
+    def find(self, metric: str, **where: object) -> list[Result]:
+        """The results of one metric whose fields equal the given values (e.g. a=0, b=1)."""
+        return [r for r in self.results
+                if r.metric == metric and all(getattr(r, k) == v for k, v in where.items())]

@@ -1,0 +1,99 @@
+"""Small helpers every reader shares: numbered lines, strict number parsing, clear errors.
+
+Numbers are only accepted in plain ASCII decimal form, so text such as '٣', '1_000', 'nan'
+or '1e999' can never turn into a figure: a reader either returns what the tool printed or
+raises a UserError that names the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from advisor.errors import Problem, UserError
+from advisor.measure.parsers.detect import TOOL_LABELS, detect
+
+_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,18}(?:\.[0-9]{0,18})?|\.[0-9]{1,18})(?:[eE][+-]?[0-9]{1,3})?")
+_INT = re.compile(r"[0-9]{1,18}")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the input and its 1-based number."""
+
+    number: int
+    text: str
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.text.split()
+
+
+def normalise(text: str) -> str:
+    """Drop a byte-order mark and turn CRLF / CR line ends into LF."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def numbered_lines(text: str) -> list[Line]:
+    return [Line(i, t) for i, t in enumerate(normalise(text).split("\n"), start=1)]
+
+
+def fail(filename: str, message: str, line: int | None = None, hint: str | None = None) -> UserError:
+    """A UserError for one problem at file:line (returned, so callers write `raise fail(...)`)."""
+    return UserError(problems=[Problem(message, file=filename, line=line, hint=hint)])
+
+
+def is_float(token: str) -> bool:
+    return _FLOAT.fullmatch(token) is not None
+
+
+def is_int(token: str) -> bool:
+    return _INT.fullmatch(token) is not None
+
+
+def to_float(token: str, filename: str, line: int | None, what: str) -> float:
+    """A finite, non-negative number from a token, or a UserError saying what was expected."""
+    if not is_float(token):
+        raise fail(filename, f"expected a number for {what}, found {token!r}", line)
+    value = float(token)
+    if not math.isfinite(value):
+        raise fail(filename, f"expected a finite number for {what}, found {token!r}", line)
+    if value < 0:
+        raise fail(filename, f"expected a number >= 0 for {what}, found {token!r}", line)
+    return value + 0.0  # turns -0.0 into 0.0
+
+
+def to_int(token: str, filename: str, line: int | None, what: str) -> int:
+    if not is_int(token):
+        raise fail(filename, f"expected a whole number for {what}, found {token!r}", line)
+    return int(token)
+
+
+def check_not_empty(text: str, filename: str, tool: str) -> None:
+    if not normalise(text).strip():
+        raise fail(filename, f"the file is empty; expected {TOOL_LABELS.get(tool, tool)} output",
+                   hint="save the tool's output with `> file.txt` and check the command succeeded")
+
+
+def not_this_tool(text: str, filename: str, tool: str, expected: str) -> UserError:
+    """The error for input that has none of the marks of the tool we were asked to read."""
+    found = detect(text)
+    label = TOOL_LABELS.get(tool, tool)
+    if found and found != tool:
+        return fail(filename, f"this is not {label} output ({expected} not found); it looks like "
+                              f"{TOOL_LABELS[found]} output",
+                    hint=f"read it with --tool {found} or --tool auto")
+    return fail(filename, f"this is not {label} output: {expected} not found",
+                hint="check that the file holds the tool's full, unedited output")
+
+
+def iter_pairs(n: int) -> Iterator[tuple[int, int]]:
+    """Every ordered pair (a, b) of distinct indices below n."""
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                yield a, b

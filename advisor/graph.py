@@ -32,6 +32,11 @@ def build_graph(machine: Machine) -> nx.Graph:
                    gen=n.link.gen, width=n.link.width, gbps=raw_gbps(n.link.gen, n.link.width))
     for s in range(1, machine.sockets):
         g.add_edge("cpu0", f"cpu{s}", kind="inter_socket", link=machine.inter_socket)
+    # The PCIe fabric is a tree (sockets joined at cpu0): keep parents for fast path queries.
+    parent = {n.id: n.parent for n in machine.nodes.values() if n.parent is not None and n.id in g}
+    parent.update({f"cpu{s}": "cpu0" for s in range(1, machine.sockets)})
+    g.graph["parent"] = parent
+    g.graph["paths"] = {}
     by_index = {n.index: n for n in machine.gpus}
     for a, b in machine.nvlink:
         if a in by_index and b in by_index:
@@ -43,9 +48,26 @@ def build_graph(machine: Machine) -> nx.Graph:
 
 
 def pcie_path(g: nx.Graph, a: str, b: str) -> list[str]:
-    """The PCIe route between two nodes (NVLink edges ignored)."""
-    view = nx.subgraph_view(g, filter_edge=lambda u, v: g.edges[u, v]["kind"] != "nvlink")
-    return nx.shortest_path(view, a, b)
+    """The PCIe route between two nodes (NVLink edges ignored): up the tree to where they meet, then down."""
+    cache = g.graph["paths"]
+    if (a, b) in cache:
+        return cache[(a, b)]
+    parent = g.graph["parent"]
+
+    def up(n: str) -> list[str]:
+        out = [n]
+        while out[-1] in parent:
+            out.append(parent[out[-1]])
+        return out
+
+    ua, ub = up(a), up(b)
+    if ua[-1] != ub[-1]:
+        raise nx.NetworkXNoPath(f"no PCIe path between {a} and {b}")
+    in_b = set(ub)
+    meet = next(n for n in ua if n in in_b)
+    path = ua[: ua.index(meet) + 1] + list(reversed(ub[: ub.index(meet)]))
+    cache[(a, b)] = path
+    return path
 
 
 def upstream_edges(g: nx.Graph, path: list[str]) -> list[tuple[str, str, dict]]:

@@ -144,10 +144,10 @@ def predict(machine: Machine) -> Prediction:
         up_flows[n.id] = (d2h.value, _directed(path))
         gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
     if len(gpus) > 1:
-        down = max_min_share(down_flows, _capacities(g, h2d_eff))
-        up = max_min_share(up_flows, _capacities(g, d2h_eff))
+        caps = {"h2d_all": _capacities(g, h2d_eff), "d2h_all": _capacities(g, d2h_eff)}
+        down = max_min_share(down_flows, caps["h2d_all"])
+        up = max_min_share(up_flows, caps["d2h_all"])
         for p in gp:
-            shared = [u for u, v in down_flows[p.node.id][1] if False]
             for attr, rates, flows in (("h2d_all", down, down_flows), ("d2h_all", up, up_flows)):
                 alone = getattr(p, attr[:3]).value
                 val = rates[p.node.id]
@@ -155,8 +155,7 @@ def predict(machine: Machine) -> Prediction:
                            "(capacity = raw rate x efficiency)")
                 inputs = {"alone_gbps": round(alone, 3), "gpus_copying": len(gpus)}
                 if val < alone - 1e-6:
-                    inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows,
-                                                      _capacities(g, h2d_eff if attr == "h2d_all" else d2h_eff))
+                    inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows, caps[attr])
                 setattr(p, attr, _fig(val, "GB/s", formula, inputs,
                                       ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"]))
     pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1:]]

@@ -44,11 +44,13 @@ class Catalog:
     parts: dict[str, Part] = field(default_factory=dict)
     origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)  # id -> (file, line)
     _keys: list[tuple[str, str]] = field(default_factory=list)  # (normalized key, id)
+    _resolved: dict[tuple[str, str], Part] = field(default_factory=dict)
 
     def add(self, part: Part, file: str, line: int | None) -> None:
         self.parts[part.id] = part
         self.origin[part.id] = (file, line)
         self._keys = []
+        self._resolved = {}
 
     def of_kind(self, kind: str) -> list[Part]:
         return [p for p in self.parts.values() if p.kind == kind]
@@ -101,12 +103,15 @@ class Catalog:
 
     def resolve(self, text: str, kind: str, what: str | None = None) -> Part:
         """The one part `text` names; a UserError with did-you-mean when it names none or several."""
+        if (text, kind) in self._resolved:
+            return self._resolved[(text, kind)]
         label = what or kind
         matches = self.search(text, kind)
-        if matches and matches[0].score >= 100:
-            return matches[0].part
         strong = [m for m in matches if m.score >= 90]
+        if matches and matches[0].score >= 100:
+            strong = matches[:1]
         if len(strong) == 1 or (strong and strong[0].score - strong[1].score >= 4):
+            self._resolved[(text, kind)] = strong[0].part
             return strong[0].part
         names = ", ".join(f"{m.part.name} ({m.part.id})" for m in matches[:3] if m.score >= 50)
         hint = f"did you mean: {names}?" if names else f"`advisor catalog list --kind {kind}` shows them"
@@ -116,7 +121,9 @@ class Catalog:
 def _score(a: str, b: str, **kwargs) -> float:
     # Digits carry the model number: a query whose numbers differ from the key's is a poor match.
     da, db = re.findall(r"\d+", a), re.findall(r"\d+", b)
-    base = max(fuzz.ratio(a, b), fuzz.partial_ratio(a, b) * 0.95 if len(a) >= 4 else 0)
+    # A query may be a shorter form of a key ("4090" for "rtx4090"), never a longer one:
+    # "rtx3090ti" must not quietly become "rtx3090".
+    base = max(fuzz.ratio(a, b), fuzz.partial_ratio(a, b) * 0.95 if 4 <= len(a) <= len(b) else 0)
     if da and db and not set(da) & set(db):
         base *= 0.6
     return base

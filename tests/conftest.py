@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def plan_json(capsys):
+    def _plan(*args: str) -> dict:
+        code, out, err = run_cli(capsys, "plan", *args, "--json")
+        assert code == 0, err
+        return json.loads(out)
+    return _plan
+
+
+@pytest.fixture
+def cli(capsys):
+    def _cli(*args: str) -> tuple[int, str, str]:
+        return run_cli(capsys, *args)
+    return _cli
+
+
+@pytest.fixture
+def write(tmp_path):
+    def _write(name: str, text: str) -> Path:
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        return p
+    return _write

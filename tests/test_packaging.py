@@ -1,0 +1,45 @@
+"""A non-editable install works: catalog and rules ship inside the wheel. The core stays headless."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def test_core_never_imports_textual_or_torch():
+    code = ("import sys, advisor.engine, advisor.report, advisor.accuracy; "
+            "from advisor.engine import build_from_flags, evaluate; "
+            "evaluate(build_from_flags('i9-14900K', 'ROG Strix Z790-E', ['RTX 4090'])); "
+            "bad = [m for m in ('textual', 'torch') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_wheel_installs_and_finds_its_catalog(tmp_path):
+    wheels = tmp_path / "wheels"
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels),
+                        str(ROOT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    wheel = next(wheels.glob("advisor-*.whl"))
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([str(env_dir / "bin" / "advisor"), "plan", "--cpu", "i9-14900K", "--board",
+                        "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2", "--json"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    plan = json.loads(r.stdout)
+    assert [g["link"]["width"] for g in plan["gpus"]] == [8, 8]
+    r = subprocess.run([str(py), "-c", "import advisor.resources as r; print(r.bundled('catalog'))"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert "site-packages" in r.stdout and "_bundled" in r.stdout

@@ -1,0 +1,150 @@
+"""The buyer's scenarios of the engine issue, through `advisor plan --json` as a user runs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _pair(plan, a, b):
+    return next(p for p in plan["pairs"] if {p["a"], p["b"]} == {a, b})
+
+
+def test_i9_on_z790_with_two_cpu_slots_splits_x8_x8_and_stages_copies(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")
+    links = [(g["link"]["gen"], g["link"]["width"]) for g in plan["gpus"]]
+    assert links == [(4, 8), (4, 8)]
+    pair = _pair(plan, 0, 1)
+    assert pair["p2p"] is False and pair["via"] == "staged" and pair["nccl_transport"] == "SHM"
+    assert pair["path"] == "PHB"
+    # staged through host memory: below either GPU's own H2D, and ~10 us latency
+    assert pair["uni_gbps"] < plan["gpus"][0]["h2d_gbps"]
+    assert pair["latency_us"] > 5
+    assert any("x16 -> x8" in n for n in plan["allocation_notes"])
+
+
+def test_one_cpu_slot_board_puts_second_card_on_chipset_x4(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
+    first, second = plan["gpus"]
+    assert (first["link"]["gen"], first["link"]["width"]) == (4, 16)
+    assert (second["link"]["gen"], second["link"]["width"]) == (4, 4)
+    assert second["slot"].startswith("PCIEX16(G4)")
+    assert second["h2d_gbps"] < first["h2d_gbps"] / 3
+
+
+def test_single_4090_gets_gen4_x16(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090")
+    assert [(g["link"]["gen"], g["link"]["width"]) for g in plan["gpus"]] == [(4, 16)]
+    assert 24 < plan["gpus"][0]["h2d_gbps"] < 29
+    assert plan["pairs"] == [] and plan["allreduce"] is None
+
+
+def test_m2_ssd_steals_lanes_from_the_gpu_slot(plan_json):
+    alone = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090")
+    with_ssd = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_1")
+    assert alone["gpus"][0]["link"]["width"] == 16
+    assert with_ssd["gpus"][0]["link"]["width"] == 8
+    other = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_2")
+    assert other["gpus"][0]["link"]["width"] == 16
+
+
+def test_two_gpus_on_a_chipset_share_its_uplink(plan_json, write):
+    build = write("am5.yaml", """
+topology:
+  sockets:
+    - vendor: amd
+      root_ports: [{id: peg, children: [{gpu: "RTX 4090"}]}]
+  chipset: {gen: 4, width: 4, children: [{gpu: "RTX 4090", width: 4}, {gpu: "RTX 4090", width: 4}]}
+""")
+    plan = plan_json(str(build))
+    g1, g2 = plan["gpus"][1], plan["gpus"][2]
+    assert g1["h2d_gbps"] == pytest.approx(6.6, abs=0.1)
+    assert g1["h2d_all_gbps"] == pytest.approx(g1["h2d_gbps"] / 2, abs=0.1)
+    assert g1["h2d_all_gbps"] + g2["h2d_all_gbps"] <= 7.9 * 0.84 + 0.05
+    assert plan["gpus"][0]["h2d_all_gbps"] == plan["gpus"][0]["h2d_gbps"]
+
+
+def test_third_gpu_on_z790_lands_behind_the_chipset(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:3")
+    chipset_gpus = [g for g in plan["gpus"] if g["slot"].startswith("PCIEX16(G4)")]
+    assert len(chipset_gpus) == 2
+    assert all("chipset" not in g["bottleneck"] or g["link"]["width"] == 4 for g in chipset_gpus)
+
+
+def test_nvlink_bridge_between_two_3090s_gives_nv4(plan_json, write):
+    build = write("nvl.yaml", """
+nvlink: [[0, 1]]
+topology:
+  sockets:
+    - vendor: intel
+      root_ports: [{id: a, children: [{gpu: "RTX 3090"}]}, {id: b, children: [{gpu: "RTX 3090"}]}]
+""")
+    plan = plan_json(str(build))
+    pair = _pair(plan, 0, 1)
+    assert pair["path"] == "NV4" and pair["via"] == "nvlink" and pair["nccl_transport"] == "NVLink"
+    assert pair["uni_gbps"] > 40
+    assert plan["topo"]["matrix"] == [["X", "NV4"], ["NV4", "X"]]
+
+
+def test_switch_server_gives_pix_and_pxb_and_caps_concurrent_h2d(plan_json, write):
+    build = write("sw.yaml", """
+topology:
+  sockets:
+    - vendor: intel
+      root_ports:
+        - id: r0
+          children:
+            - switch: top
+              gen: 4
+              width: 16
+              children:
+                - {switch: a, gen: 4, width: 16, children: [{gpu: "RTX 6000 Ada"}, {gpu: "RTX 6000 Ada"}]}
+                - {switch: b, gen: 4, width: 16, children: [{gpu: "RTX 6000 Ada"}, {gpu: "RTX 6000 Ada"}]}
+""")
+    plan = plan_json(str(build))
+    assert _pair(plan, 0, 1)["path"] == "PIX"
+    assert _pair(plan, 0, 2)["path"] == "PXB"
+    assert _pair(plan, 0, 1)["nccl_transport"] == "P2P"
+    alone = plan["gpus"][0]["h2d_gbps"]
+    together = sum(g["h2d_all_gbps"] for g in plan["gpus"])
+    assert together == pytest.approx(alone, rel=0.02)  # four GPUs share one x16 uplink
+
+
+def test_dual_socket_pairs_are_sys(plan_json, write):
+    build = write("2s.yaml", """
+topology:
+  sockets:
+    - {vendor: amd, root_ports: [{id: a, children: [{gpu: "RTX 6000 Ada"}]}, {id: b, children: [{gpu: "RTX 6000 Ada"}]}]}
+    - {vendor: amd, root_ports: [{id: c, children: [{gpu: "RTX 6000 Ada"}]}, {id: d, children: [{gpu: "RTX 6000 Ada"}]}]}
+""")
+    plan = plan_json(str(build))
+    assert _pair(plan, 0, 2)["path"] == "SYS"
+    assert _pair(plan, 0, 1)["path"] == "PHB"
+    assert _pair(plan, 0, 2)["uni_gbps"] < _pair(plan, 0, 1)["uni_gbps"]
+
+
+def test_pro_cards_do_p2p_but_nccl_skips_it_through_an_intel_root_complex(plan_json, write):
+    build = write("a6000.yaml", """
+cpu: i9-14900K
+board: ROG Maximus Z790 Hero
+gpus: [{model: RTX A6000, count: 2}]
+""")
+    plan = plan_json(str(build))
+    pair = _pair(plan, 0, 1)
+    assert pair["p2p"] is True and pair["via"] == "pcie-p2p"
+    assert pair["nccl_transport"] == "SHM" and "NCCL_P2P_LEVEL" in pair["nccl_reason"]
+
+
+def test_every_figure_can_show_its_derivation(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2", "--explain")
+    d = plan["pairs"][0]["derivation"]["uni"]
+    assert "staged_efficiency" in d["constants"] and d["inputs"]["arch"] == "ada"
+    assert "kinghorn-2x4090-trpro5995wx-driver525.105.17-p2p-disabled" in plan["constants"]["staged_efficiency"]["sources"]
+
+
+def test_bundled_example_plans(plan_json):
+    plan = plan_json(str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
+    assert len(plan["gpus"]) == 2
+    plan = plan_json(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
+    assert {p["path"] for p in plan["pairs"]} == {"PHB", "NODE"}

@@ -1,0 +1,200 @@
+"""Findings from rules: YAML rules in rules/ evaluated on the facts the predictions computed.
+
+Conditions go through simpleeval (a safe expression evaluator), never eval/exec. Each rule has
+`scope` build, gpu or pair: it is evaluated once per build, per GPU or per GPU pair, with the
+facts of that scope as names (`build`, `gpu`, `pair`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Literal
+
+from pydantic import Field
+from simpleeval import EvalWithCompoundTypes
+
+from advisor.catalog.models import Strict
+from advisor.errors import Problem, UserError
+from advisor.predict import Prediction
+from advisor.resources import bundled
+from advisor.validation import validate
+from advisor.yamlio import LineDict, load_file
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+CATEGORIES = ("lanes", "p2p", "nvlink", "numa", "power", "fit", "memory", "software", "workload", "catalog")
+
+
+class Rule(Strict):
+    id: str = Field(pattern=r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+    category: Literal["lanes", "p2p", "nvlink", "numa", "power", "fit", "memory", "software", "workload", "catalog"]
+    severity: Literal["error", "warning", "info"]
+    scope: Literal["build", "gpu", "pair"]
+    title: str
+    when: str
+    message: str
+    why: str
+    fix: str
+    example: str | None = None
+    sources: list[str] = Field(min_length=1)
+
+
+class RuleFile(Strict):
+    kind: Literal["rules"]
+    rules: list[Rule]
+
+
+@dataclass
+class Finding:
+    id: str
+    category: str
+    severity: str
+    message: str
+    fix: str
+    why: str
+    subject: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "category": self.category, "severity": self.severity, "message": self.message,
+                "fix": self.fix, "why": self.why, "subject": self.subject}
+
+
+def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
+    rules, problems = _load(extra_dirs)
+    if problems:
+        raise UserError(problems=problems)
+    return rules
+
+
+@lru_cache(maxsize=8)
+def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
+    files = sorted(p for p in bundled("rules").glob("*.yaml") if p.name != "model.yaml")
+    for d in extra_dirs:
+        files += sorted(Path(d).glob("*.yaml"))
+    rules: list[Rule] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    evaluator = EvalWithCompoundTypes()
+    for path in files:
+        data = load_file(path)
+        if not isinstance(data, LineDict) or data.get("kind") != "rules":
+            continue
+        parsed, errs = validate(RuleFile, data, str(path))
+        problems += errs
+        if parsed is None:
+            continue
+        for i, rule in enumerate(parsed.rules):
+            line = data["rules"].item_lines[i]
+            if rule.id in seen:
+                problems.append(Problem(f"rule id {rule.id} is already used in {seen[rule.id]}", str(path), line, "id"))
+                continue
+            try:
+                evaluator.parse(rule.when)
+            except SyntaxError as exc:
+                problems.append(Problem(f"condition is not a valid expression: {exc.msg}", str(path), line, "when"))
+                continue
+            seen[rule.id] = str(path)
+            rules.append(rule)
+    return rules, problems
+
+
+def _ns(d: dict) -> SimpleNamespace:
+    return SimpleNamespace(**d)
+
+
+def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], list[SimpleNamespace]]:
+    m = pred.machine
+    sw = m.software
+    gpus = []
+    for p in pred.gpus:
+        n = p.node
+        g = n.gpu
+        chain = [m.nodes[a].kind for a in m.ancestors(n.id)[1:]]
+        gpus.append(_ns(dict(
+            index=n.index, model=g.name if g else "?", id=n.part_id, slot=n.connector or "?",
+            gen=n.link.gen, width=n.link.width, max_gen=n.link.max_gen, max_width=n.link.max_width,
+            limited_by="; ".join(n.link.limited_by) or "-", on_chipset="chipset" in chain,
+            behind_switch="switch" in chain, socket=n.socket,
+            h2d=round(p.h2d.value, 1), h2d_all=round(p.h2d_all.value, 1),
+            segment=g.segment if g else "?", geforce=bool(g and g.segment == "geforce"),
+            p2p_stock=bool(g and g.p2p.stock_linux), nvlink_capable=bool(g and g.nvlink.supported),
+            slot_width=(g.slot_width or 0) if g else 0, power_w=(g.board_power_w or 0) if g else 0,
+            vram_gb=g.vram_gb if g else 0, cooler=(g.cooler or "?") if g else "?", position=n.position or 0,
+        )))
+    by_index = {g.index: g for g in gpus}
+    pairs = []
+    for p in pred.pairs:
+        ga, gb = by_index[p.a], by_index[p.b]
+        pairs.append(_ns(dict(
+            a=p.a, b=p.b, model_a=ga.model, model_b=gb.model, path=p.path, p2p=p.p2p, via=p.via,
+            nccl_transport=p.nccl_transport, nccl_p2p=p.nccl_p2p, p2p_reason=p.p2p_reason,
+            nccl_reason=p.nccl_reason, uni=round(p.uni.value or 0, 1), bidi=round(p.bidi.value or 0, 1),
+            latency=round(p.latency.value or 0, 1), geforce=ga.geforce or gb.geforce,
+            nvlink_capable=ga.nvlink_capable and gb.nvlink_capable, bridged=p.path.startswith("NV"),
+        )))
+    cpu = m.cpu
+    total_power = sum(g.power_w for g in gpus)
+    cpu_power = (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
+    total_vram = sum(g.vram_gb for g in gpus)
+    nvlink_capable_unbridged = [p for p in pairs if p.nvlink_capable and not p.bridged]
+    build = _ns(dict(
+        cpu=cpu.name if cpu else "unknown CPU", cpu_vendor=m.cpu_vendor, cpu_segment=cpu.segment if cpu else "?",
+        cpu_lanes=(cpu.pcie.usable_lanes or 0) if cpu else 0,
+        board=m.board.name if m.board else "explicit tree", board_segment=m.board.segment if m.board else "?",
+        gpus=len(gpus), geforce_gpus=sum(1 for g in gpus if g.geforce),
+        gpus_on_chipset=sum(1 for g in gpus if g.on_chipset),
+        gpus_below_x16=sum(1 for g in gpus if g.width < g.max_width),
+        sockets=m.sockets, gpu_sockets=len({g.socket for g in gpus}),
+        total_vram_gb=total_vram, ram_gb=m.build.ram_gb if m.build and m.build.ram_gb else 0,
+        psu_w=m.build.psu_w if m.build and m.build.psu_w else 0, gpu_power_w=total_power, cpu_power_w=cpu_power,
+        system_power_w=total_power + cpu_power + 100,
+        driver=sw.driver, iommu=sw.iommu, acs=sw.acs, large_bar=sw.large_bar,
+        nccl_p2p_disable=sw.nccl_p2p_disable, nccl_p2p_level=sw.nccl_p2p_level or "default",
+        framework=sw.framework or "unknown",
+        staged_pairs=sum(1 for p in pairs if p.via == "staged"),
+        p2p_not_used_by_nccl=sum(1 for p in pairs if p.p2p and not p.nccl_p2p and not p.bridged),
+        unbridged_nvlink_pairs=len(nvlink_capable_unbridged),
+        switched_pairs=sum(1 for p in pairs if p.path in ("PIX", "PXB")),
+        busbw=round(pred.allreduce.value, 1) if pred.allreduce else 0,
+        unlinked=len(m.unlinked), unlinked_list=", ".join(m.unlinked) or "-",
+        dimms=m.build.dimms if m.build and m.build.dimms else 0,
+        mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
+        slot_overlaps=_overlaps(gpus), min_h2d=min((g.h2d for g in gpus), default=0),
+        max_h2d=max((g.h2d for g in gpus), default=0),
+    ))
+    return build, gpus, pairs
+
+
+def _overlaps(gpus) -> int:
+    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position)
+    return sum(1 for (a0, a1), (b0, _) in zip(spans, spans[1:]) if b0 < a1)
+
+
+def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+    rules = load_rules(extra_dirs)
+    build, gpus, pairs = facts(pred)
+    findings: list[Finding] = []
+    for rule in rules:
+        subjects = {"build": [{"build": build}], "gpu": [{"build": build, "gpu": g} for g in gpus],
+                    "pair": [{"build": build, "pair": p} for p in pairs]}[rule.scope]
+        for names in subjects:
+            evaluator = EvalWithCompoundTypes(names=names, functions={"min": min, "max": max, "round": round})
+            try:
+                hit = bool(evaluator.eval(rule.when))
+            except Exception as exc:  # a user rule naming an unknown fact: say which rule
+                raise UserError(f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
+                                hint="`advisor rules explain ID` lists the facts rules can use") from None
+            if not hit:
+                continue
+            try:
+                message = rule.message.format(**names)
+                fix = rule.fix.format(**names)
+            except (AttributeError, KeyError, IndexError, ValueError) as exc:
+                raise UserError(f"rule {rule.id}: message template names an unknown fact: {exc}") from None
+            subject = (f"GPU{names['gpu'].index}" if "gpu" in names else
+                       f"GPU{names['pair'].a}-GPU{names['pair'].b}" if "pair" in names else "build")
+            findings.append(Finding(rule.id, rule.category, rule.severity, message, fix, rule.why, subject))
+    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id, f.subject))
+    return findings

@@ -48,6 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     for x in (cl, cs, cv, csch):
         x.add_argument("--catalog", action="append", default=[], metavar="DIR")
 
+    r = sub.add_parser("rules", help="list the findings rules, or explain one")
+    rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
+    rl = rsub.add_parser("list", help="every rule with its id, severity and title")
+    rl.add_argument("--json", action="store_true")
+    re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")
+    re_.add_argument("id")
+
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
     return ap
@@ -64,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_plan(args)
         if args.command == "catalog":
             return cmd_catalog(args, ap)
+        if args.command == "rules":
+            return cmd_rules(args, ap)
         if args.command == "accuracy":
             from advisor.accuracy import cmd_accuracy
             return cmd_accuracy(args)
@@ -156,6 +165,29 @@ def cmd_catalog(args, ap) -> int:
         return 0
     ap.parse_args(["catalog", "--help"])
     return 2
+
+
+def cmd_rules(args, ap) -> int:
+    from advisor.rules import load_rules
+    rules = load_rules()
+    if args.rules_command == "explain":
+        rule = next((r for r in rules if r.id.lower() == args.id.lower()), None)
+        if rule is None:
+            raise UserError(f"no rule {args.id!r}", hint="`advisor rules list` shows them")
+        print(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}\n")
+        print(f"What it checks\n  {rule.when}  (evaluated per {rule.scope})\n")
+        print(f"Why it matters\n  {rule.why}\n")
+        if rule.example:
+            print(f"Example\n  {rule.example}\n")
+        print(f"Fix\n  {rule.fix}\n")
+        print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))
+        return 0
+    if getattr(args, "json", False):
+        print(json.dumps([r.model_dump() for r in rules], indent=2))
+    else:
+        for r in rules:
+            print(f"{r.id:8} {r.severity:8} {r.category:9} {r.title}")
+    return 0
 
 
 def _resolve_any(catalog, text):

@@ -41,6 +41,9 @@ def _segments(mode: list[int]) -> dict[int, int]:
     return out
 
 
+_PRIORITY = {"gpu": 0, "switch": 0, "nic": 1, "nvme": 2}
+
+
 def _allocate_group(group: LaneGroup, members: list[tuple[Connector, Device, int]]) -> dict[str, int]:
     """Width per connector name for one shared group; 0 = no link. members: (connector, device, cap)."""
     if group.independent or group.lanes is None:
@@ -50,9 +53,15 @@ def _allocate_group(group: LaneGroup, members: list[tuple[Connector, Device, int
     for mode in _modes(group):
         segs = _segments(mode)
         widths = {}
-        for c, dev, cap in members:
+        taken: set[int] = set()
+        # A segment goes to one connector only: GPUs (and switch uplinks) first, then the rest.
+        for c, dev, cap in sorted(members, key=lambda m: _PRIORITY.get(m[1].kind, 9)):
             seg = segs.get(c.first_lane)
-            widths[c.name] = min(seg, cap) if seg else 0
+            if seg and cap and c.first_lane not in taken:
+                widths[c.name] = min(seg, cap)
+                taken.add(c.first_lane)
+            else:
+                widths[c.name] = 0
         linked_gpus = sum(1 for c, d, _ in members if d.kind == "gpu" and widths[c.name])
         linked = sum(1 for c, _, _ in members if widths[c.name])
         gpu_lanes = sum(widths[c.name] for c, d, _ in members if d.kind in ("gpu", "switch"))

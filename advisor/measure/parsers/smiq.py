@@ -114,6 +114,8 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
             if key == "Attached GPUs" and is_int(value):
                 attached = int(value)
             continue
+        if not gpus or path[0] != "GPU":
+            continue
         if path == ["GPU"] and key == "Product Name" and value:
             gpus[-1].name = value
             continue

@@ -1,0 +1,44 @@
+"""The readers, one module per tool, behind one entry point: `parse(tool, text, filename)`.
+
+`tool` is one of TOOLS or "auto" (ask `detect`). Every reader returns a Measurement or raises a
+UserError naming the file and line; none returns a number it is not sure of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from advisor.errors import Problem, UserError
+from advisor.measure.models import Measurement
+from advisor.measure.parsers import lspci, nccltests, nvbandwidth, p2p, smiq, topo
+from advisor.measure.parsers._common import check_not_empty
+from advisor.measure.parsers.detect import TOOL_LABELS, detect
+
+READERS: dict[str, Callable[[str, str], Measurement]] = {
+    "nvbandwidth": nvbandwidth.parse,
+    "p2p": p2p.parse,
+    "nccl-tests": nccltests.parse,
+    "topo": topo.parse,
+    "smi-q": smiq.parse,
+    "lspci": lspci.parse,
+}
+TOOLS: tuple[str, ...] = tuple(READERS)
+
+
+def parse(tool: str, text: str, filename: str) -> Measurement:
+    """Read `text` (the content of `filename`) as the output of `tool`, or of the detected tool."""
+    if tool == "auto":
+        check_not_empty(text, filename, "a measurement tool's")
+        found = detect(text)
+        if found is None:
+            raise UserError(problems=[Problem(
+                "could not tell which tool wrote this file", file=filename,
+                hint="name it with --tool: " + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()))])
+        tool = found
+    reader = READERS.get(tool)
+    if reader is None:
+        raise UserError(f"unknown tool {tool!r}", hint="use one of: " + ", ".join((*TOOLS, "auto")))
+    return reader(text, filename)
+
+
+__all__ = ["READERS", "TOOLS", "detect", "parse"]

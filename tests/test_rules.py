@@ -1,0 +1,60 @@
+"""Each rule fires on a build that has the problem and stays quiet on one that does not."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _ids(plan, rule):
+    return [f for f in plan["findings"] if f["id"] == rule]
+
+
+TWO_4090_X8 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")
+ONE_4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090")
+
+
+@pytest.mark.parametrize("rule,fires,quiet", [
+    ("LANE001", TWO_4090_X8, ONE_4090),
+    ("LANE002", ("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2"), TWO_4090_X8),
+    ("P2P001", TWO_4090_X8, ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2")),
+    ("P2P002", ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2"), TWO_4090_X8),
+    ("PLAT001", TWO_4090_X8, ONE_4090),
+    ("NVL001", ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 3090:2"), TWO_4090_X8),
+])
+def test_rule_fires_and_stays_quiet(plan_json, rule, fires, quiet):
+    hit = _ids(plan_json(*fires), rule)
+    assert hit, f"{rule} should fire"
+    assert hit[0]["message"] and hit[0]["fix"] and hit[0]["severity"] in ("error", "warning", "info")
+    assert not _ids(plan_json(*quiet), rule), f"{rule} should not fire"
+
+
+def test_lane_message_names_the_part_the_slot_and_the_numbers(plan_json):
+    msg = _ids(plan_json(*TWO_4090_X8), "LANE001")[0]["message"]
+    assert "RTX 4090" in msg and "PCIEX16(G5)_1" in msg and "x8" in msg and "GB/s" in msg
+
+
+def test_power_and_memory_rules(plan_json, write):
+    small = write("b.yaml", "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
+                            "psu_w: 1000\nram_gb: 32\n")
+    plan = plan_json(str(small))
+    assert _ids(plan, "PWR001") and _ids(plan, "MEM001")
+    big = write("c.yaml", "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
+                          "psu_w: 1600\nram_gb: 128\n")
+    plan = plan_json(str(big))
+    assert not _ids(plan, "PWR001") and not _ids(plan, "MEM001")
+
+
+def test_findings_are_worst_first(plan_json):
+    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
+    order = {"error": 0, "warning": 1, "info": 2}
+    sev = [order[f["severity"]] for f in plan["findings"]]
+    assert sev == sorted(sev) and sev[0] == 0
+
+
+def test_rules_explain_prints_the_sections(cli):
+    code, out, _ = cli("rules", "explain", "P2P001")
+    assert code == 0
+    for section in ("What it checks", "Why it matters", "Fix", "Sources"):
+        assert section in out
+    code, _, err = cli("rules", "explain", "NOPE999")
+    assert code == 2 and "no rule" in err

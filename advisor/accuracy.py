@@ -96,14 +96,14 @@ def cmd_accuracy(args) -> int:
     from rich.table import Table
     t = Table(title="Predicted vs measured (calibration/cases.yaml)")
     for col in ("case", "metric", "where", "variant", "measured", "predicted", "error"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for r in rows:
         err = "" if r.error is None else f"{100 * r.error:+.0f}%"
         if r.metric == "path":
             err = "ok" if r.predicted == r.measured else "[red]differs[/]"
         elif r.error is not None and abs(r.error) > 0.15:
             err = f"[yellow]{err}[/]"
-        t.add_row(r.case[:44], r.metric, r.where, r.variant, str(r.measured), str(r.predicted), err)
+        t.add_row(r.case, r.metric, r.where, r.variant, str(r.measured), str(r.predicted), err)
     con = Console()
     con.print(t)
     for sk in skipped:

@@ -39,7 +39,7 @@ def test_power_and_memory_rules(plan_json, write):
     plan = plan_json(str(small))
     assert _ids(plan, "PWR001") and _ids(plan, "MEM001")
     big = write("c.yaml", "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
-                          "psu_w: 1600\nram_gb: 128\n")
+                          "psu_w: 2000\nram_gb: 128\n")
     plan = plan_json(str(big))
     assert not _ids(plan, "PWR001") and not _ids(plan, "MEM001")
 

@@ -174,10 +174,15 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None
 
 
 def load_catalog_checked(user_dirs: Iterable[Path] | None = None) -> tuple[Catalog, list[Problem]]:
+    """The layered catalog (bundled, then `user_dirs`, then $ADVISOR_CATALOG) and every problem found."""
+    return _load_dirs(list(user_dirs or []) + default_user_dirs())
+
+
+def _load_dirs(user_dirs: list[Path]) -> tuple[Catalog, list[Problem]]:
     catalog = Catalog()
     problems: list[Problem] = []
     load_folder(bundled("catalog"), catalog, problems)
-    for d in user_dirs or []:
+    for d in user_dirs:
         load_folder(Path(d), catalog, problems)
     _cross_check(catalog, problems)
     return catalog, problems
@@ -201,7 +206,7 @@ def load_catalog(user_dirs: Iterable[Path] | None = None) -> Catalog:
     dirs = tuple(str(d) for d in (user_dirs or [])) + tuple(str(d) for d in default_user_dirs())
     if dirs in _CACHE:
         return _CACHE[dirs]
-    catalog, problems = load_catalog_checked([Path(d) for d in dirs])
+    catalog, problems = _load_dirs([Path(d) for d in dirs])
     if problems:
         raise UserError(problems=problems)
     _CACHE[dirs] = catalog

@@ -55,10 +55,18 @@ def is_int(token: str) -> bool:
     return _INT.fullmatch(token) is not None
 
 
-def to_float(token: str, filename: str, line: int | None, what: str) -> float:
-    """A finite, non-negative number from a token, or a UserError saying what was expected."""
+def to_float(token: str, filename: str, line: int | None, what: str, decimals: int | None = None) -> float:
+    """A finite, non-negative number from a token, or a UserError saying what was expected.
+
+    With `decimals`, the token must have exactly that many digits after the point, as the
+    tool prints them; a value cut short by truncation ('924' for '924.19') is then caught.
+    """
     if not is_float(token):
         raise fail(filename, f"expected a number for {what}, found {token!r}", line)
+    if decimals is not None and not re.fullmatch(rf"[0-9]+\.[0-9]{{{decimals}}}", token):
+        example = "12." + "3" * decimals
+        raise fail(filename, f"expected a number like {example} for {what}, found {token!r}", line,
+                   hint="the value looks cut short or edited; save the tool's full output again")
     value = float(token)
     if not math.isfinite(value):
         raise fail(filename, f"expected a finite number for {what}, found {token!r}", line)

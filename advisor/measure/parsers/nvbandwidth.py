@@ -41,6 +41,7 @@ _RUNNING = re.compile(r"^\s*Running (\w+)\.\s*$")
 _WAIVING = re.compile(r"^\s*Waiving (\w+)\.\s*$")
 _STATUS = re.compile(r"^\s*(Waived|Error|ERROR|Not Found):")
 _DESCRIPTION = re.compile(r"^\s*(memcpy|memory latency|Device to Device Latency)\b.*\((GB/s|ns)\)\s*$")
+_SUM = re.compile(r"^\s*SUM (\w+) ")
 _TOTAL = re.compile(r"\bTotal\b")
 _ONE_DIRECTION = re.compile(r"\b(Read|Write)[12]\b")
 
@@ -95,9 +96,12 @@ def _parse_text(text: str, filename: str) -> Measurement:
         elif _DESCRIPTION.match(t):
             seen_tool = True
             if current is None:
-                raise fail(filename, f"found a result matrix ({t.strip()!r}) with no 'Running <test>.' "
-                                     "line before it", line.number,
-                           hint="keep the 'Running ...' lines when copying nvbandwidth output")
+                current = _test_named_by_sum(lines, i)
+                if current is None:
+                    raise fail(filename, f"found a result matrix ({t.strip()!r}) with no 'Running <test>.' "
+                                         "line before it or 'SUM <test>' line after it", line.number,
+                               hint="keep the 'Running ...' lines when copying nvbandwidth output")
+                tests.append(current)
             matrix, i = _read_text_matrix(lines, i + 1, filename, current.name)
             current.matrices.append((t.strip(), matrix))
             continue
@@ -110,11 +114,21 @@ def _parse_text(text: str, filename: str) -> Measurement:
                        results=results)
 
 
+def _test_named_by_sum(lines: list[Line], i: int) -> _Test | None:
+    """The test a matrix belongs to, from the 'SUM <test> <value>' line that follows it."""
+    for line in lines[i + 1:]:
+        if _RUNNING.match(line.text) or (line is not lines[i] and _DESCRIPTION.match(line.text)):
+            return None
+        if m := _SUM.match(line.text):
+            return _Test(m.group(1))
+    return None
+
+
 def _read_text_matrix(lines: list[Line], i: int, filename: str,
                       test: str) -> tuple[list[list[float | None]], int]:
     """Read the header of column numbers and the rows under a description line."""
     context = f"{test} matrix"
-    if i >= len(lines):
+    if i >= len(lines) or all(not ln.text.strip() for ln in lines[i:]):
         raise fail(filename, f"the file ends right after the description of {test}", lines[-1].number,
                    hint="the output looks truncated; rerun nvbandwidth and save its full output")
     header = lines[i].tokens
@@ -136,7 +150,7 @@ def _read_text_matrix(lines: list[Line], i: int, filename: str,
             raise fail(filename, f"expected {n} values in the {context} row for {_row_name(test, len(rows))}, "
                                  f"found {len(cells)}", lines[i].number,
                        hint="the file may be cut short or edited; save nvbandwidth's full output again")
-        rows.append([_cell(c, filename, lines[i].number, context) for c in cells])
+        rows.append([_cell(c, filename, lines[i].number, context, decimals=2) for c in cells])
         i += 1
     if not rows:
         where = lines[i].number if i < len(lines) else lines[-1].number
@@ -149,10 +163,10 @@ def _read_text_matrix(lines: list[Line], i: int, filename: str,
     return rows, i
 
 
-def _cell(token: str, filename: str, line: int | None, context: str) -> float | None:
+def _cell(token: str, filename: str, line: int | None, context: str, decimals: int | None = None) -> float | None:
     if token.upper() in ("N/A", "NA", "-"):
         return None
-    return to_float(token, filename, line, f"a cell of the {context}")
+    return to_float(token, filename, line, f"a cell of the {context}", decimals=decimals)
 
 
 def _row_name(test: str, row: int) -> str:

@@ -113,7 +113,7 @@ def _read_rows(lines: list[Line], i: int, n: int, filename: str, context: str,
                                  f"{len(values)}", line.number,
                        hint="the file may be cut short or edited; save the tool's full output again")
         what = f"the {context}, row GPU {gpu}"
-        rows[gpu] = [to_float(v, filename, line.number, what) for v in values] if numeric else []
+        rows[gpu] = [to_float(v, filename, line.number, what, decimals=2) for v in values] if numeric else []
         i += 1
     if len(rows) < n:
         where = lines[i].number if i < len(lines) else lines[-1].number

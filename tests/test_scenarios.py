@@ -148,3 +148,24 @@ def test_bundled_example_plans(plan_json):
     assert len(plan["gpus"]) == 2
     plan = plan_json(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
     assert {p["path"] for p in plan["pairs"]} == {"PHB", "NODE"}
+
+
+def test_epyc_9004_server_gives_each_rtx6000ada_gen4_x16_with_p2p(plan_json):
+    plan = plan_json("--cpu", "EPYC 9654", "--board", "AS-4125GS-TNRT2", "--gpu", "RTX 6000 Ada:4")
+    assert [(g["link"]["gen"], g["link"]["width"]) for g in plan["gpus"]] == [(4, 16)] * 4
+    assert all(p["p2p"] for p in plan["pairs"])
+    assert any(p["path"] == "PIX" and p["nccl_transport"] == "P2P" for p in plan["pairs"])
+
+
+def test_dual_socket_epyc_with_eight_gpus_has_sys_pairs_and_switch_limits(plan_json):
+    plan = plan_json("--cpu", "EPYC 9654", "--board", "AS-4125GS-TNRT2", "--gpu", "RTX 6000 Ada:8")
+    paths = {p["path"] for p in plan["pairs"]}
+    assert {"SYS", "PIX"} <= paths
+    shared = [g for g in plan["gpus"] if g["h2d_all_gbps"] < g["h2d_gbps"] - 0.5]
+    assert shared, "GPUs behind one switch uplink share it when all copy at once"
+    assert any("uplink" in g["bottleneck"] or g["h2d_all_gbps"] < g["h2d_gbps"] for g in shared)
+
+
+def test_threadripper_pro_gives_every_gpu_x16(plan_json):
+    plan = plan_json("--cpu", "Threadripper PRO 7965WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 6000 Ada:4")
+    assert [g["link"]["width"] for g in plan["gpus"]] == [16] * 4

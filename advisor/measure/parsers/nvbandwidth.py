@@ -117,7 +117,7 @@ def _parse_text(text: str, filename: str) -> Measurement:
 def _test_named_by_sum(lines: list[Line], i: int) -> _Test | None:
     """The test a matrix belongs to, from the 'SUM <test> <value>' line that follows it."""
     for line in lines[i + 1:]:
-        if _RUNNING.match(line.text) or (line is not lines[i] and _DESCRIPTION.match(line.text)):
+        if _RUNNING.match(line.text) or _DESCRIPTION.match(line.text):
             return None
         if m := _SUM.match(line.text):
             return _Test(m.group(1))
@@ -129,7 +129,7 @@ def _read_text_matrix(lines: list[Line], i: int, filename: str,
     """Read the header of column numbers and the rows under a description line."""
     context = f"{test} matrix"
     if i >= len(lines) or all(not ln.text.strip() for ln in lines[i:]):
-        raise fail(filename, f"the file ends right after the description of {test}", lines[-1].number,
+        raise fail(filename, f"the file ends right after the description of {test}", lines[i - 1].number,
                    hint="the output looks truncated; rerun nvbandwidth and save its full output")
     header = lines[i].tokens
     if not header or any(not is_int(t) or int(t) != k for k, t in enumerate(header)):

@@ -142,7 +142,7 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
         if n.socket not in m2_names:
             raise UserError(f"{board.name} has no M.2 socket {n.socket!r}",
                             hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"))
-        nvme.append((Device(f"nvme:{n.socket}", "nvme", n.gen, n.width, label=f"NVMe in {n.socket}"), n.socket))
+        nvme.append((Device(f"nvme:{n.socket}", "nvme", n.gen, n.width, label="NVMe SSD"), n.socket))
 
     fixed = {s: d for d, s in devices if s}
     free = [d for d, s in devices if not s]
@@ -182,7 +182,8 @@ def _distinct_gpus(gpus: list[Device]) -> bool:
 def _group_wired(group: LaneGroup, cpu: Cpu, sockets: int) -> bool:
     if group.socket >= sockets:
         return False
-    if group.requires_cpu_lanes and (cpu.pcie.usable_lanes or 0) < group.requires_cpu_lanes:
+    # An unknown lane count is not taken as too few: the slot is assumed wired (and a rule can say so).
+    if group.requires_cpu_lanes and cpu.pcie.usable_lanes is not None and cpu.pcie.usable_lanes < group.requires_cpu_lanes:
         return False
     return True
 
@@ -264,7 +265,7 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
                 links[d.key] = None
                 if d.kind != "switch":
                     why = (f"needs a CPU with {group.requires_cpu_lanes} lanes" if group.requires_cpu_lanes
-                           and (cpu.pcie.usable_lanes or 0) < group.requires_cpu_lanes else
+                           and cpu.pcie.usable_lanes is not None and cpu.pcie.usable_lanes < group.requires_cpu_lanes else
                            f"is wired to CPU socket {group.socket + 1}, which is empty")
                     notes.append(f"{c.name} has no lanes: its lane group {gid} {why}")
             continue

@@ -81,7 +81,8 @@ def _bottleneck(g: nx.Graph, path: list[str]) -> tuple[float, str]:
         if best is None or e["gbps"] < best[0]:
             kind = "chipset uplink" if e["kind"] == "chipset_uplink" else f"Gen{e['gen']} x{e['width']} link"
             lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
-            best = (e["gbps"], f"{kind} of {g.nodes[lower]['label']}")
+            owner = "its own" if g.nodes[lower]["kind"] == "gpu" else f"of {g.nodes[lower]['label']}:"
+            best = (e["gbps"], f"{owner} {kind}" if owner == "its own" else f"{kind} {owner[:-1]}")
     return best or (0.0, "no link")
 
 

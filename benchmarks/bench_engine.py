@@ -14,9 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from advisor.catalog.store import load_catalog
-from advisor.engine import build_from_data, evaluate
-from advisor.yamlio import loads
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from advisor.catalog.store import load_catalog  # noqa: E402
+from advisor.engine import build_from_data, evaluate  # noqa: E402
+from advisor.yamlio import loads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -123,6 +123,9 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     for i, nic in enumerate(build.nics):
         devices.append((Device(f"nic{i}", "nic", nic.gen, nic.width, label=nic.name), nic.slot))
 
+    # Slot and socket names as people type them: case does not matter ("PCIEX16_1" = "PCIEx16_1").
+    by_fold = {c.name.casefold(): c.name for c in board.slots + board.m2}
+    devices = [(d, by_fold.get(s.casefold(), s) if s else s) for d, s in devices]
     slot_names = {c.name for c in board.slots}
     for dev, slot in devices:
         if slot is not None and slot not in slot_names:
@@ -133,12 +136,17 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
         raise UserError(f"slot {sorted(dup)[0]!r} is given to more than one card")
     usable_slots = [c for c in board.slots if _group_wired(board.group(c.group), cpu, sockets)]
     if len(devices) > len(board.slots):
-        raise UserError(f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots",
-                        hint="use fewer cards, or a board with more slots")
+        hint = "use fewer cards, or a board with more slots"
+        if not board.verified:
+            hint = ("this board's slot table is not verified and may be incomplete in the catalog; "
+                    "describe the machine as an explicit `topology:` tree, or add the board to your own catalog")
+        raise UserError(f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots "
+                        "in the catalog", hint=hint)
 
     m2_names = {c.name for c in board.m2}
     nvme: list[tuple[Device, str]] = []
     for n in build.nvme:
+        n = n.model_copy(update={"socket": by_fold.get(n.socket.casefold(), n.socket)})
         if n.socket not in m2_names:
             raise UserError(f"{board.name} has no M.2 socket {n.socket!r}",
                             hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"))

@@ -161,6 +161,8 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
         unlinked=len(m.unlinked), unlinked_list=", ".join(m.unlinked) or "-",
         dimms=m.build.dimms if m.build and m.build.dimms else 0,
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
+        unverified_parts=", ".join(sorted({x.name for x in [cpu, m.board, *[n.gpu for n in m.gpus]]
+                                           if x is not None and not x.verified})) or "",
         slot_overlaps=_overlaps(gpus), min_h2d=min((g.h2d for g in gpus), default=0),
         max_h2d=max((g.h2d for g in gpus), default=0),
     ))

@@ -58,3 +58,19 @@ def test_rules_explain_prints_the_sections(cli):
         assert section in out
     code, _, err = cli("rules", "explain", "NOPE999")
     assert code == 2 and "no rule" in err
+
+
+def test_thick_cards_in_adjacent_slots_do_not_fit_and_placement_avoids_it(plan_json):
+    cramped = plan_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE",
+                        "--gpu", "RTX 4090@pciex16(g5)_1", "--gpu", "RTX 4090@PCIEX16(G5)_2")
+    assert _ids(cramped, "FIT001")
+    auto = plan_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 4090:2")
+    assert not _ids(auto, "FIT001")
+    assert auto["gpus"][1]["slot"] != "PCIEX16(G5)_2"
+
+
+def test_unverified_parts_are_named(plan_json):
+    plan = plan_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 4090")
+    assert "7985WX" in _ids(plan, "CAT001")[0]["message"]
+    plan = plan_json("--cpu", "i9-13900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090")
+    assert not _ids(plan, "CAT001")

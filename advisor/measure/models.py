@@ -55,7 +55,7 @@ class Result(_Strict):
     gpu: int | None = Field(default=None, ge=0, description="GPU index, for per-GPU figures")
     a: int | None = Field(default=None, ge=0, description="Row GPU of a directed pair")
     b: int | None = Field(default=None, ge=0, description="Column GPU of a directed pair")
-    value: float | str | bool
+    value: int | float | str | bool = Field(description="A number, a path label ('PHB', 'NV4') or a flag")
     unit: str | None = Field(default=None, description="'GB/s', 'us', or None for labels and flags")
     p2p: bool | None = Field(default=None, description="Whether the tool says P2P was on for this number")
     gpus: int | None = Field(default=None, ge=1, description="Rank count, for collective results")
@@ -77,8 +77,10 @@ class Result(_Strict):
                 raise ValueError(f"{self.metric} must be a number, not {value!r}")
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{self.metric} must be a finite number >= 0, not {value!r}")
-            if self.metric in _INT_METRICS and value != int(value):
-                raise ValueError(f"{self.metric} must be a whole number, not {value!r}")
+            if self.metric in _INT_METRICS:
+                if value != int(value):
+                    raise ValueError(f"{self.metric} must be a whole number, not {value!r}")
+                self.value = int(value)
         if (self.a is None) != (self.b is None):
             raise ValueError("a pair needs both a and b")
         return self

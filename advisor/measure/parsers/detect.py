@@ -22,7 +22,7 @@ _NVBW = re.compile(r"nvbandwidth Version|^Running \w+_(?:ce|sm)\.|^memcpy (?:CE|
 _NCCL = re.compile(r"^#\s*nThread \d|^#.*\bsize\b.*\bcount\b.*\bbusbw\b|^# Avg bus bandwidth", re.MULTILINE)
 _SMIQ = re.compile(r"=+NVSMI LOG=+|<nvidia_smi_log\b|^\s*GPU Link Info\s*$", re.MULTILINE)
 _TOPO = re.compile(r"^[ \t]*GPU0\b.*(?:CPU Affinity|\bGPU1\b)", re.MULTILINE)
-_TOPO_ROW = re.compile(r"^GPU0\s+X\b", re.MULTILINE)
+_TOPO_ROW = re.compile(r"^GPU0\s+X\b|^\s*GPU0\s+X\s+(?:OK|CNS|GNS|TNS|NS|DR|U)\b", re.MULTILINE)
 _LSPCI = re.compile(r"^\s*Lnk(?:Cap|Sta):", re.MULTILINE)
 
 

@@ -301,6 +301,9 @@ def _table_results(table: _Table, filename: str) -> list[Result]:
                 f"{sizes[0]}..{sizes[-1]} B within {PLATEAU_TOLERANCE:.0%} of the peak {peak:g} GB/s")
         if len(sizes) == 1 and len(table.rows) == 1:
             note += "; only one message size was run, so it may be below the plateau"
+        elif len(sizes) == 1:
+            note += "; only the peak size is within the band, so the curve shows no clear plateau " \
+                    "(still rising at the largest size, or noisy)"
         if left_out:
             note += f"; {left_out} size(s) with results the tool flagged as wrong left out"
         if table.rank_note:

@@ -35,11 +35,6 @@ def parse(text: str, filename: str) -> Measurement:
     lines = numbered_lines(text)
     start = next((k for k, ln in enumerate(lines) if _is_header(ln)), None)
     if start is None:
-        if any(ln.tokens[:1] == ["GPU0"] and len(ln.tokens) > 1 and ln.tokens[1] in _P2P_CODES | {"X"}
-               and any(t in _P2P_CODES for t in ln.tokens) for ln in lines):
-            raise fail(filename, "this is `nvidia-smi topo -p2p` output (P2P status codes such as OK/GNS); "
-                                 "only the `nvidia-smi topo -m` matrix is read here",
-                       hint="run `nvidia-smi topo -m` and save that")
         raise not_this_tool(text, filename, TOOL, "no matrix header starting with 'GPU0'")
     header = lines[start]
     columns, extra = _split_header(header)
@@ -103,6 +98,10 @@ def _split_header(line: Line) -> tuple[list[str], list[str]]:
 
 
 def _check_cell(cell: str, row: int, col: int, line: Line, filename: str) -> None:
+    if cell in _P2P_CODES:
+        raise fail(filename, f"this is `nvidia-smi topo -p2p` output (status code {cell!r} between GPU{row} "
+                             f"and GPU{col}); only the `nvidia-smi topo -m` matrix is read here", line.number,
+                   hint="run `nvidia-smi topo -m` and save that")
     if row == col and cell != "X":
         raise fail(filename, f"expected 'X' where GPU{row} meets itself, found {cell!r}", line.number)
     if row != col and (cell == "X" or not _LABEL.match(cell)):

@@ -121,7 +121,8 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
             segment=g.segment if g else "?", geforce=bool(g and g.segment == "geforce"),
             p2p_stock=bool(g and g.p2p.stock_linux), nvlink_capable=bool(g and g.nvlink.supported),
             slot_width=(g.slot_width or 0) if g else 0, power_w=(g.board_power_w or 0) if g else 0,
-            vram_gb=g.vram_gb if g else 0, cooler=(g.cooler or "?") if g else "?", position=n.position or 0,
+            vram_gb=g.vram_gb if g else 0,
+            physical=_physical(m, n), cooler=(g.cooler or "?") if g else "?", position=n.position or 0,
         )))
     by_index = {g.index: g for g in gpus}
     pairs = []
@@ -163,10 +164,34 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
         unverified_parts=", ".join(sorted({x.name for x in [cpu, m.board, *[n.gpu for n in m.gpus]]
                                            if x is not None and not x.verified})) or "",
-        slot_overlaps=_overlaps(gpus), min_h2d=min((g.h2d for g in gpus), default=0),
+        slot_overlaps=_overlaps(gpus),
+        open_air_neighbours=_open_air_neighbours(gpus),
+        nvlink_bridges=len(m.nvlink),
+        nvlink_invalid=", ".join(f"GPU{a}-GPU{b}" for a, b in m.nvlink
+                                 if not (by_index.get(a) and by_index.get(b) and by_index[a].nvlink_capable
+                                         and by_index[b].nvlink_capable)),
+        chipset_nvme=sum(1 for n in m.nodes.values() if n.kind == "nvme" and n.parent and
+                         m.nodes[n.parent].kind == "chipset"),
+        hpwr_needed=sum(n.gpu.power_connector.count for n in m.gpus if n.gpu and n.gpu.power_connector
+                        and n.gpu.power_connector.type in ("12VHPWR", "12V-2x6")),
+        psu_12v_2x6=m.build.psu_12v_2x6 if m.build and m.build.psu_12v_2x6 is not None else -1,
+        p2p_pairs=sum(1 for p in pairs if p.p2p and not p.bridged),
+        grad_seconds_1b3=round(2.6 * 2 * (len(gpus) - 1) / len(gpus) / pred.allreduce.value, 2)
+        if pred.allreduce and pred.allreduce.value else 0, min_h2d=min((g.h2d for g in gpus), default=0),
         max_h2d=max((g.h2d for g in gpus), default=0),
     ))
     return build, gpus, pairs
+
+
+def _physical(m, n) -> int:
+    conn = m.board.connector(n.connector) if m.board and n.connector else None
+    return (conn.physical or 0) if conn else 0
+
+
+def _open_air_neighbours(gpus) -> int:
+    """Open-air cards with less than one free slot position between them."""
+    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position and g.cooler == "open-air")
+    return sum(1 for (a0, a1), (b0, _) in zip(spans, spans[1:]) if b0 - a1 < 1)
 
 
 def _overlaps(gpus) -> int:

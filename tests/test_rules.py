@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -74,3 +76,23 @@ def test_unverified_parts_are_named(plan_json):
     assert "7985WX" in _ids(plan, "CAT001")[0]["message"]
     plan = plan_json("--cpu", "i9-13900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090")
     assert not _ids(plan, "CAT001")
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+RULES_WITH_FIXTURES = sorted({p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml")})
+
+
+@pytest.mark.parametrize("rule", RULES_WITH_FIXTURES)
+def test_rule_fixture_fires_and_its_twin_does_not(plan_json, rule):
+    fires = plan_json(str(FIXTURES / f"{rule}-fires.yaml"))
+    assert _ids(fires, rule), f"{rule} should fire on {rule}-fires.yaml"
+    quiet = plan_json(str(FIXTURES / f"{rule}-quiet.yaml"))
+    assert not _ids(quiet, rule), f"{rule} must not fire on {rule}-quiet.yaml"
+
+
+def test_every_rule_has_a_firing_and_a_quiet_example():
+    from advisor.rules import load_rules
+    covered = set(RULES_WITH_FIXTURES) | {"LANE001", "LANE002", "P2P001", "P2P002", "PLAT001", "NVL001",
+                                          "PWR001", "MEM001", "FIT001", "CAT001"}
+    assert {r.id for r in load_rules()} <= covered
+    assert len(load_rules()) >= 30

@@ -111,6 +111,7 @@ class Build(Strict):
     topology: Topology | None = None
     software: Software = Field(default_factory=Software)
     psu_w: int | None = Field(default=None, ge=100)
+    psu_12v_2x6: int | None = Field(default=None, ge=0, description="Native 12VHPWR / 12V-2x6 cables the PSU has")
     ram_gb: int | None = Field(default=None, ge=1)
     dimms: int | None = Field(default=None, ge=1, description="DIMMs installed (memory channels populated)")
 

@@ -55,6 +55,13 @@ def _parser() -> argparse.ArgumentParser:
     re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")
     re_.add_argument("id")
 
+    v = sub.add_parser("validate", help="check a vendor's quote (text, CSV or YAML): parts, lanes, findings, claims")
+    v.add_argument("quote", help="the quote file, or - for stdin")
+    v.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
+    v.add_argument("--format", choices=["text", "markdown", "json"], default="text",
+                   help="markdown: a report to forward to the vendor")
+    v.add_argument("--catalog", action="append", default=[], metavar="DIR")
+
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
     return ap
@@ -71,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_plan(args)
         if args.command == "catalog":
             return cmd_catalog(args, ap)
+        if args.command == "validate":
+            return cmd_validate(args)
         if args.command == "rules":
             return cmd_rules(args, ap)
         if args.command == "accuracy":
@@ -106,6 +115,29 @@ def cmd_plan(args) -> int:
     else:
         render_text(pred, findings, explain=args.explain)
     return 0
+
+
+def cmd_validate(args) -> int:
+    from advisor.catalog.store import load_catalog
+    from advisor.quote import evaluate_quote, read_quote
+    from advisor.quote_report import render
+    if args.quote == "-":
+        raw, name = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(), "<stdin>"
+    else:
+        name = args.quote
+        try:
+            raw = Path(args.quote).read_bytes()
+        except OSError as exc:
+            raise UserError(f"{args.quote}: cannot read the quote: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{name}: this is not a text file (not UTF-8)",
+                        hint="save the quote as text, CSV or YAML") from None
+    catalog = load_catalog([Path(d) for d in args.catalog])
+    result = evaluate_quote(read_quote(text, name, catalog), catalog)
+    print(render(result, "json" if args.json else args.format), end="")
+    return result["exit_code"]
 
 
 def _findings(pred) -> list[dict]:

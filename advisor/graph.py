@@ -41,6 +41,8 @@ def build_graph(machine: Machine) -> nx.Graph:
     for a, b in machine.nvlink:
         if a in by_index and b in by_index:
             ga, gb = by_index[a].gpu, by_index[b].gpu
+            if not (ga and gb and ga.nvlink.supported and gb.nvlink.supported):
+                continue  # a bridge cannot join cards without NVLink connectors (rule NVL002 says so)
             links = min(ga.nvlink.links or 0, gb.nvlink.links or 0) or None
             g.add_edge(by_index[a].id, by_index[b].id, kind="nvlink", links=links,
                        gbps=min(ga.nvlink.gbps_per_direction or 0, gb.nvlink.gbps_per_direction or 0) or None)

@@ -24,6 +24,8 @@ _SMIQ = re.compile(r"=+NVSMI LOG=+|<nvidia_smi_log\b|^\s*GPU Link Info\s*$", re.
 _TOPO = re.compile(r"^[ \t]*GPU0\b.*(?:CPU Affinity|\bGPU1\b)", re.MULTILINE)
 _TOPO_ROW = re.compile(r"^GPU0\s+X\b|^\s*GPU0\s+X\s+(?:OK|CNS|GNS|TNS|NS|DR|U)\b", re.MULTILINE)
 _LSPCI = re.compile(r"^\s*Lnk(?:Cap|Sta):", re.MULTILINE)
+_LSPCI_DEVICE = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:\n]+: .*\n"
+                           r"(?:\s+.*\n)*?\s+(?:Capabilities|Kernel driver in use):", re.MULTILINE)
 
 
 def detect(text: str) -> str | None:
@@ -44,6 +46,6 @@ def detect(text: str) -> str | None:
         return "smi-q"
     if _TOPO.search(text) and _TOPO_ROW.search(text):
         return "topo"
-    if _LSPCI.search(text):
+    if _LSPCI.search(text) or _LSPCI_DEVICE.search(text):
         return "lspci"
     return None

@@ -170,7 +170,9 @@ def _cell(token: str, filename: str, line: int | None, context: str, decimals: i
 
 
 def _row_name(test: str, row: int) -> str:
-    return f"GPU {row}" if _pairwise(test) else f"row {row} (CPU)"
+    if _pairwise(test):
+        return f"GPU {row}"
+    return "the CPU" if row == 0 else f"CPU row {row}"
 
 
 # ----------------------------------------------------------------------------- JSON

@@ -117,7 +117,7 @@ def _read_rows(lines: list[Line], i: int, n: int, filename: str, context: str,
         i += 1
     if len(rows) < n:
         where = lines[i].number if i < len(lines) else lines[-1].number
-        ending = "the file ends" if i >= len(lines) else "the table ends"
+        ending = "the file ends" if all(not ln.text.strip() for ln in lines[i:]) else "the table ends"
         raise fail(filename, f"{ending} after {len(rows)} of {n} rows of the {context}", where,
                    hint="the output looks truncated; rerun the test and save its full output")
     return rows, i

@@ -1,0 +1,251 @@
+"""`advisor validate`: reading vendor quotes (text, CSV, YAML), matching parts, checking claims."""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.catalog.store import load_catalog
+from advisor.errors import UserError
+from advisor.quote import evaluate_quote, read_quote
+from tests.conftest import ROOT
+
+QUOTES = ROOT / "examples" / "quotes"
+
+
+@lru_cache(maxsize=1)
+def catalog():
+    return load_catalog()
+
+
+def quote(name: str):
+    path = QUOTES / name
+    return read_quote(path.read_text(), str(path), catalog())
+
+
+def parts(q) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in q.lines:
+        if x.status == "matched":
+            out[x.part_id] = out.get(x.part_id, 0) + x.qty
+    return out
+
+
+def validate_json(cli, *args):
+    code, out, err = cli("validate", *args, "--json")
+    return code, (json.loads(out) if out else None), err
+
+
+# ---------------------------------------------------------------- the examples
+
+
+def test_clean_quote_passes(cli):
+    q = quote("clean-2x6000ada-wrx90.txt")
+    assert q.format == "text"
+    assert parts(q) == {"amd-ryzen-threadripper-pro-7965wx": 1, "asus-pro-ws-wrx90e-sage-se": 1,
+                        "nvidia-rtx-6000-ada": 2}
+    assert q.build_data["psu_w"] == 1600 and q.build_data["ram_gb"] == 256
+    prices = {x.part_id: x.price for x in q.lines if x.status == "matched"}
+    assert prices["nvidia-rtx-6000-ada"] == 6799.0
+    unmatched = [x.text for x in q.lines if x.status == "unmatched"]
+    assert any(t.startswith("Total:") for t in unmatched) and any("Meshify" in t for t in unmatched)
+    code, r, _ = validate_json(cli, str(QUOTES / "clean-2x6000ada-wrx90.txt"))
+    assert code == 0 and r["verdict"] == "PASS"
+    assert {c["kind"]: c["verdict"] for c in r["claims"]} == {"pcie_x16": True, "p2p": True}
+    assert [g["link"]["width"] for g in r["plan"]["gpus"]] == [16, 16]
+
+
+def test_4090_hero_email_false_claims(cli):
+    q = quote("2x4090-z790-hero-email.txt")
+    assert parts(q) == {"intel-core-i9-14900k": 1, "asus-rog-maximus-z790-hero": 1, "nvidia-rtx-4090": 2}
+    assert q.build_data["nvlink"] == [[0, 1]] and q.build_data["ram_gb"] == 96
+    nvme = [x for x in q.lines if x.kind == "nvme"]
+    assert len(nvme) == 1 and nvme[0].qty == 2 and "nvme" not in q.build_data  # no sockets named: not placed
+    kinds = {c.kind for c in q.claims}
+    assert {"pcie_x16", "nvlink"} <= kinds
+    code, r, _ = validate_json(cli, str(QUOTES / "2x4090-z790-hero-email.txt"))
+    assert code == 1 and r["verdict"] == "PROBLEMS"
+    false = {c["kind"] for c in r["false_claims"]}
+    assert false == {"pcie_x16", "nvlink"}
+    pcie = next(c for c in r["false_claims"] if c["kind"] == "pcie_x16")
+    assert pcie["line"] == 15 and "x8" in pcie["why"]
+
+
+def test_strix_csv_chipset_slot(cli):
+    q = quote("strix-z790e-chipset-slot.csv")
+    assert q.format == "csv"
+    assert parts(q) == {"intel-core-i9-14900k": 1, "asus-rog-strix-z790-e-gaming-wifi": 1, "nvidia-rtx-4090": 2}
+    gpu = next(x for x in q.lines if x.part_id == "nvidia-rtx-4090")
+    assert gpu.line == 4 and gpu.price == 1599.0 and gpu.text == "NVIDIA GeForce RTX 4090 Founders Edition"
+    code, r, _ = validate_json(cli, str(QUOTES / "strix-z790e-chipset-slot.csv"))
+    assert code == 1
+    assert "LANE002" in {f["id"] for f in r["plan"]["findings"]}
+    assert [c["line"] for c in r["false_claims"]] == [9]
+
+
+def test_undersized_psu_yaml(cli):
+    q = quote("undersized-psu.yaml")
+    assert q.format == "yaml"
+    assert parts(q) == {"amd-ryzen-threadripper-7970x": 1, "asus-pro-ws-trx50-sage-wifi": 1, "nvidia-rtx-5090": 2}
+    assert q.build_data["psu_w"] == 1000
+    code, r, _ = validate_json(cli, str(QUOTES / "undersized-psu.yaml"))
+    assert code == 1
+    verdicts = {c["kind"]: c["verdict"] for c in r["claims"]}
+    assert verdicts == {"psu": False, "pcie_x16": True}
+    assert r["false_claims"][0]["line"] == 11
+
+
+def test_missing_part_and_noise(cli):
+    q = quote("missing-part-noise.txt")
+    assert parts(q) == {"amd-epyc-9554": 1, "supermicro-h13ssl-n": 1}
+    nic = [x for x in q.lines if x.status == "not_in_catalog"]
+    assert [(x.line, x.kind, x.qty) for x in nic] == [(7, "gpu", 4)]
+    assert q.build_data["ram_gb"] == 12 * 64 and q.build_data["psu_w"] == 2000
+    assert any("Payment terms" in x.text for x in q.lines if x.status == "unmatched")
+    code, out, _ = cli("validate", str(QUOTES / "missing-part-noise.txt"))
+    assert code == 1 and out.startswith("INCOMPLETE") and "RTX 7000 Ultra" in out
+
+
+def test_markdown_report(cli):
+    code, out, _ = cli("validate", str(QUOTES / "2x4090-z790-hero-email.txt"), "--format", "markdown")
+    assert code == 1
+    assert out.startswith("# Quote review: PROBLEMS")
+    assert "## Claims in the quote that do not hold" in out and "| Line |" in out
+
+
+def test_every_example_resolves():
+    for path in QUOTES.iterdir():
+        q = read_quote(path.read_text(), str(path), catalog())
+        assert q.build is not None, path
+
+
+# ---------------------------------------------------------------- forms and inputs
+
+
+def test_quantity_and_price_forms():
+    text = ("2 x NVIDIA RTX 4090 24GB $1,599.00\nIntel Core i9-14900K Qty: 1 USD 549.00\n"
+            "ASUS ROG Maximus Z790 Hero (x1) 629.99 USD\nRTX 4090 x3\n")
+    q = read_quote(text, "q.txt", catalog())
+    gpus = [x for x in q.lines if x.kind == "gpu"]
+    assert [x.qty for x in gpus] == [2, 3] and gpus[0].price == 1599.0
+    assert q.build_data["gpus"] == [{"model": "nvidia-rtx-4090", "count": 5}]
+    assert [x.price for x in q.lines if x.kind in ("cpu", "board")] == [549.0, 629.99]
+
+
+def test_incomplete_without_board(cli, write):
+    p = write("q.txt", "2x RTX 4090 $1,599.00\nIntel Core i9-14900K $549\n")
+    code, r, _ = validate_json(cli, str(p))
+    assert code == 1 and r["verdict"] == "INCOMPLETE" and r["missing"] == ["board"]
+    assert len([x for x in r["quote"]["lines"] if x["status"] == "matched"]) == 2
+
+
+def test_yaml_list_of_items_and_sockets():
+    text = ("- {description: Intel Core i9-14900K, qty: 1, price: 549}\n"
+            "- {description: ASUS ROG Strix Z790-E Gaming WiFi, price: '$449.99'}\n"
+            "- {description: RTX 4090, qty: 1}\n"
+            "- Samsung 990 PRO 2TB NVMe in M.2_1\n")
+    q = read_quote(text, "q.yaml", catalog())
+    assert q.build_data["nvme"] == [{"socket": "M.2_1"}]
+    assert q.build is not None and q.build.nvme[0].socket == "M.2_1"
+
+
+def test_csv_without_suffix_is_detected():
+    text = "Description;Qty;Price\nIntel Core i9-14900K;1;549\nASUS ROG Maximus Z790 Hero;1;629\nRTX 4090;2;1599\n"
+    q = read_quote(text, "<stdin>", catalog())
+    assert q.format == "csv" and q.build_data["gpus"] == [{"model": "nvidia-rtx-4090", "count": 2}]
+
+
+def test_stdin(cli, monkeypatch):
+    data = (QUOTES / "clean-2x6000ada-wrx90.txt").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, r, _ = validate_json(cli, "-")
+    assert code == 0 and r["quote"]["file"] == "<stdin>"
+
+
+@pytest.mark.parametrize("name,text,where", [
+    ("q.txt", "", "q.txt"),
+    ("q.txt", "   \n\n", "q.txt"),
+    ("q.yaml", "cpu: [1, 2\n", "q.yaml:"),
+    ("q.yaml", "just a string\n", "q.yaml:1"),
+    ("q.yaml", "cpu: i9-14900K\nwattage: 3\n", "q.yaml:2"),
+    ("q.yaml", "cpu: i9-14900K\ngpus: {model: RTX 4090, count: zero}\n", "q.yaml:2"),
+    ("q.txt", "hello\nthanks, bye\n", "q.txt"),
+    ("q.csv", "a,b\n1,2\n", "q.csv:1"),
+    ("q.txt", "RTX 4090\x00\x01", "q.txt"),
+])
+def test_unusable_input_is_a_user_error(name, text, where):
+    with pytest.raises(UserError) as exc:
+        read_quote(text, name, catalog())
+    assert where in exc.value.render()
+
+
+def test_binary_file_exit_2(cli, write, tmp_path):
+    p = tmp_path / "q.pdf"
+    p.write_bytes(b"%PDF-1.7\n\xff\xfe\x00\x01binary")
+    code, out, err = cli("validate", str(p))
+    assert code == 2 and "q.pdf" in err
+    code, out, err = cli("validate", str(tmp_path / "nope.txt"))
+    assert code == 2 and "nope.txt" in err
+
+
+# ---------------------------------------------------------------- robustness
+
+_yamlish = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5000), st.text(max_size=30),
+              st.sampled_from(["RTX 4090", "i9-14900K", "Maximus Z790 Hero", "1600W PSU", "2x 32GB DDR5"])),
+    lambda c: st.one_of(st.lists(c, max_size=4),
+                        st.dictionaries(st.sampled_from(["cpu", "board", "gpus", "psu_w", "ram_gb", "claims", "items",
+                                                         "nvme", "nvlink", "model", "count", "qty", "price",
+                                                         "description", "x"]), c, max_size=5)),
+    max_leaves=10,
+)
+
+
+def _ok_or_user_error(text: str, name: str) -> None:
+    try:
+        q = read_quote(text, name, catalog())
+    except UserError:
+        return
+    if q.build is not None:
+        try:
+            evaluate_quote(q, catalog())
+        except UserError:
+            pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(["q.txt", "q.yaml", "q.csv", "<stdin>"]))
+def test_arbitrary_text_only_user_errors(text, name):
+    _ok_or_user_error(text, name)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_yamlish)
+def test_arbitrary_yaml_only_user_errors(data):
+    import yaml
+    _ok_or_user_error(yaml.safe_dump(data), "q.yaml")
+
+
+_words = st.sampled_from(["2x", "Qty: 3", "(x2)", "$1,599.00", "RTX 4090", "i9-14900K", "WRX90E-SAGE", "1600W", "PSU",
+                          "4x 32GB DDR5", "NVLink bridge", "NVMe M.2_1", "PCIe 5.0 x16", "P2P", "is enough", "Total:",
+                          "Hello", "GPU", ",", ";", "\t", "-", ":", "RTX 6000 Ada", "Threadripper PRO 7965WX"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_words, max_size=8).map(" ".join), max_size=8).map("\n".join),
+       st.sampled_from(["q.txt", "q.csv", "<stdin>"]))
+def test_quote_like_text_only_user_errors(text, name):
+    _ok_or_user_error(text, name)
+
+
+def test_stdin_yaml_is_detected(cli, monkeypatch):
+    data = (QUOTES / "undersized-psu.yaml").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, r, _ = validate_json(cli, "-")
+    assert code == 1 and r["quote"]["format"] == "yaml"
+    assert [c["kind"] for c in r["false_claims"]] == ["psu"]

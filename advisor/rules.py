@@ -164,6 +164,7 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
         unverified_parts=", ".join(sorted({x.name for x in [cpu, m.board, *[n.gpu for n in m.gpus]]
                                            if x is not None and not x.verified})) or "",
+        alternative=_alternative(len(gpus)) if cpu and cpu.segment == "desktop" and len(gpus) >= 2 else "",
         slot_overlaps=_overlaps(gpus),
         open_air_neighbours=_open_air_neighbours(gpus),
         nvlink_bridges=len(m.nvlink),
@@ -181,6 +182,27 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
         max_h2d=max((g.h2d for g in gpus), default=0),
     ))
     return build, gpus, pairs
+
+
+@lru_cache(maxsize=16)
+def _alternative(n_gpus: int) -> str:
+    """A concrete workstation platform from the catalog that gives n GPUs a CPU x16 link each."""
+    from advisor.catalog.store import load_catalog
+    catalog = load_catalog()
+    best = None
+    for board in sorted(catalog.boards, key=lambda b: (not b.verified, b.price_usd or 1e9, b.id)):
+        if board.segment != "workstation" or not board.cpu_families:
+            continue
+        cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
+        x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
+        if len(x16) < n_gpus:
+            continue
+        cpus = sorted((c for c in catalog.cpus if c.family in board.cpu_families),
+                      key=lambda c: (not c.verified, c.price_usd or 1e9, c.id))
+        if cpus:
+            best = f"{cpus[0].name} on {board.name} ({len(x16)} CPU x16 slots)"
+            break
+    return best or "a Threadripper, Xeon W or EPYC platform"
 
 
 def _physical(m, n) -> int:

@@ -30,7 +30,7 @@ class LineList(list):
     item_lines: list
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # the C parser where libyaml is present
     pass
 
 

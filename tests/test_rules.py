@@ -96,3 +96,10 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
                                           "PWR001", "MEM001", "FIT001", "CAT001"}
     assert {r.id for r in load_rules()} <= covered
     assert len(load_rules()) >= 30
+
+
+def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_json):
+    from advisor.catalog.store import load_catalog
+    fix = _ids(plan_json(*TWO_4090_X8), "PLAT001")[0]["fix"]
+    boards = [b.name for b in load_catalog().boards if b.segment == "workstation"]
+    assert any(name in fix for name in boards), fix

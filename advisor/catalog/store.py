@@ -93,7 +93,10 @@ class Catalog:
         if text.strip() in self.parts and (kind is None or self.parts[text.strip()].kind == kind):
             return [Match(self.parts[text.strip()], 100.0, text.strip())]
         choices = [k for k, _ in keys]
-        results = process.extract(query, choices, scorer=_score, limit=limit * 4)
+        # Native scorers shortlist; the digit-aware score ranks the shortlist.
+        short = {idx for scorer in (fuzz.ratio, fuzz.partial_ratio)
+                 for _, _, idx in process.extract(query, choices, scorer=scorer, limit=limit * 4)}
+        results = [(choices[i], _score(query, choices[i]), i) for i in short]
         best: dict[str, Match] = {}
         for key, score, idx in results:
             pid = keys[idx][1]

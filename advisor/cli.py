@@ -20,6 +20,8 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket")
     p.add_argument("--catalog", action="append", default=[], metavar="DIR",
                    help="a folder of your own catalog parts, layered over the bundled catalog")
+    p.add_argument("--rules", action="append", default=[], metavar="DIR",
+                   help="a folder of your own findings rules (also $ADVISOR_RULES)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "markdown", "json"], default="text",
                    help="markdown: a report to forward to the vendor")
     v.add_argument("--catalog", action="append", default=[], metavar="DIR")
+    v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
@@ -73,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         ap.print_help()
         return 0
+    from advisor import rules as rules_module
+    rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         if args.command == "plan":
             return cmd_plan(args)

@@ -7,6 +7,7 @@ facts of that scope as names (`build`, `gpu`, `pair`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,7 +63,8 @@ class Finding:
 
 
 def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
-    rules, problems = _load(extra_dirs)
+    # The bundled rules are read once; a user's folders are read afresh (they may be being edited).
+    rules, problems = _load(extra_dirs) if not extra_dirs else _load.__wrapped__(extra_dirs)
     if problems:
         raise UserError(problems=problems)
     return rules
@@ -72,6 +74,9 @@ def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
 def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
     files = sorted(p for p in bundled("rules").glob("*.yaml") if p.name != "model.yaml")
     for d in extra_dirs:
+        if not Path(d).is_dir():
+            problems_dir = [Problem(f"{d}: rules folder not found", hint="give a folder of rule YAML files")]
+            return [], problems_dir
         files += sorted(Path(d).glob("*.yaml"))
     rules: list[Rule] = []
     problems: list[Problem] = []
@@ -221,17 +226,31 @@ def _overlaps(gpus) -> int:
     return sum(1 for (a0, a1), (b0, _) in zip(spans, spans[1:]) if b0 < a1)
 
 
+CLI_RULE_DIRS: tuple[str, ...] = ()  # set by the CLI from --rules for the command being run
+
+
+def user_rule_dirs() -> tuple[str, ...]:
+    """Rule folders of the user's own: --rules, then $ADVISOR_RULES (separated like PATH)."""
+    return CLI_RULE_DIRS + tuple(p for p in os.environ.get("ADVISOR_RULES", "").split(os.pathsep) if p)
+
+
+@lru_cache(maxsize=1024)
+def _parsed(expr: str):
+    return EvalWithCompoundTypes().parse(expr)
+
+
 def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
-    rules = load_rules(extra_dirs)
+    rules = load_rules(tuple(extra_dirs) + user_rule_dirs())
     build, gpus, pairs = facts(pred)
     findings: list[Finding] = []
     for rule in rules:
         subjects = {"build": [{"build": build}], "gpu": [{"build": build, "gpu": g} for g in gpus],
                     "pair": [{"build": build, "pair": p} for p in pairs]}[rule.scope]
+        parsed = _parsed(rule.when)
         for names in subjects:
             evaluator = EvalWithCompoundTypes(names=names, functions={"min": min, "max": max, "round": round})
             try:
-                hit = bool(evaluator.eval(rule.when))
+                hit = bool(evaluator.eval(rule.when, previously_parsed=parsed))
             except Exception as exc:  # a user rule naming an unknown fact: say which rule
                 raise UserError(f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
                                 hint="`advisor rules explain ID` lists the facts rules can use") from None

@@ -103,3 +103,15 @@ def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_jso
     fix = _ids(plan_json(*TWO_4090_X8), "PLAT001")[0]["fix"]
     boards = [b.name for b in load_catalog().boards if b.segment == "workstation"]
     assert any(name in fix for name in boards), fix
+
+
+def test_a_users_own_rules_folder_adds_findings(plan_json, tmp_path, cli):
+    (tmp_path / "mine.yaml").write_text(
+        "kind: rules\nrules:\n  - id: MY001\n    category: workload\n    severity: info\n    scope: gpu\n"
+        "    title: Big card\n    when: \"gpu.vram_gb >= 24\"\n    message: \"GPU{gpu.index} has {gpu.vram_gb:g} GB\"\n"
+        "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n")
+    plan = plan_json(*ONE_4090, "--rules", str(tmp_path))
+    assert _ids(plan, "MY001")[0]["message"] == "GPU0 has 24 GB"
+    (tmp_path / "bad.yaml").write_text("kind: rules\nrules:\n  - id: BAD001\n    category: nope\n")
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2 and f"{tmp_path / 'bad.yaml'}:4: rules[0].category" in err

@@ -65,6 +65,20 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--catalog", action="append", default=[], metavar="DIR")
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 
+    im = sub.add_parser("import", help="read a measurement tool's output into a measurement file")
+    im.add_argument("tool", choices=["nvbandwidth", "p2p", "nccl-tests", "topo", "smi-q", "lspci", "auto"])
+    im.add_argument("file", help="the tool's output (text, or JSON for nvbandwidth -j / nccl-tests -J)")
+    im.add_argument("--json", action="store_true", help="print the measurement as JSON")
+    im.add_argument("-o", "--output", metavar="FILE", help="write the measurement file (JSON)")
+
+    cm = sub.add_parser("compare", help="predicted vs measured for a build and a measurement file")
+    cm.add_argument("build", help="build YAML file")
+    cm.add_argument("measurement", nargs="+", help="measurement files (from advisor import), or tool outputs")
+    cm.add_argument("--json", action="store_true")
+    cm.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    cm.add_argument("--tolerance", type=float, default=0.15, help="flag figures off by more than this (0.15)")
+    cm.add_argument("--catalog", action="append", default=[], metavar="DIR")
+
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
     return ap
@@ -85,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_catalog(args, ap)
         if args.command == "validate":
             return cmd_validate(args)
+        if args.command == "import":
+            return cmd_import(args)
+        if args.command == "compare":
+            return cmd_compare(args)
         if args.command == "rules":
             return cmd_rules(args, ap)
         if args.command == "accuracy":
@@ -202,6 +220,71 @@ def cmd_catalog(args, ap) -> int:
         return 0
     ap.parse_args(["catalog", "--help"])
     return 2
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file", hint="check the path") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: is not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def cmd_import(args) -> int:
+    from advisor.measure.parsers import parse
+    meas = parse(args.tool, _read_text(args.file), args.file)
+    if args.output:
+        meas.save(args.output)
+        print(f"wrote {args.output}: {len(meas.results)} results from {meas.source.tool}", file=sys.stderr)
+    if args.json or not args.output:
+        print(meas.to_json(), end="")
+    return 0
+
+
+def _measurement(path: str):
+    from advisor.measure.models import Measurement
+    from advisor.measure.parsers import parse
+    text = _read_text(path)
+    if text.lstrip().startswith("{") and '"schema_version"' in text and '"results"' in text:
+        return Measurement.from_file(path)
+    return parse("auto", text, path)
+
+
+def cmd_compare(args) -> int:
+    from advisor.catalog.store import load_catalog
+    from advisor.compare import compare
+    from advisor.engine import evaluate, load_build
+    catalog = load_catalog([Path(d) for d in args.catalog])
+    pred = evaluate(load_build(args.build), catalog)
+    rows = []
+    for path in args.measurement:
+        rows += [(path, r) for r in compare(pred, _measurement(path), args.tolerance)]
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        print(json.dumps({"rows": [dict(r.to_json(), source=p) for p, r in rows],
+                          "flagged": sum(1 for _, r in rows if r.flagged)}, indent=2))
+    else:
+        md = fmt == "markdown"
+        head = "| metric | where | predicted | measured | ratio | |" if md else \
+            f"{'metric':14} {'where':12} {'predicted':>10} {'measured':>10} {'ratio':>6}"
+        print(head)
+        if md:
+            print("|---|---|---|---|---|---|")
+        for _, r in rows:
+            ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
+            flag = "OFF" if r.flagged else "ok"
+            if md:
+                print(f"| {r.metric} | {r.where} | {r.predicted} | {r.measured} | {ratio} | {flag} |")
+            else:
+                print(f"{r.metric:14} {r.where:12} {str(r.predicted):>10} {str(r.measured):>10} {ratio:>6}  {flag}")
+            for c in r.causes:
+                print(f"{'  - ' if md else '    '}{c['id']}: {c['message']} Check: {c['fix']}")
+        if not rows:
+            print("no metric in the measurement matches a predicted one")
+    return 1 if any(r.flagged for _, r in rows) else 0
 
 
 def cmd_rules(args, ap) -> int:

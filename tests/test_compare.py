@@ -1,0 +1,52 @@
+"""`advisor import` and `advisor compare` on real published tool outputs."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import ROOT
+
+TOOLS = ROOT / "tests" / "fixtures" / "tools"
+STELLINE_TREE = """
+topology:
+  sockets:
+    - vendor: amd
+      root_ports:
+        - {id: "c0:01.1", host_bridge: "c0", children: [{gpu: "RTX 6000 Ada"}]}
+        - {id: "c0:03.1", host_bridge: "c0", children: [{gpu: "RTX 6000 Ada"}]}
+"""
+
+
+def test_import_writes_a_measurement_file(cli, tmp_path):
+    out = tmp_path / "m.json"
+    code, stdout, err = cli("import", "p2p", str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "-o", str(out))
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    uni = [r for r in data["results"] if r["metric"] == "uni_gbps" and r.get("p2p") is True]
+    assert uni and {r["value"] for r in uni} == {26.32}
+
+
+def test_compare_agrees_where_the_build_matches_the_machine(cli, write):
+    build = write("stelline.yaml", STELLINE_TREE)
+    code, out, _ = cli("compare", str(build), str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "--json")
+    assert code == 0
+    rows = {(r["metric"], r["where"]): r for r in json.loads(out)["rows"]}
+    assert rows[("uni_gbps", "GPU0-GPU1")]["flagged"] is False
+    assert 0.95 < rows[("uni_gbps", "GPU0-GPU1")]["ratio"] < 1.05
+
+
+def test_compare_flags_a_gap_and_names_likely_causes(cli, tmp_path):
+    m = tmp_path / "m.json"
+    cli("import", "auto", str(TOOLS / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt"), "-o", str(m))
+    code, out, _ = cli("compare", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), str(m), "--json")
+    assert code == 1
+    report = json.loads(out)
+    uni = next(r for r in report["rows"] if r["metric"] == "uni_gbps")
+    assert uni["flagged"] and uni["ratio"] > 1.5
+    assert any(c["id"] == "CMP014" and "x16" in c["message"] for c in uni["causes"])
+
+
+def test_import_of_garbage_is_a_clear_error(cli, write):
+    path = write("junk.txt", "hello world\nnothing to see\n")
+    code, _, err = cli("import", "auto", str(path))
+    assert code == 2 and "could not tell which tool" in err

@@ -223,14 +223,8 @@ def cmd_catalog(args, ap) -> int:
 
 
 def _read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file", hint="check the path") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: is not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+    from advisor.yamlio import read_text
+    return read_text(path)
 
 
 def cmd_import(args) -> int:

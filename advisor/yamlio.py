@@ -96,10 +96,11 @@ def loads(text: str, filename: str = "<string>") -> Any:
         raise UserError(problems=[Problem(f"this is not valid YAML: {exc}", file=filename)]) from None
 
 
-def load_file(path: str | Path) -> Any:
+def read_text(path: str | Path) -> str:
+    """A user's text file; what goes wrong reading it becomes a UserError naming the file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file", hint="check the path") from None
     except IsADirectoryError:
@@ -108,7 +109,10 @@ def load_file(path: str | Path) -> Any:
         raise UserError(f"{path}: is not UTF-8 text") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
-    return loads(text, str(path))
+
+
+def load_file(path: str | Path) -> Any:
+    return loads(read_text(path), str(path))
 
 
 def line_of(data: Any, loc: tuple | list) -> int | None:

@@ -55,12 +55,12 @@ def build_from_flags(cpu: str | None, board: str | None, gpus: Iterable[str], nv
         data["gpus"] = [s.model_dump() for s in specs]
     if nvme:
         data["nvme"] = [NvmeSpec(socket=s).model_dump() for s in nvme]
-    try:
-        return Build.model_validate(data)
-    except Exception as exc:  # pydantic ValidationError
-        msg = str(exc).splitlines()
-        raise UserError("the build is incomplete: " + (msg[-2].strip() if len(msg) > 1 else str(exc)),
-                        hint="give --cpu and --board (and --gpu), or a build file") from None
+    build, problems = validate(Build, data, None)
+    if problems:
+        problems[-1].hint = "give --cpu and --board (and --gpu), or a build file"
+        raise UserError(problems=problems)
+    assert build is not None
+    return build
 
 
 def machine_of(build: Build, catalog: Catalog | None = None) -> Machine:

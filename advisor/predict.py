@@ -286,7 +286,7 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
     level, level_why = nccl_level(machine)
     if nvlink and level != "LOC":
         nccl_p2p, transport, nreason = True, "NVLink", "NVLink is always used"
-    elif p2p and level != "LOC" and class_rank(path) <= _LEVEL_RANK[level] - 0:
+    elif p2p and level != "LOC" and class_rank(path) <= _LEVEL_RANK[level]:
         nccl_p2p, transport, nreason = True, "P2P", f"path {path} is within P2P level {level} ({level_why})"
     elif p2p:
         nccl_p2p, transport, nreason = False, "SHM", (f"path {path} is beyond P2P level {level} ({level_why}); "

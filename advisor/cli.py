@@ -71,6 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     im.add_argument("--json", action="store_true", help="print the measurement as JSON")
     im.add_argument("-o", "--output", metavar="FILE", help="write the measurement file (JSON)")
 
+    bn = sub.add_parser("bench", help="measure this machine's GPUs with torch (pip install 'advisor[bench]')")
+    bn.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
+    bn.add_argument("-o", "--output", metavar="FILE", default="advisor-bench.json", help="measurement file to write")
+    bn.add_argument("--json", action="store_true", help="also print the measurement")
+
     cm = sub.add_parser("compare", help="predicted vs measured for a build and a measurement file")
     cm.add_argument("build", help="build YAML file")
     cm.add_argument("measurement", nargs="+", help="measurement files (from advisor import), or tool outputs")
@@ -101,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_validate(args)
         if args.command == "import":
             return cmd_import(args)
+        if args.command == "bench":
+            return cmd_bench(args)
         if args.command == "compare":
             return cmd_compare(args)
         if args.command == "rules":
@@ -225,6 +232,31 @@ def cmd_catalog(args, ap) -> int:
 def _read_text(path: str) -> str:
     from advisor.yamlio import read_text
     return read_text(path)
+
+
+def cmd_bench(args) -> int:
+    try:
+        import torch
+    except ImportError:
+        print("advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available() or torch.cuda.device_count() == 0:
+        print("No CUDA GPU is visible to torch here: nothing to measure. `advisor import` reads the outputs of "
+              "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine.")
+        return 0
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from advisor.bench.torch_bench import Settings, run
+    settings = Settings.quick() if args.quick else Settings()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=__import__("rich.console").console.Console(stderr=True)) as bar:
+        task = bar.add_task("starting", total=None)
+        meas = run(settings, progress=lambda text: bar.update(task, description=text))
+    meas.save(args.output)
+    print(f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)", file=sys.stderr)
+    if args.json:
+        print(meas.to_json(), end="")
+    return 0
 
 
 def cmd_import(args) -> int:

@@ -78,7 +78,7 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE) -
                          ("d2h_all_gbps", "d2h_all")):
         by_gpu: dict[int, list[float]] = {}
         for r in meas.find(metric):
-            if r.gpu is not None:
+            if r.gpu is not None and not (r.note and "pageable" in r.note):  # compare pinned with pinned
                 by_gpu.setdefault(r.gpu, []).append(float(r.value))
         for i, values in sorted(by_gpu.items()):
             if i not in gpus:

@@ -1,0 +1,1 @@
+"""Measure a real machine with torch (an optional extra). Imported only by `advisor bench`."""

@@ -76,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     bn.add_argument("-o", "--output", metavar="FILE", default="advisor-bench.json", help="measurement file to write")
     bn.add_argument("--json", action="store_true", help="also print the measurement")
 
+    pr = sub.add_parser("probe", help="read GPUs, PCIe links, P2P status and topology through NVML")
+    pr.add_argument("-o", "--output", metavar="FILE", help="measurement file to write")
+    pr.add_argument("--json", action="store_true")
+
     cm = sub.add_parser("compare", help="predicted vs measured for a build and a measurement file")
     cm.add_argument("build", help="build YAML file")
     cm.add_argument("measurement", nargs="+", help="measurement files (from advisor import), or tool outputs")
@@ -108,6 +112,14 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_import(args)
         if args.command == "bench":
             return cmd_bench(args)
+        if args.command == "probe":
+            from advisor.measure.probe import probe
+            meas = probe()
+            if args.output:
+                meas.save(args.output)
+            if args.json or not args.output:
+                print(meas.to_json(), end="")
+            return 0
         if args.command == "compare":
             return cmd_compare(args)
         if args.command == "rules":

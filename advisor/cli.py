@@ -76,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     bn.add_argument("-o", "--output", metavar="FILE", default="advisor-bench.json", help="measurement file to write")
     bn.add_argument("--json", action="store_true", help="also print the measurement")
 
+    fm = sub.add_parser("from-machine", help="an explicit-tree build from nvidia-smi topo -m (+ -q or a probe file)")
+    fm.add_argument("files", nargs="+", help="topo -m output, nvidia-smi -q output, measurement files")
+    fm.add_argument("--gpu", help="GPU model for GPUs the files do not name")
+    fm.add_argument("-o", "--output", metavar="FILE", help="write the build YAML (atomic)")
+
     pr = sub.add_parser("probe", help="read GPUs, PCIe links, P2P status and topology through NVML")
     pr.add_argument("-o", "--output", metavar="FILE", help="measurement file to write")
     pr.add_argument("--json", action="store_true")
@@ -112,6 +117,16 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_import(args)
         if args.command == "bench":
             return cmd_bench(args)
+        if args.command == "from-machine":
+            from advisor.measure.to_build import build_from
+            from advisor.yamlio import atomic_write, dumps
+            text = dumps(build_from([_measurement(f) for f in args.files], args.gpu))
+            if args.output:
+                atomic_write(args.output, text)
+                print(f"wrote {args.output}; `advisor plan {args.output}` predicts it", file=sys.stderr)
+            else:
+                print(text, end="")
+            return 0
         if args.command == "probe":
             from advisor.measure.probe import probe
             meas = probe()

@@ -50,3 +50,30 @@ def test_import_of_garbage_is_a_clear_error(cli, write):
     path = write("junk.txt", "hello world\nnothing to see\n")
     code, _, err = cli("import", "auto", str(path))
     assert code == 2 and "could not tell which tool" in err
+
+
+def test_a_build_from_topo_reproduces_its_path_classes(cli, tmp_path):
+    from advisor.measure.models import Measurement, Result, Source
+    from advisor.measure.to_build import build_from
+    from advisor.yamlio import dumps
+    labels = {(0, 1): "PIX", (0, 2): "PXB", (1, 2): "PXB", (0, 3): "NODE", (1, 3): "NODE", (2, 3): "NODE",
+              (0, 4): "SYS", (1, 4): "SYS", (2, 4): "SYS", (3, 4): "SYS"}
+    results = [Result(metric="path", a=a, b=b, value=v, tool="topo") for (a, b), v in labels.items()]
+    meas = Measurement(source=Source(tool="topo", file="t"), results=results)
+    build = tmp_path / "b.yaml"
+    build.write_text(dumps(build_from([meas], "RTX 6000 Ada")))
+    code, out, err = cli("plan", str(build), "--json")
+    assert code == 0, err
+    got = {(p["a"], p["b"]): p["path"] for p in json.loads(out)["pairs"]}
+    assert got == labels
+
+
+def test_from_machine_on_a_real_topo_output(cli, tmp_path):
+    out = tmp_path / "b.yaml"
+    code, _, err = cli("from-machine", str(TOOLS / "topo" / "stelline_2x6000ada_spaces_nics.txt"),
+                       "--gpu", "RTX 6000 Ada", "-o", str(out))
+    assert code == 0, err
+    code, plan, _ = cli("plan", str(out), "--json")
+    assert json.loads(plan)["pairs"][0]["path"] == "PHB"
+    code, _, err = cli("from-machine", str(TOOLS / "topo" / "stelline_2x6000ada_spaces_nics.txt"))
+    assert code == 2 and "GPU model" in err

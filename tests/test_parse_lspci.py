@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,29 +82,10 @@ NASTY = ["Speed", "2.5GT/s", "7GT/s", "x99", "x0", "Width", "(downgraded)", "Lnk
          "NVIDIA", "01:00.0", "VGA compatible controller:", "٣", "9" * 30, "nan"]
 
 
-@st.composite
-def mutated(draw: st.DrawFn) -> str:
-    lines = draw(st.sampled_from(TEXTS)).split("\n")
-    for _ in range(draw(st.integers(1, 4))):
-        if not lines:
-            break
-        k = draw(st.integers(0, len(lines) - 1))
-        op = draw(st.sampled_from(["drop", "dup", "cut", "token"]))
-        if op == "drop":
-            del lines[k]
-        elif op == "dup":
-            lines.insert(k, lines[k])
-        elif op == "cut":
-            lines = lines[:k] + [lines[k][: draw(st.integers(0, len(lines[k])))]]
-        else:
-            tokens = lines[k].split(" ")
-            tokens[draw(st.integers(0, len(tokens) - 1))] = draw(st.sampled_from(NASTY) | st.text(max_size=5))
-            lines[k] = " ".join(tokens)
-    return "\n".join(lines)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(), mutated()))
+@given(st.one_of(st.text(), mutated(TEXTS, NASTY)))
 def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
     try:
         m = parse("lspci", text, "x")

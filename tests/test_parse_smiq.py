@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -122,31 +123,10 @@ NASTY = ["nan", "0", "99", "16x", "x", "N/A", "", "٣", "9" * 30, ":", "GPU 0000
          "GPU Link Info", "<", ">", "&", "</pci>", "<!ENTITY", "]>", "Max :", "4x4"]
 
 
-@st.composite
-def mutated(draw: st.DrawFn) -> str:
-    lines = draw(st.sampled_from(TEXTS)).split("\n")
-    for _ in range(draw(st.integers(1, 4))):
-        if not lines:
-            break
-        k = draw(st.integers(0, len(lines) - 1))
-        op = draw(st.sampled_from(["drop", "dup", "cut", "token", "indent"]))
-        if op == "drop":
-            del lines[k]
-        elif op == "dup":
-            lines.insert(k, lines[k])
-        elif op == "cut":
-            lines = lines[:k] + [lines[k][: draw(st.integers(0, len(lines[k])))]]
-        elif op == "indent":
-            lines[k] = lines[k].lstrip() if draw(st.booleans()) else "    " + lines[k]
-        else:
-            tokens = lines[k].split(" ")
-            tokens[draw(st.integers(0, len(tokens) - 1))] = draw(st.sampled_from(NASTY) | st.text(max_size=5))
-            lines[k] = " ".join(tokens)
-    return "\n".join(lines)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(), mutated(), st.text().map(lambda t: "<" + t)))
+@given(st.one_of(st.text(), mutated(TEXTS, NASTY), st.text().map(lambda t: "<" + t)))
 def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
     try:
         m = parse("smi-q", text, "x")

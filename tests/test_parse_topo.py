@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,30 +92,10 @@ TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
 NASTY = ["X", " X ", "NV12", "PHB", "0-23", "N/A", "", "GPU9", "NIC0", "GPU0", "٣", "9" * 30, "\t", "OK", "nv4"]
 
 
-@st.composite
-def mutated(draw: st.DrawFn) -> str:
-    lines = draw(st.sampled_from(TEXTS)).split("\n")
-    for _ in range(draw(st.integers(1, 4))):
-        if not lines:
-            break
-        k = draw(st.integers(0, len(lines) - 1))
-        op = draw(st.sampled_from(["drop", "dup", "cut", "token"]))
-        if op == "drop":
-            del lines[k]
-        elif op == "dup":
-            lines.insert(k, lines[k])
-        elif op == "cut":
-            lines = lines[:k] + [lines[k][: draw(st.integers(0, len(lines[k])))]]
-        else:
-            sep = "\t" if "\t" in lines[k] else " "
-            tokens = lines[k].split(sep)
-            tokens[draw(st.integers(0, len(tokens) - 1))] = draw(st.sampled_from(NASTY) | st.text(max_size=5))
-            lines[k] = sep.join(tokens)
-    return "\n".join(lines)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(), mutated()))
+@given(st.one_of(st.text(), mutated(TEXTS, NASTY)))
 def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
     try:
         m = parse("topo", text, "x")

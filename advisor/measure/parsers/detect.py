@@ -1,6 +1,8 @@
 """Tell which measurement tool wrote a text, from marks each tool always prints.
 
-Used for `--tool auto` and to turn "you gave me the wrong file" into a useful message.
+Used for `--tool auto` and to turn "you gave me the wrong file" into a useful message. It looks
+at one line at a time with plain substring tests and short anchored patterns, so that any
+input, however long or strange, is classified in linear time.
 """
 
 from __future__ import annotations
@@ -15,17 +17,11 @@ TOOL_LABELS: dict[str, str] = {
     "smi-q": "`nvidia-smi -q`",
     "lspci": "`lspci -vv`",
 }
-
-_P2P = re.compile(r"P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test|P2P=(?:Dis|En)abled .*Matrix")
-_NVBW = re.compile(r"nvbandwidth Version|^Running \w+_(?:ce|sm)\.|^memcpy (?:CE|SM) |^Waiving \w+\.",
-                   re.MULTILINE)
-_NCCL = re.compile(r"^#\s*nThread \d|^#.*\bsize\b.*\bcount\b.*\bbusbw\b|^# Avg bus bandwidth", re.MULTILINE)
-_SMIQ = re.compile(r"=+NVSMI LOG=+|<nvidia_smi_log\b|^\s*GPU Link Info\s*$", re.MULTILINE)
-_TOPO = re.compile(r"^[ \t]*GPU0\b.*(?:CPU Affinity|\bGPU1\b)", re.MULTILINE)
-_TOPO_ROW = re.compile(r"^GPU0\s+X\b|^\s*GPU0\s+X\s+(?:OK|CNS|GNS|TNS|NS|DR|U)\b", re.MULTILINE)
-_LSPCI = re.compile(r"^\s*Lnk(?:Cap|Sta):", re.MULTILINE)
-_LSPCI_DEVICE = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:\n]+: .*\n"
-                           r"(?:\s+.*\n)*?\s+(?:Capabilities|Kernel driver in use):", re.MULTILINE)
+_ORDER = ("p2p", "nvbandwidth", "nccl-tests", "smi-q", "topo", "lspci")
+_NVBW_RUNNING = re.compile(r"(?:Running|Waiving) [a-z0-9_]{1,80}_(?:ce|sm)\.$")
+_NCCL_THREADS = re.compile(r"#\s*nThread [0-9]")
+_LSPCI_DEVICE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:]{1,80}: ")
+_TOPO_P2P_ROW = re.compile(r"GPU0\s+X\s+(?:OK|CNS|GNS|TNS|NS|DR|U)(?:\s|$)")
 
 
 def detect(text: str) -> str | None:
@@ -36,16 +32,42 @@ def detect(text: str) -> str | None:
             return "nvbandwidth"
         if '"results"' in text and ('"bus_bw"' in text or '"nccl_version"' in text):
             return "nccl-tests"
-    if _P2P.search(text):
-        return "p2p"
-    if _NVBW.search(text):
-        return "nvbandwidth"
-    if _NCCL.search(text):
-        return "nccl-tests"
-    if _SMIQ.search(text):
+    if "<nvidia_smi_log" in text[:4000]:
         return "smi-q"
-    if _TOPO.search(text) and _TOPO_ROW.search(text):
-        return "topo"
-    if _LSPCI.search(text) or _LSPCI_DEVICE.search(text):
-        return "lspci"
-    return None
+    found: set[str] = set()
+    topo_header = False
+    lspci_device_at = -10
+    for number, raw in enumerate(text.replace("\r", "\n").split("\n")):
+        line = raw.strip()
+        if not line:
+            continue
+        if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in line or (
+                "P2P=" in line and "Matrix" in line and ("abled" in line)):
+            return "p2p"
+        if line.startswith("nvbandwidth Version") or line.startswith(("memcpy CE ", "memcpy SM ")) \
+                or _NVBW_RUNNING.fullmatch(line):
+            found.add("nvbandwidth")
+        elif line.startswith("#") and (_NCCL_THREADS.match(line) or line.startswith("# Avg bus bandwidth")
+                                       or _is_nccl_header(line)):
+            found.add("nccl-tests")
+        elif "NVSMI LOG" in line and line.startswith("=") or line == "GPU Link Info":
+            found.add("smi-q")
+        elif line.startswith("GPU0"):
+            tokens = line.split()
+            if len(tokens) > 1 and tokens[1] in ("GPU1", "CPU"):
+                topo_header = True
+            elif topo_header and (tokens[1:2] == ["X"] or _TOPO_P2P_ROW.match(line)):
+                found.add("topo")
+        elif line.startswith(("LnkCap:", "LnkSta:")):
+            found.add("lspci")
+        elif _LSPCI_DEVICE.match(raw):
+            lspci_device_at = number
+        elif number - lspci_device_at < 40 and line.startswith(("Capabilities:", "Kernel driver in use:")) \
+                and raw[:1] in (" ", "\t"):
+            found.add("lspci")
+    return next((tool for tool in _ORDER if tool in found), None)
+
+
+def _is_nccl_header(line: str) -> bool:
+    tokens = line.lstrip("#").split()
+    return tokens[:2] == ["size", "count"] and "busbw" in tokens

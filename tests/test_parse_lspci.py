@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import UserError
 from advisor.measure import Measurement, parse
 from advisor.measure.parsers.lspci import GEN_BY_SPEED
+from tests.mutate import mutated
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools" / "lspci"
 

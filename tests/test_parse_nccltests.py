@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
-from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import UserError
 from advisor.measure import Measurement, parse
+from tests.mutate import mutated
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools" / "nccltests"
 

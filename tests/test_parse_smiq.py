@@ -6,12 +6,12 @@ import math
 from pathlib import Path
 
 import pytest
-from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import UserError
 from advisor.measure import Measurement, parse
+from tests.mutate import mutated
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools" / "smiq"
 
@@ -112,7 +112,7 @@ def test_wrong_tool_and_empty_file() -> None:
         parse("smi-q", lspci, "lspci.txt")
     with pytest.raises(UserError, match="the file is empty"):
         parse("smi-q", "", "empty.txt")
-    with pytest.raises(UserError, match="root element <nvidia_smi_log>"):
+    with pytest.raises(UserError, match="its root element is <html>, not <nvidia_smi_log>"):
         parse("smi-q", "<html><body/></html>", "page.html")
 
 

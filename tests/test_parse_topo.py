@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.mutate import mutated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.errors import UserError
 from advisor.measure import Measurement, parse
+from tests.mutate import mutated
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools" / "topo"
 

@@ -33,7 +33,7 @@ def parse(tool: str, text: str, filename: str) -> Measurement:
         if found is None:
             raise UserError(problems=[Problem(
                 "could not tell which tool wrote this file", file=filename,
-                hint="name it with --tool: " + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()))])
+                hint="name the tool: advisor import TOOL FILE, with TOOL one of " + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()))])
         tool = found
     reader = READERS.get(tool)
     if reader is None:

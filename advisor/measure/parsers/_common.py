@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from advisor.errors import Problem, UserError
 from advisor.measure.parsers.detect import TOOL_LABELS, detect
 
+MAX_GPUS = 512  # larger matrices are refused: no real machine has them, and they would take minutes
 _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,18}(?:\.[0-9]{0,18})?|\.[0-9]{1,18})(?:[eE][+-]?[0-9]{1,3})?")
 _INT = re.compile(r"[0-9]{1,18}")
 
@@ -33,8 +34,7 @@ class Line:
 
 def normalise(text: str) -> str:
     """Drop a byte-order mark and turn CRLF / CR line ends into LF."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -92,10 +92,10 @@ def not_this_tool(text: str, filename: str, tool: str, expected: str) -> UserErr
     found = detect(text)
     label = TOOL_LABELS.get(tool, tool)
     if found and found != tool:
-        return fail(filename, f"this is not {label} output ({expected} not found); it looks like "
+        return fail(filename, f"this is not {label} output ({expected}); it looks like "
                               f"{TOOL_LABELS[found]} output",
-                    hint=f"read it with --tool {found} or --tool auto")
-    return fail(filename, f"this is not {label} output: {expected} not found",
+                    hint=f"read it with `advisor import {found} FILE` or `advisor import auto FILE`")
+    return fail(filename, f"this is not {label} output: {expected}",
                 hint="check that the file holds the tool's full, unedited output")
 
 

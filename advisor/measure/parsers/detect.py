@@ -42,10 +42,9 @@ def detect(text: str) -> str | None:
         if not line:
             continue
         if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in line or (
-                "P2P=" in line and "Matrix" in line and ("abled" in line)):
+                "P2P=" in line and "Matrix" in line and "abled" in line):
             return "p2p"
-        if line.startswith("nvbandwidth Version") or line.startswith(("memcpy CE ", "memcpy SM ")) \
-                or _NVBW_RUNNING.fullmatch(line):
+        if line.startswith(("nvbandwidth Version", "memcpy CE ", "memcpy SM ")) or _NVBW_RUNNING.fullmatch(line):
             found.add("nvbandwidth")
         elif line.startswith("#") and (_NCCL_THREADS.match(line) or line.startswith("# Avg bus bandwidth")
                                        or _is_nccl_header(line)):

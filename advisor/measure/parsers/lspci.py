@@ -18,13 +18,12 @@ from advisor.measure.parsers._common import check_not_empty, fail, not_this_tool
 TOOL = "lspci"
 GEN_BY_SPEED = {"2.5": 1, "5": 2, "5.0": 2, "8": 3, "8.0": 3, "16": 4, "16.0": 4, "32": 5, "32.0": 5,
                 "64": 6, "64.0": 6}
-_DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.*?):\s+(.*)$")
+_DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]{1,120}):\s+(.*)$")
 _GPU_CLASS = re.compile(r"VGA compatible controller|3D controller|Display controller", re.IGNORECASE)
 _NVIDIA = re.compile(r"NVIDIA|\[10de:", re.IGNORECASE)
 _LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
 _SPEED = re.compile(r"Speed\s+([0-9.]+)\s*GT/s(\s*\(downgraded\))?|Speed\s+(unknown)", re.IGNORECASE)
 _WIDTH = re.compile(r"Width\s+x([0-9]{1,2})\b(\s*\(downgraded\))?", re.IGNORECASE)
-_NAME = re.compile(r"NVIDIA Corporation\s+(?:Device\s+)?(.*?)\s*(?:\(rev [0-9a-fA-F]+\))?(?:\s*\(prog-if.*)?$")
 
 
 @dataclass
@@ -135,6 +134,10 @@ def _bus(raw: str) -> str:
 
 
 def _name(description: str) -> str | None:
-    m = _NAME.search(description)
-    name = m.group(1).strip() if m else description.strip()
+    """'NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] (rev a1) (prog-if ...)' -> 'AD102GL [...]'."""
+    name = description.split("(prog-if", 1)[0].strip()
+    if name.endswith(")") and "(rev " in name:
+        name = name[: name.rindex("(rev ")].strip()
+    if name.startswith("NVIDIA Corporation"):
+        name = name[len("NVIDIA Corporation"):].strip()
     return name or None

@@ -36,10 +36,10 @@ PLATEAU_TOLERANCE = 0.05  # a size is on the plateau when its busbw is within 5 
 ERROR_COLUMN_LIMIT = 1e-3  # old 'error' column: max relative error; above this the result was wrong
 
 _RANK = re.compile(r"^#\s*Rank\s+([0-9]{1,7})\s+(?:Group\s+[0-9]+\s+)?Pid\s+[0-9]+\s+on\s+(\S+)\s+"
-                   r"device\s+([0-9]{1,4})\s+\[([^\]]*)\]\s*(.*?)\s*$")
+                   r"device\s+([0-9]{1,4})\s+\[([^\]]*)\]\s*(.*)$")
 _THREADS = re.compile(r"^#\s*nThread\s+([0-9]{1,6})\s+nGpus\s+([0-9]{1,6})\b")
 _VERSION = re.compile(r"^#\s*nccl-tests version\s+(\S+)")
-_PROGRAM = re.compile(r"\b([a-z_]+)_perf(?:_mpi)?\b")
+_PROGRAM = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z_]{1,40})_perf(?:_mpi)?(?![A-Za-z0-9_])")
 _FOOTER = re.compile(r"^#\s*Avg bus bandwidth\s*:")
 _BDF = re.compile(r"^([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})$")
 
@@ -119,7 +119,7 @@ def _table_from_preamble(preamble: list[Line], machine: Machine, filename: str) 
         if m := _PROGRAM.search(line.text):
             collective = m.group(1)
         if m := _RANK.match(line.text.strip()):
-            ranks[int(m.group(1))] = (m.group(2), int(m.group(3)), m.group(4), m.group(5))
+            ranks[int(m.group(1))] = (m.group(2), int(m.group(3)), m.group(4), m.group(5).strip())
         elif m := _THREADS.match(line.text.strip()):
             threads = int(m.group(1)) * int(m.group(2))
     note = None
@@ -219,7 +219,7 @@ def _parse_json(text: str, filename: str) -> Measurement:
         raise fail(filename, "this JSON is nested too deeply to be nccl-tests output") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise not_this_tool(text, filename, TOOL, "no top-level \"results\" list")
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    config: dict[str, Any] = data["config"] if isinstance(data.get("config"), dict) else {}
     machine = Machine()
     ranks, note = _json_ranks(config, machine)
     args = data.get("args")
@@ -308,11 +308,11 @@ def _table_results(table: _Table, filename: str) -> list[Result]:
             note += f"; {left_out} size(s) with results the tool flagged as wrong left out"
         if table.rank_note:
             note += f"; {table.rank_note}"
-        common = dict(gpus=table.ranks, size_bytes=sizes[-1], unit="GB/s", tool=TOOL)
-        results.append(Result(metric="busbw_gbps", value=busbw, note=note, **common))
+        results.append(Result(metric="busbw_gbps", value=busbw, note=note, gpus=table.ranks,
+                              size_bytes=sizes[-1], unit="GB/s", tool=TOOL))
         if algbw is not None:
             results.append(Result(metric="algbw_gbps", value=algbw, note=note.replace("busbw", "algbw", 1),
-                                  **common))
+                                  gpus=table.ranks, size_bytes=sizes[-1], unit="GB/s", tool=TOOL))
     if not results:
         first = table.rows[0].line if table.rows else None
         raise fail(filename, f"the {name} results table has no usable rows (every busbw is 0, "
@@ -333,9 +333,12 @@ def _plateau(rows: list[_Row], place: int) -> tuple[float, float | None, list[in
     Walks down from the largest size: skips sizes below the band (a drop at the very end), then
     takes sizes while they stay within it.
     """
-    usable = sorted(((r.size, r.busbw[place], r.algbw[place]) for r in rows
-                     if r.busbw[place] is not None and r.busbw[place] > 0 and not r.wrong[place]),
-                    key=lambda t: t[0])
+    usable: list[tuple[int, float, float | None]] = []
+    for r in rows:
+        bus = r.busbw[place]
+        if bus is not None and bus > 0 and not r.wrong[place]:
+            usable.append((r.size, bus, r.algbw[place]))
+    usable.sort(key=lambda t: t[0])
     left_out = sum(1 for r in rows if r.busbw[place] is not None and r.wrong[place])
     if not usable:
         return None

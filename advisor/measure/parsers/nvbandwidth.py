@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
+from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
+    MAX_GPUS,
     Line,
     check_not_empty,
     fail,
@@ -34,13 +35,15 @@ TOOL = "nvbandwidth"
 _VERSION = re.compile(r"^\s*nvbandwidth Version:\s*(\S+)")
 _CUDA = re.compile(r"^\s*CUDA Runtime Version:\s*([0-9]{4,6})\s*$")
 _DRIVER = re.compile(r"^\s*Driver Version:\s*(\S+)\s*$")
-_DEVICE = re.compile(r"^\s*Device ([0-9]{1,4}):\s*(.*?)\s*(?:\(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
-_JSON_DEVICE = re.compile(r"^\s*([0-9]{1,4}):\s*(.*?)\s*\(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\)"
-                          r"(?::\s*\((.*)\))?\s*$")
+_DEVICE = re.compile(r"^\s*Device ([0-9]{1,4}):(.*)$")
+_JSON_DEVICE = re.compile(r"^\s*([0-9]{1,4}):(.*)$")
+_BDF_AT_END = re.compile(r"\(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\)$")
+_HOST_AT_END = re.compile(r":\s*\(([^()]*)\)$")
 _RUNNING = re.compile(r"^\s*Running (\w+)\.\s*$")
 _WAIVING = re.compile(r"^\s*Waiving (\w+)\.\s*$")
 _STATUS = re.compile(r"^\s*(Waived|Error|ERROR|Not Found):")
-_DESCRIPTION = re.compile(r"^\s*(memcpy|memory latency|Device to Device Latency)\b.*\((GB/s|ns)\)\s*$")
+_DESCRIPTION_START = ("memcpy ", "memory latency", "Device to Device Latency")
+_DESCRIPTION_END = ("(GB/s)", "(ns)")
 _SUM = re.compile(r"^\s*SUM (\w+) ")
 _TOTAL = re.compile(r"\bTotal\b")
 _ONE_DIRECTION = re.compile(r"\b(Read|Write)[12]\b")
@@ -84,7 +87,8 @@ def _parse_text(text: str, filename: str) -> Measurement:
         elif m := _DRIVER.match(t):
             machine.driver = m.group(1)
         elif m := _DEVICE.match(t):
-            machine.gpus.append(_gpu(int(m.group(1)), m.group(2), m.group(3)))
+            name, bdf = _name_and_bdf(m.group(2))
+            machine.gpus.append(_gpu(int(m.group(1)), name, bdf))
         elif m := _RUNNING.match(t):
             current, seen_tool = _Test(m.group(1)), True
             tests.append(current)
@@ -93,7 +97,7 @@ def _parse_text(text: str, filename: str) -> Measurement:
             current, seen_tool = None, True
         elif _STATUS.match(t):
             current = None  # 'Waived: ' / 'Error: ...' for the test just announced, or one never run
-        elif _DESCRIPTION.match(t):
+        elif _is_description(t):
             seen_tool = True
             if current is None:
                 current = _test_named_by_sum(lines, i)
@@ -116,8 +120,8 @@ def _parse_text(text: str, filename: str) -> Measurement:
 
 def _test_named_by_sum(lines: list[Line], i: int) -> _Test | None:
     """The test a matrix belongs to, from the 'SUM <test> <value>' line that follows it."""
-    for line in lines[i + 1:]:
-        if _RUNNING.match(line.text) or _DESCRIPTION.match(line.text):
+    for line in lines[i + 1:i + 200]:
+        if _RUNNING.match(line.text) or _is_description(line.text):
             return None
         if m := _SUM.match(line.text):
             return _Test(m.group(1))
@@ -132,6 +136,9 @@ def _read_text_matrix(lines: list[Line], i: int, filename: str,
         raise fail(filename, f"the file ends right after the description of {test}", lines[i - 1].number,
                    hint="the output looks truncated; rerun nvbandwidth and save its full output")
     header = lines[i].tokens
+    if len(header) > MAX_GPUS:
+        raise fail(filename, f"the {context} has {len(header)} columns; more than {MAX_GPUS} GPUs is not supported",
+                   lines[i].number)
     if not header or any(not is_int(t) or int(t) != k for k, t in enumerate(header)):
         raise fail(filename, f"expected the column numbers 0, 1, 2, ... of the {context}, found "
                              f"{lines[i].text.strip()!r}", lines[i].number)
@@ -211,12 +218,17 @@ def _parse_json(text: str, start: int, filename: str) -> Measurement:
     if isinstance(devices, list):
         for k, entry in enumerate(devices):
             m = _JSON_DEVICE.match(entry) if isinstance(entry, str) else None
-            if not m:
+            rest = m.group(2).strip() if m else ""
+            host = _HOST_AT_END.search(rest)
+            if host:
+                rest = rest[: host.start()].strip()
+            name, bdf = _name_and_bdf(rest)
+            if not m or bdf is None:
                 raise fail(filename, f"GPU Device list entry {k} is not like '0: <name> (<bus id>)': "
                                      f"{entry!r}")
-            machine.gpus.append(_gpu(int(m.group(1)), m.group(2), m.group(3)))
-            if m.group(4) and not machine.hostname:
-                machine.hostname = m.group(4)
+            machine.gpus.append(_gpu(int(m.group(1)), name, bdf))
+            if host and host.group(1).strip() and not machine.hostname:
+                machine.hostname = host.group(1).strip()
     _check_gpu_indices(machine, filename)
     testcases = root.get("testcases", [])
     if not isinstance(testcases, list):
@@ -252,6 +264,9 @@ def _json_matrices(case: dict[str, Any], k: int, filename: str) -> list[tuple[st
         raise fail(filename, f"testcases[{k}] ({name}): bandwidth_matrix should be a list of rows")
     n = len(raw[0])
     context = f"{name} matrix"
+    if n > MAX_GPUS or len(raw) > 3 * MAX_GPUS:
+        raise fail(filename, f"testcases[{k}] ({name}): the matrix is larger than {MAX_GPUS} GPUs, which is not "
+                             "supported")
     rows = []
     for r, row in enumerate(raw):
         if len(row) != n:
@@ -312,14 +327,14 @@ def _test_results(test: str, description: str, rows: list[list[float | None]]) -
     ns = "(ns)" in description
     out: list[Result] = []
 
-    def per_gpu(metric: str, note: str, scale: float = 1.0, unit: str = "GB/s") -> None:
+    def per_gpu(metric: Metric, note: str, scale: float = 1.0, unit: str = "GB/s") -> None:
         for col, value in enumerate(rows[0]):
             if value is None or value == 0.0:
                 continue
             out.append(Result(metric=metric, gpu=col, value=round(value * scale, 6), unit=unit, tool=TOOL,
                               note=f"{test}: {note}"))
 
-    def per_pair(metric: str, note: str, scale: float = 1.0, unit: str = "GB/s") -> None:
+    def per_pair(metric: Metric, note: str, scale: float = 1.0, unit: str = "GB/s") -> None:
         for a, b in iter_pairs(min(len(rows), len(rows[0]))):
             value = rows[a][b]
             if value is None or value == 0.0:
@@ -363,6 +378,21 @@ def _test_results(test: str, description: str, rows: list[list[float | None]]) -
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def _is_description(text: str) -> bool:
+    """A matrix title such as 'memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)'."""
+    stripped = text.strip()
+    return stripped.startswith(_DESCRIPTION_START) and stripped.endswith(_DESCRIPTION_END)
+
+
+def _name_and_bdf(rest: str) -> tuple[str, str | None]:
+    """'NVIDIA A100 (00000000:99:00)' -> ('NVIDIA A100', '00000000:99:00'); the bus part is optional."""
+    rest = rest.strip()
+    m = _BDF_AT_END.search(rest)
+    if m is None:
+        return rest, None
+    return rest[: m.start()].strip(), m.group(1)
 
 
 def _gpu(index: int, name: str, bdf: str | None) -> GpuInfo:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
+from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
+    MAX_GPUS,
     Line,
     check_not_empty,
     fail,
@@ -28,10 +29,11 @@ TOOL = "p2p"
 _DEVICE = re.compile(r"^\s*Device:\s*([0-9]{1,4}),\s*(.*?),\s*pciBusID:\s*([0-9a-fA-F]{1,4}),"
                      r"\s*pciDeviceID:\s*([0-9a-fA-F]{1,4}),\s*pciDomainID:\s*([0-9a-fA-F]{1,8})\s*$")
 _ACCESS = re.compile(r"^\s*Device=([0-9]{1,4})\s+(CAN|CANNOT)\s+Access\s+Peer\s+Device=([0-9]{1,4})\s*$")
-_TITLE = re.compile(r"^\s*(Unidirectional|Bidirectional)?\s*P2P=(Disabled|Enabled)\s+"
+_TITLE = re.compile(r"^(?:(Unidirectional|Bidirectional)\s+)?P2P=(Disabled|Enabled)\s+"
                     r"(Bandwidth|Latency)\s*(?:\((P2P (?:Writes|Reads))\))?\s*Matrix\s*\((GB/s|us)\)\s*$")
 _CONNECTIVITY = re.compile(r"^\s*P2P Connectivity Matrix\s*$")
 _HEADER_LABELS = {"D\\D", "GPU", "CPU"}
+_METRIC_BY_KIND: dict[str, Metric] = {"uni": "uni_gbps", "bidi": "bidi_gbps", "latency": "latency_us"}
 
 
 @dataclass
@@ -65,7 +67,7 @@ def parse(text: str, filename: str) -> Measurement:
         elif _CONNECTIVITY.match(line.text):
             i = _skip_table(lines, i + 1, filename, "P2P Connectivity Matrix")
             continue
-        elif m := _TITLE.match(line.text):
+        elif m := _TITLE.match(line.text.strip()):
             i = _read_matrices(lines, i, m, filename, matrices)
             continue
         i += 1
@@ -86,6 +88,9 @@ def _read_header(line: Line, filename: str, context: str) -> tuple[str, int]:
         raise fail(filename, f"expected the column header of the {context} (like 'D\\D  0  1'), "
                              f"found {line.text.strip()!r}", line.number)
     columns = tokens[1:]
+    if len(columns) > MAX_GPUS:
+        raise fail(filename, f"the {context} has {len(columns)} columns; more than {MAX_GPUS} GPUs is not "
+                             "supported", line.number)
     if not columns or any(not is_int(t) or int(t) != k for k, t in enumerate(columns)):
         raise fail(filename, f"expected GPU numbers 0, 1, 2, ... in the column header of the {context}, "
                              f"found {' '.join(columns)!r}", line.number)
@@ -167,7 +172,7 @@ def _access_results(access: dict[tuple[int, int], bool]) -> list[Result]:
 
 def _matrix_results(mx: _Matrix, access: dict[tuple[int, int], bool]) -> list[Result]:
     n = len(mx.rows)
-    metric = {"uni": "uni_gbps", "bidi": "bidi_gbps", "latency": "latency_us"}[mx.kind]
+    metric: Metric = _METRIC_BY_KIND[mx.kind]
     unit = "us" if mx.kind == "latency" else "GB/s"
     results = []
     for a, b in iter_pairs(n):

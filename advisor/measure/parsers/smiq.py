@@ -15,7 +15,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
+from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     check_not_empty,
     fail,
@@ -26,15 +26,13 @@ from advisor.measure.parsers._common import (
 )
 
 TOOL = "smi-q"
-_KEY_VALUE = re.compile(r"^(\s*)(\S.*?)\s*:\s*(.*?)\s*$")
-_SECTION = re.compile(r"^(\s*)(\S.*?)\s*$")
 _GPU = re.compile(r"^GPU\s+([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s*$")
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log(?:\s+SYSTEM\s+\"[^\"<>\[\]]*\")?\s*>")
 _UNSAFE = re.compile(r"<!ENTITY|<!DOCTYPE[^>]*\[|<!ATTLIST|<!ELEMENT|<!NOTATION", re.IGNORECASE)
 _NOT_AVAILABLE = {"N/A", "Unknown", "Unknown Error", "[N/A]", "Not Supported", "[Not Supported]"}
 
 # (section path under "GPU Link Info", key) -> (field, metric, note)
-_TEXT_FIELDS = {
+_TEXT_FIELDS: dict[tuple[str, str], tuple[str, Metric, str]] = {
     ("PCIe Generation", "Max"): ("gen_max", "link_gen_max",
                                  "Max: the most the GPU and its slot can both do"),
     ("PCIe Generation", "Current"): ("gen_current", "link_gen",
@@ -102,12 +100,11 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
             gpus.append(_Gpu(bus_id=_bus(m.group(1))))
             stack = [(indent, "GPU")]
             continue
-        kv = _KEY_VALUE.match(raw)
-        if kv is None:
-            if s := _SECTION.match(raw):
-                stack.append((indent, s.group(2)))
+        key, colon, value = raw.strip().partition(":")
+        key, value = key.strip(), value.strip()
+        if not colon:
+            stack.append((indent, key))
             continue
-        key, value = kv.group(2), kv.group(3)
         path = [name for _i, name in stack]
         if not path:
             _machine_field(machine, key, value)
@@ -175,7 +172,7 @@ def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | Non
         raise fail(filename, f"this is not well-formed XML ({_xml_reason(exc)})", line,
                    hint="the file may be cut short; save `nvidia-smi -q -x` again") from None
     if root.tag != "nvidia_smi_log":
-        raise not_this_tool(text, filename, TOOL, f"root element <nvidia_smi_log> (found <{root.tag}>)")
+        raise not_this_tool(text, filename, TOOL, f"its root element is <{root.tag}>, not <nvidia_smi_log>")
     machine = Machine(driver=_xml_text(root, "driver_version"), cuda=_xml_text(root, "cuda_version"))
     attached_text = _xml_text(root, "attached_gpus")
     attached = int(attached_text) if attached_text and is_int(attached_text) else None

@@ -13,6 +13,7 @@ import re
 
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import (
+    MAX_GPUS,
     Line,
     check_not_empty,
     fail,
@@ -39,6 +40,9 @@ def parse(text: str, filename: str) -> Measurement:
     header = lines[start]
     columns, extra = _split_header(header)
     gpu_columns = [k for k, c in enumerate(columns) if c.startswith("GPU")]
+    if len(columns) > MAX_GPUS:
+        raise fail(filename, f"the matrix has {len(columns)} columns; more than {MAX_GPUS} devices is not supported",
+                   header.number)
     if [columns[k] for k in gpu_columns] != [f"GPU{n}" for n in range(len(gpu_columns))]:
         raise fail(filename, f"expected GPU columns GPU0, GPU1, ... in the header, found "
                              f"{' '.join(columns)!r}", header.number)

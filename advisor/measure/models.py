@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.errors import Problem, UserError
-from advisor.yamlio import atomic_write
+from advisor.yamlio import atomic_write, read_text
 
 Metric = Literal[
     "h2d_gbps",
@@ -136,16 +136,7 @@ class Measurement(_Strict):
     def from_file(cls, path: str | Path) -> Measurement:
         """Load a measurement saved by `save`; mistakes become a UserError naming the file."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise UserError(f"{path}: no such file", hint="check the path") from None
-        except IsADirectoryError:
-            raise UserError(f"{path}: is a folder, not a file") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: is not UTF-8 text") from None
-        except OSError as exc:
-            raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+        text = read_text(path)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

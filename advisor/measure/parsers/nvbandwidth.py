@@ -321,6 +321,25 @@ def _results(tests: list[_Test], waived: list[str], gpu_count: int, filename: st
     return results
 
 
+# Copy tests that map straight to one metric: test name (without _ce/_sm) -> (per gpu or pair, metric, note).
+_SIMPLE_TESTS: dict[str, tuple[str, Metric, str]] = {
+    "host_to_device_memcpy": ("gpu", "h2d_gbps", "host -> GPU, one GPU at a time"),
+    "device_to_host_memcpy": ("gpu", "d2h_gbps", "GPU -> host, one GPU at a time"),
+    "host_to_all_memcpy": ("gpu", "h2d_all_gbps", "host -> this GPU while host -> all GPUs run at once"),
+    "all_to_host_memcpy": ("gpu", "d2h_all_gbps", "this GPU -> host while all GPUs -> host run at once"),
+    "host_to_device_bidirectional_memcpy":
+        ("gpu", "bidi_gbps", "host -> GPU direction only, measured while a GPU -> host copy runs"),
+    "device_to_host_bidirectional_memcpy":
+        ("gpu", "bidi_gbps", "GPU -> host direction only, measured while a host -> GPU copy runs"),
+    "host_to_all_bidirectional_memcpy":
+        ("gpu", "bidi_gbps", "host -> GPU direction only, all GPUs at once with GPU -> host copies"),
+    "all_to_host_bidirectional_memcpy":
+        ("gpu", "bidi_gbps", "GPU -> host direction only, all GPUs at once with host -> GPU copies"),
+    "device_to_device_memcpy_read": ("pair", "uni_gbps", "GPU a reads from GPU b (data flows b -> a)"),
+    "device_to_device_memcpy_write": ("pair", "uni_gbps", "GPU a writes to GPU b (data flows a -> b)"),
+}
+
+
 def _test_results(test: str, description: str, rows: list[list[float | None]]) -> list[Result]:
     base = re.sub(r"_(ce|sm)$", "", test)
     engine = _engine(test)
@@ -342,26 +361,10 @@ def _test_results(test: str, description: str, rows: list[list[float | None]]) -
             out.append(Result(metric=metric, a=a, b=b, value=round(value * scale, 6), unit=unit, p2p=True,
                               tool=TOOL, note=f"{test}: {note}"))
 
-    if base == "host_to_device_memcpy":
-        per_gpu("h2d_gbps", f"host -> GPU, one GPU at a time, {engine}")
-    elif base == "device_to_host_memcpy":
-        per_gpu("d2h_gbps", f"GPU -> host, one GPU at a time, {engine}")
-    elif base == "host_to_all_memcpy":
-        per_gpu("h2d_all_gbps", f"host -> this GPU while host -> all GPUs run at once, {engine}")
-    elif base == "all_to_host_memcpy":
-        per_gpu("d2h_all_gbps", f"this GPU -> host while all GPUs -> host run at once, {engine}")
-    elif base == "host_to_device_bidirectional_memcpy":
-        per_gpu("bidi_gbps", f"host -> GPU direction only, measured while a GPU -> host copy runs, {engine}")
-    elif base == "device_to_host_bidirectional_memcpy":
-        per_gpu("bidi_gbps", f"GPU -> host direction only, measured while a host -> GPU copy runs, {engine}")
-    elif base == "host_to_all_bidirectional_memcpy":
-        per_gpu("bidi_gbps", f"host -> GPU direction only, all GPUs at once with GPU -> host copies, {engine}")
-    elif base == "all_to_host_bidirectional_memcpy":
-        per_gpu("bidi_gbps", f"GPU -> host direction only, all GPUs at once with host -> GPU copies, {engine}")
-    elif base == "device_to_device_memcpy_read":
-        per_pair("uni_gbps", f"GPU a reads from GPU b (data flows b -> a), {engine}")
-    elif base == "device_to_device_memcpy_write":
-        per_pair("uni_gbps", f"GPU a writes to GPU b (data flows a -> b), {engine}")
+    simple = _SIMPLE_TESTS.get(base)
+    if simple is not None:
+        scope, metric, note = simple
+        (per_gpu if scope == "gpu" else per_pair)(metric, f"{note}, {engine}")
     elif base.startswith("device_to_device_bidirectional_memcpy"):
         if _TOTAL.search(description):
             per_pair("bidi_gbps", f"both directions at once, sum of the two ('Total'), {engine}")

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -28,8 +29,14 @@ def test_wheel_installs_and_finds_its_catalog(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     wheel = next(wheels.glob("advisor-*.whl"))
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
+    # The wheel's dependencies come from the environment running the tests (not the system Python,
+    # which may lack them): a .pth file puts its site-packages after the new venv's own.
+    r = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                       capture_output=True, text=True, check=True)
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(r.stdout.strip(), "outer-env.pth").write_text("\n".join(sorted(deps)) + "\n")
     r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]

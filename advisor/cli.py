@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="predict links, P2P paths and bandwidths for a build")
     _add_build_args(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
+    p.add_argument("--format", choices=["text", "markdown", "json"], default="text",
+                   help="markdown: a report to keep or share")
     p.add_argument("--explain", action="store_true", help="show every figure's derivation and the constants")
 
     c = sub.add_parser("catalog", help="list, show, validate the parts catalog; export its JSON Schema")
@@ -93,6 +95,18 @@ def _parser() -> argparse.ArgumentParser:
     cm.add_argument("--tolerance", type=float, default=0.15, help="flag figures off by more than this (0.15)")
     cm.add_argument("--catalog", action="append", default=[], metavar="DIR")
 
+    t = sub.add_parser("tui", help="plan a build interactively (Textual app): parts, slots, live links and findings")
+    t.add_argument("build", nargs="?", help="build YAML file to open (default: your last unsaved build, or an example)")
+    t.add_argument("--quote", metavar="FILE", help="open with this vendor's quote checked")
+    t.add_argument("--measurement", action="append", default=[], metavar="FILE",
+                   help="measurement files to compare against (repeatable)")
+    t.add_argument("--catalog", action="append", default=[], metavar="DIR")
+
+    sv = sub.add_parser("serve", help="serve the app in a web browser on this machine (textual-serve)")
+    sv.add_argument("build", nargs="?", help="build YAML file to open")
+    sv.add_argument("--host", default="localhost", help="address to listen on (default localhost)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
     return ap
@@ -118,9 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "from-machine":
+            from advisor.measure import load
             from advisor.measure.to_build import build_from
             from advisor.yamlio import atomic_write, dumps
-            text = dumps(build_from([_measurement(f) for f in args.files], args.gpu))
+            text = dumps(build_from([load(f) for f in args.files], args.gpu))
             if args.output:
                 atomic_write(args.output, text)
                 print(f"wrote {args.output}; `advisor plan {args.output}` predicts it", file=sys.stderr)
@@ -142,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "accuracy":
             from advisor.accuracy import cmd_accuracy
             return cmd_accuracy(args)
+        if args.command == "tui":
+            return cmd_tui(args)
+        if args.command == "serve":
+            return cmd_serve(args)
     except UserError as exc:
         print(f"advisor: error: {exc.render()}", file=sys.stderr)
         return 2
@@ -167,10 +186,39 @@ def cmd_plan(args) -> int:
     build = _build_from_args(args)
     pred = evaluate(build, catalog)
     findings = _findings(pred)
-    if args.json:
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
         print(json.dumps(to_json(pred, findings, explain=args.explain), indent=2))
+    elif fmt == "markdown":
+        from advisor.report import render_markdown
+        print(render_markdown(pred, findings), end="")
     else:
         render_text(pred, findings, explain=args.explain)
+    return 0
+
+
+def cmd_tui(args) -> int:
+    from advisor.catalog.store import load_catalog
+    from advisor.tui.app import AdvisorApp
+    for path in [args.build, args.quote, *args.measurement]:
+        if path and not Path(path).is_file():
+            raise UserError(f"{path}: no such file", hint="check the path")
+    app = AdvisorApp(args.build, load_catalog([Path(d) for d in args.catalog]), args.quote, args.measurement)
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_serve(args) -> int:
+    import shlex
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise UserError("advisor serve needs textual-serve", hint="pip install textual-serve") from None
+    if args.build and not Path(args.build).is_file():
+        raise UserError(f"{args.build}: no such file", hint="check the path")
+    command = shlex.join([sys.executable, "-m", "advisor", "tui", *([str(Path(args.build).resolve())] if args.build else [])])
+    print(f"advisor: serving the planner at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    Server(command, host=args.host, port=args.port, title="advisor").serve()
     return 0
 
 
@@ -297,24 +345,16 @@ def cmd_import(args) -> int:
     return 0
 
 
-def _measurement(path: str):
-    from advisor.measure.models import Measurement
-    from advisor.measure.parsers import parse
-    text = _read_text(path)
-    if text.lstrip().startswith("{") and '"schema_version"' in text and '"results"' in text:
-        return Measurement.from_file(path)
-    return parse("auto", text, path)
-
-
 def cmd_compare(args) -> int:
     from advisor.catalog.store import load_catalog
     from advisor.compare import compare
     from advisor.engine import evaluate, load_build
+    from advisor.measure import load
     catalog = load_catalog([Path(d) for d in args.catalog])
     pred = evaluate(load_build(args.build), catalog)
     rows = []
     for path in args.measurement:
-        rows += [(path, r) for r in compare(pred, _measurement(path), args.tolerance)]
+        rows += [(path, r) for r in compare(pred, load(path), args.tolerance)]
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(json.dumps({"rows": [dict(r.to_json(), source=p) for p, r in rows],

@@ -15,7 +15,7 @@ def _part(x: dict) -> str:
     return x.get("part_id") or x.get("part_name") or ""
 
 
-def _why_verdict(r: dict) -> str:
+def why_verdict(r: dict) -> str:
     if r["verdict"] == "PASS":
         return "no error-severity finding and no false claim"
     bits = []
@@ -59,7 +59,7 @@ def render(result: dict, fmt: str = "text") -> str:
 
 def render_text(r: dict) -> str:
     q = r["quote"]
-    lines = [f"{r['verdict']}: {q['file']} ({q['format']}) - {_why_verdict(r)}", ""]
+    lines = [f"{r['verdict']}: {q['file']} ({q['format']}) - {why_verdict(r)}", ""]
     matched = [x for x in q["lines"] if x["status"] in ("matched", "recognized")]
     lines.append("Parts")
     lines.append(f"  {'line':>4}  {'part':36} {'conf':>5} {'qty':>3} {'price':>11}  text")
@@ -100,7 +100,7 @@ def render_text(r: dict) -> str:
 
 def render_markdown(r: dict) -> str:
     q = r["quote"]
-    out = [f"# Quote review: {r['verdict']}", "", f"Quote: `{q['file']}`. Verdict: **{r['verdict']}** - {_why_verdict(r)}.", ""]
+    out = [f"# Quote review: {r['verdict']}", "", f"Quote: `{q['file']}`. Verdict: **{r['verdict']}** - {why_verdict(r)}.", ""]
     if r["false_claims"]:
         out += ["## Claims in the quote that do not hold", ""]
         for c in r["false_claims"]:

@@ -172,3 +172,49 @@ def render_text(pred: Prediction, findings: list[dict] | None = None, explain: b
             console.print(f"  {c.name} = {c.value} {c.unit}  [dim]sources: {', '.join(c.sources)}[/]")
     console.print("Assumptions: " + " ".join(pred.assumptions))
     console.print(f"[dim]{NOT_CHECKED}[/]")
+
+
+def render_markdown(pred: Prediction, findings: list[dict] | None = None) -> str:
+    """The plan as a Markdown report: links, P2P paths, all-reduce, findings, assumptions."""
+    m = pred.machine
+    title = (m.build.name if m.build and m.build.name else None) or \
+        " / ".join(x.name for x in (m.cpu, m.board) if x is not None) or "explicit PCIe tree"
+    out = [f"# {title}", ""]
+    if m.cpu or m.board:
+        out += [f"- CPU: {m.cpu.name if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
+                f"- Board: {m.board.name if m.board else 'explicit PCIe tree'}", ""]
+    if m.notes or m.unlinked:
+        out += ["## What the lane allocation did", ""]
+        out += [f"- {n}" for n in m.notes] + [f"- {u}: no lanes" for u in m.unlinked] + [""]
+    out += ["## Host <-> GPU (pinned copies, GB/s)", "",
+            "| GPU | model | slot | link | H2D | D2H | H2D all | D2H all | limit |", "|---|---|---|---|---|---|---|---|---|"]
+    for p in pred.gpus:
+        n = p.node
+        limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
+        out.append(f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
+                   f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |")
+    if pred.pairs:
+        out += ["", "## GPU <-> GPU", "", "| pair | path | CUDA P2P | NCCL uses | uni GB/s | bidi GB/s | latency us | why |",
+                "|---|---|---|---|---|---|---|---|"]
+        for p in pred.pairs:
+            why = p.p2p_reason if not p.p2p else p.nccl_reason
+            out.append(f"| {p.a}-{p.b} | {p.path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
+                       f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |")
+    if pred.allreduce:
+        a = pred.allreduce
+        out += ["", f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: **{a.value:.1f} GB/s** "
+                f"(slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']})."]
+    out += ["", "## Findings", ""]
+    if findings:
+        for f in findings:
+            out.append(f"- **{f['severity'].upper()} {f['id']}** ({f.get('subject', 'build')}): {f['message']}")
+            if f.get("fix"):
+                out.append(f"  - Fix: {f['fix']}")
+    else:
+        out.append("No findings.")
+    out += ["", "## Assumptions", ""] + [f"- {a}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]
+    return "\n".join(out)
+
+
+def _num(x: float | None) -> str:
+    return "?" if x is None else f"{x:.1f}"

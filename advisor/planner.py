@@ -1,0 +1,519 @@
+"""A build being edited: every edit re-evaluates the build and says what it changed.
+
+This is the state behind `advisor tui` (and anything else that edits builds step by step): the
+current Build, its Prediction and findings, an undo history and a dirty flag. It holds no widget
+and imports no UI library; the app only calls these methods and shows what they return.
+
+Cards are kept one per entry (count 1) so that each GPU has a stable index (its CUDA order in
+the build) and its own slot: `slot: null` means automatic placement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.build.models import Build, GpuSpec, NicSpec, NvmeSpec
+from advisor.catalog.models import Board, Cpu, Gpu, Part
+from advisor.catalog.store import Catalog, load_catalog
+from advisor.engine import build_from_data, evaluate
+from advisor.errors import UserError
+from advisor.predict import Prediction
+from advisor.yamlio import atomic_write, dumps, load_file
+
+
+@dataclass
+class Choice:
+    """One row of a part or slot picker: what to pick, how to show it, whether it fits."""
+
+    key: str
+    label: str
+    specs: str
+    price: float | None = None
+    fits: bool = True
+    why_not: str = ""
+
+
+@dataclass
+class Evaluation:
+    prediction: Prediction | None
+    findings: list[Any] = field(default_factory=list)  # advisor.rules.Finding
+    error: str | None = None  # why the build cannot be evaluated, in the user's words
+
+
+def part_specs(p: Part) -> str:
+    """A part's key specs in one short line, for pickers and lists."""
+    if isinstance(p, Cpu):
+        lanes = p.pcie.usable_lanes if p.pcie.usable_lanes is not None else "?"
+        cores = f"{p.cores} cores, " if p.cores else ""
+        return f"{p.socket}, {cores}{lanes} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+    if isinstance(p, Gpu):
+        p2p = "P2P" if p.p2p.stock_linux else "no P2P"
+        nv = ", NVLink" if p.nvlink.supported else ""
+        power = f", {p.board_power_w} W" if p.board_power_w else ""
+        return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
+    if isinstance(p, Board):
+        cpu_x16 = sum(1 for c in p.slots if c.width >= 16 and p.group(c.group).source != "chipset")
+        return f"{p.socket}, {p.segment}, {len(p.slots)} slots ({cpu_x16} x16 not via chipset), {len(p.m2)} M.2"
+    return ""
+
+
+def cards_of(build: Build) -> list[GpuSpec]:
+    """The build's GPUs one card per entry, in index order."""
+    return [GpuSpec(model=g.model, slot=g.slot) for g in build.gpus for _ in range(g.count)]
+
+
+def compact_gpus(cards: list[GpuSpec]) -> list[dict]:
+    """Cards back to the file form: runs of the same model with automatic placement become one count."""
+    out: list[dict] = []
+    for c in cards:
+        if c.slot is None and out and out[-1]["model"] == c.model and "slot" not in out[-1]:
+            out[-1]["count"] += 1
+        else:
+            out.append({"model": c.model, "count": 1} | ({"slot": c.slot} if c.slot else {}))
+    for g in out:
+        if g["count"] == 1:
+            del g["count"]
+    return out
+
+
+def build_yaml(build: Build) -> str:
+    """The build as a YAML file: only what differs from the defaults, GPUs compacted."""
+    data = build.model_dump(mode="json", exclude_defaults=True)
+    if build.gpus:
+        data["gpus"] = compact_gpus(cards_of(build))
+    order = ["name", "cpu", "cpu_count", "board", "gpus", "nvme", "nics", "nvlink", "topology", "software",
+             "psu_w", "psu_12v_2x6", "ram_gb", "dimms"]
+    data = {k: data[k] for k in order if k in data}
+    return "# advisor build file: `advisor plan FILE` predicts it, `advisor tui FILE` edits it\n" + dumps(data)
+
+
+class Planner:
+    """The build under edit, its evaluation, and what the last edit changed."""
+
+    def __init__(self, build: Build, catalog: Catalog | None = None, path: str | Path | None = None):
+        self.catalog = catalog or load_catalog()
+        self.path: Path | None = Path(path) if path else None
+        self.build = self._normalized(build)
+        self.undo_stack: list[Build] = []
+        self.redo_stack: list[Build] = []
+        self.dirty = False
+        self.changes: list[str] = []
+        self.current = self._evaluate(self.build)
+
+    # ------------------------------------------------------------------ loading and saving
+
+    @classmethod
+    def open(cls, path: str | Path, catalog: Catalog | None = None) -> "Planner":
+        data = load_file(path)
+        return cls(build_from_data(data, str(path)), catalog, path)
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the build atomically (to `path`, or where it came from) and mark it clean."""
+        target = Path(path) if path else self.path
+        if target is None:
+            raise UserError("this build has no file yet", hint="give a file name to save it to")
+        try:
+            atomic_write(target, build_yaml(self.build))
+        except OSError as exc:
+            raise UserError(f"{target}: cannot be written ({exc.strerror or exc})",
+                            hint="pick another folder or file name") from None
+        self.path = target
+        self.dirty = False
+        return target
+
+    @property
+    def yaml(self) -> str:
+        return build_yaml(self.build)
+
+    # ------------------------------------------------------------------ evaluation
+
+    @property
+    def prediction(self) -> Prediction | None:
+        return self.current.prediction
+
+    @property
+    def findings(self) -> list[Any]:
+        return self.current.findings
+
+    @property
+    def error(self) -> str | None:
+        return self.current.error
+
+    @property
+    def explicit(self) -> bool:
+        """An explicit PCIe tree: parts and slots are edited in the file, not here."""
+        return self.build.topology is not None
+
+    def _evaluate(self, build: Build) -> Evaluation:
+        from advisor.rules import evaluate_rules
+        try:
+            pred = evaluate(build, self.catalog)
+            return Evaluation(pred, evaluate_rules(pred))
+        except UserError as exc:
+            return Evaluation(None, [], exc.render())
+
+    @staticmethod
+    def _normalized(build: Build) -> Build:
+        if build.topology is not None or all(g.count == 1 for g in build.gpus):
+            return build
+        return build.model_copy(update={"gpus": cards_of(build)})
+
+    def _apply(self, build: Build) -> list[str]:
+        """Make `build` current; remember the old one for undo; return what changed, in words."""
+        build = self._normalized(build)
+        before = self.current
+        after = self._evaluate(build)
+        self.undo_stack.append(self.build)
+        self.redo_stack.clear()
+        self.build, self.current, self.dirty = build, after, True
+        self.changes = describe_changes(before, after)
+        return self.changes
+
+    def _edit(self, **update: Any) -> list[str]:
+        data = self.build.model_dump()
+        data.update(update)
+        try:
+            build = Build.model_validate(data)
+        except Exception as exc:  # pydantic ValidationError: an edit the schema refuses
+            raise UserError(f"that change does not make a valid build: {exc.errors()[0]['msg']}") from None
+        return self._apply(build)
+
+    def replace(self, build: Build, path: str | Path | None = None) -> list[str]:
+        """Swap in another build (opened from a file or matched from a quote); undo brings the old one back."""
+        changes = self._apply(build)
+        if path is not None:
+            self.path = Path(path)
+            self.dirty = False
+        return changes
+
+    def undo(self) -> list[str]:
+        if not self.undo_stack:
+            return []
+        before = self.current
+        self.redo_stack.append(self.build)
+        self.build = self.undo_stack.pop()
+        self.current = self._evaluate(self.build)
+        self.dirty = True
+        self.changes = describe_changes(before, self.current)
+        return self.changes
+
+    def redo(self) -> list[str]:
+        if not self.redo_stack:
+            return []
+        nxt = self.redo_stack.pop()
+        redo = self.redo_stack
+        changes = self._apply(nxt)
+        self.redo_stack = redo
+        return changes
+
+    # ------------------------------------------------------------------ edits
+
+    def _require_catalog_build(self) -> None:
+        if self.explicit:
+            raise UserError("this build is an explicit PCIe tree: its parts and slots are edited in the file",
+                            hint="or start a catalog build: pick a board")
+
+    def set_cpu(self, part: str) -> list[str]:
+        cpu = self.catalog.resolve(part, "cpu", "CPU")
+        if self.explicit:
+            return self._apply(Build(name=self.build.name, cpu=cpu.id, board=self._first_board(cpu)))
+        return self._edit(cpu=cpu.id)
+
+    def _first_board(self, cpu: Cpu) -> str:
+        boards = [c for c in self.board_choices(cpu) if c.fits]
+        if not boards:
+            raise UserError(f"no board in the catalog takes {cpu.name}")
+        return boards[0].key
+
+    def set_board(self, part: str) -> list[str]:
+        board = self.catalog.resolve(part, "board", "motherboard")
+        cards = [GpuSpec(model=c.model) for c in cards_of(self.build)]  # slots belong to the old board
+        update: dict[str, Any] = {"board": board.id, "gpus": [c.model_dump() for c in cards], "nvme": [],
+                                  "nics": [n.model_copy(update={"slot": None}).model_dump() for n in self.build.nics],
+                                  "topology": None}
+        m2 = [n for n in self.build.nvme if board.connector(n.socket)]
+        update["nvme"] = [n.model_dump() for n in m2]
+        if self.explicit or not self.build.cpu:
+            cpus = [c for c in self.cpu_choices(board) if c.fits]
+            if not cpus:
+                raise UserError(f"no CPU in the catalog fits {board.name}")
+            update["cpu"] = cpus[0].key
+        return self._edit(**update)
+
+    def add_gpu(self, model: str, slot: str | None = None, count: int = 1) -> list[str]:
+        self._require_catalog_build()
+        gpu = self.catalog.resolve(model, "gpu", "GPU")
+        if slot is not None and count != 1:
+            raise UserError("a slot takes one card", hint="add the cards one by one, or leave the slot automatic")
+        cards = cards_of(self.build) + [GpuSpec(model=gpu.id, slot=slot) for _ in range(count)]
+        return self._edit(gpus=[c.model_dump() for c in cards])
+
+    def set_gpu_count(self, model: str, count: int) -> list[str]:
+        """Make the build hold `count` cards of `model` (adding or removing from the end)."""
+        self._require_catalog_build()
+        gpu = self.catalog.resolve(model, "gpu", "GPU")
+        cards = cards_of(self.build)
+        same = [i for i, c in enumerate(cards) if self.catalog.resolve(c.model, "gpu").id == gpu.id]
+        while len(same) > count:
+            cards.pop(same.pop())
+        cards += [GpuSpec(model=gpu.id) for _ in range(count - len(same))]
+        return self._edit(gpus=[c.model_dump() for c in cards])
+
+    def remove_gpu(self, index: int) -> list[str]:
+        self._require_catalog_build()
+        cards = cards_of(self.build)
+        if not 0 <= index < len(cards):
+            raise UserError(f"there is no GPU{index}")
+        cards.pop(index)
+        nvlink = [[a - (a > index), b - (b > index)] for a, b in self.build.nvlink if index not in (a, b)]
+        return self._edit(gpus=[c.model_dump() for c in cards], nvlink=nvlink)
+
+    def move_gpu(self, index: int, slot: str | None) -> list[str]:
+        """Put GPU `index` in `slot` (None = automatic placement). A card already there swaps places."""
+        self._require_catalog_build()
+        cards = cards_of(self.build)
+        if not 0 <= index < len(cards):
+            raise UserError(f"there is no GPU{index}")
+        if slot is not None:
+            board = self.board
+            names = {c.name.casefold(): c.name for c in board.slots} if board else {}
+            if slot.casefold() not in names:
+                raise UserError(f"{board.name if board else 'the board'} has no slot {slot!r}",
+                                hint="its slots: " + ", ".join(names.values()))
+            slot = names[slot.casefold()]
+            here = self.placement.get(index)
+            for i, c in enumerate(cards):
+                if i != index and (c.slot == slot or (c.slot is None and self.placement.get(i) == slot)):
+                    cards[i] = c.model_copy(update={"slot": here if c.slot else None})
+            nics = [n.model_copy(update={"slot": None}) if n.slot == slot else n for n in self.build.nics]
+        else:
+            nics = self.build.nics
+        cards[index] = cards[index].model_copy(update={"slot": slot})
+        return self._edit(gpus=[c.model_dump() for c in cards], nics=[n.model_dump() for n in nics])
+
+    def auto_place(self) -> list[str]:
+        """Every card back to automatic placement."""
+        self._require_catalog_build()
+        return self._edit(gpus=[GpuSpec(model=c.model).model_dump() for c in cards_of(self.build)])
+
+    def add_nvme(self, socket: str, gen: int = 4) -> list[str]:
+        self._require_catalog_build()
+        if any(n.socket.casefold() == socket.casefold() for n in self.build.nvme):
+            raise UserError(f"{socket} already holds an SSD")
+        return self._edit(nvme=[n.model_dump() for n in self.build.nvme] + [NvmeSpec(socket=socket, gen=gen).model_dump()])
+
+    def remove_nvme(self, socket: str) -> list[str]:
+        rest = [n for n in self.build.nvme if n.socket.casefold() != socket.casefold()]
+        if len(rest) == len(self.build.nvme):
+            raise UserError(f"there is no SSD in {socket}")
+        return self._edit(nvme=[n.model_dump() for n in rest])
+
+    def add_nic(self, name: str = "NIC", slot: str | None = None, gen: int = 4, width: int = 16) -> list[str]:
+        self._require_catalog_build()
+        nic = NicSpec(name=name, slot=slot, gen=gen, width=width)
+        return self._edit(nics=[n.model_dump() for n in self.build.nics] + [nic.model_dump()])
+
+    def remove_nic(self, index: int) -> list[str]:
+        nics = list(self.build.nics)
+        if not 0 <= index < len(nics):
+            raise UserError(f"there is no NIC {index}")
+        nics.pop(index)
+        return self._edit(nics=[n.model_dump() for n in nics])
+
+    def set_psu(self, watts: int | None, cables_12v_2x6: int | None = None) -> list[str]:
+        return self._edit(psu_w=watts, psu_12v_2x6=cables_12v_2x6)
+
+    def set_software(self, **settings: Any) -> list[str]:
+        sw = self.build.software.model_dump() | settings
+        return self._edit(software=sw)
+
+    def toggle_nvlink(self, a: int, b: int) -> list[str]:
+        pair = sorted((a, b))
+        links = [sorted(p) for p in self.build.nvlink]
+        links = [p for p in links if p != pair] if pair in links else links + [pair]
+        return self._edit(nvlink=links)
+
+    def rename(self, name: str) -> list[str]:
+        return self._edit(name=name or None)
+
+    # ------------------------------------------------------------------ what the pickers show
+
+    @property
+    def board(self) -> Board | None:
+        try:
+            return self.catalog.resolve(self.build.board, "board") if self.build.board else None  # type: ignore[return-value]
+        except UserError:
+            return None
+
+    @property
+    def cpu(self) -> Cpu | None:
+        try:
+            return self.catalog.resolve(self.build.cpu, "cpu") if self.build.cpu else None  # type: ignore[return-value]
+        except UserError:
+            return None
+
+    @property
+    def placement(self) -> dict[int, str]:
+        """GPU index -> the slot it is in now (chosen by hand or by automatic placement)."""
+        pred = self.prediction
+        return dict(pred.machine.placement) if pred else {
+            i: c.slot for i, c in enumerate(cards_of(self.build)) if c.slot}
+
+    def cpu_choices(self, board: Board | None = None) -> list[Choice]:
+        board = board if board is not None else self.board
+        out = []
+        for cpu in sorted(self.catalog.cpus, key=lambda c: (c.cpu_vendor, c.segment, c.name)):
+            why = _board_refuses(board, cpu) if board else ""
+            out.append(Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why))
+        return sorted(out, key=lambda c: not c.fits)
+
+    def board_choices(self, cpu: Cpu | None = None) -> list[Choice]:
+        cpu = cpu if cpu is not None else self.cpu
+        out = []
+        for b in sorted(self.catalog.boards, key=lambda b: (b.segment, b.name)):
+            why = _board_refuses(b, cpu) if cpu else ""
+            out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why))
+        return sorted(out, key=lambda c: not c.fits)
+
+    def gpu_choices(self) -> list[Choice]:
+        return [Choice(g.id, g.name, part_specs(g), g.price_usd)
+                for g in sorted(self.catalog.gpus, key=lambda g: (g.segment, g.name))]
+
+    def slot_choices(self, index: int) -> list[Choice]:
+        """Every slot of the board with what GPU `index` would get there (link, or why it cannot go)."""
+        board = self.board
+        if board is None or self.explicit:
+            return []
+        placement = self.placement
+        occupant = {s: i for i, s in placement.items()}
+        nic_slots = {n.slot for n in self.build.nics if n.slot}
+        out = [Choice("", "automatic", "the slots that give the GPUs the most bandwidth")]
+        for conn in board.slots:
+            group = board.group(conn.group)
+            source = {"cpu": f"CPU{group.socket + 1} lanes" if board.sockets > 1 else "CPU lanes",
+                      "chipset": "chipset", "switch": f"switch {group.switch}"}[group.source]
+            wired = f"x{conn.width} ({'x' + str(conn.physical) + ' long, ' if conn.physical else ''}{source})"
+            who = occupant.get(conn.name)
+            if who == index:
+                label = self._gpu_label(index)
+                out.append(Choice(conn.name, conn.name, f"{wired}: here now, {label}", fits=True))
+                continue
+            try:
+                trial = self._trial_move(index, conn.name)
+            except UserError as exc:
+                out.append(Choice(conn.name, conn.name, wired, fits=False, why_not=exc.render()))
+                continue
+            note = f"swaps with GPU{who}" if who is not None else ("NIC moves" if conn.name in nic_slots else "free")
+            if trial.error:
+                out.append(Choice(conn.name, conn.name, f"{wired}, {note}", fits=False, why_not=trial.error))
+                continue
+            node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
+            link = node.link.label if node and node.link else "no lanes"
+            out.append(Choice(conn.name, conn.name, f"{wired}, {note}: would be {link}",
+                              fits=bool(node and node.link)))
+        return out
+
+    def _trial_move(self, index: int, slot: str) -> Evaluation:
+        saved = (self.build, self.current, list(self.undo_stack), list(self.redo_stack), self.dirty, self.changes)
+        try:
+            self.move_gpu(index, slot)
+            return self.current
+        finally:
+            self.build, self.current, self.undo_stack, self.redo_stack, self.dirty, self.changes = saved
+
+    def m2_choices(self) -> list[Choice]:
+        """The board's M.2 sockets: free or taken, where their lanes come from, what they share."""
+        board = self.board
+        if board is None:
+            return []
+        used = {n.socket.casefold() for n in self.build.nvme}
+        out = []
+        for m in board.m2:
+            group = board.group(m.group)
+            shares = [c.name for c in board.slots if c.group == m.group and not group.independent
+                      and c.first_lane < m.first_lane + m.width and m.first_lane < c.first_lane + c.width]
+            shares += [t for r in board.sharing if m.name in r.when for t in r.effect]
+            src = "chipset" if group.source == "chipset" else "CPU" if group.source == "cpu" else group.source
+            text = f"Gen{m.gen or group.gen} x{m.width} from the {src}"
+            if shares:
+                text += "; shares lanes with " + ", ".join(dict.fromkeys(shares))
+            taken = m.name.casefold() in used
+            out.append(Choice(m.name, m.name, text + ("; has an SSD" if taken else ""), fits=not taken,
+                              why_not="already has an SSD" if taken else ""))
+        return out
+
+    def _gpu_label(self, index: int) -> str:
+        pred = self.prediction
+        node = next((n for n in pred.machine.all_gpus if n.index == index), None) if pred else None
+        return node.link.label if node and node.link else "no lanes"
+
+
+def _board_refuses(board: Board | None, cpu: Cpu | None) -> str:
+    if board is None or cpu is None:
+        return ""
+    if cpu.socket.lower() != board.socket.lower():
+        return f"socket {cpu.socket}, board is {board.socket}"
+    if board.cpu_families is not None and cpu.family not in board.cpu_families:
+        return f"{board.name} does not take the {cpu.family} family"
+    return ""
+
+
+def _links(ev: Evaluation) -> dict[str, tuple[str, str, str]]:
+    """Device key -> (label, connector, link) for the devices an evaluation placed."""
+    out: dict[str, tuple[str, str, str]] = {}
+    if ev.prediction is None:
+        return out
+    for n in ev.prediction.machine.nodes.values():
+        if n.kind == "gpu":
+            key = f"GPU{n.index}"
+            out[key] = (f"GPU{n.index} {n.gpu.name if n.gpu else n.label}", n.connector or "-",
+                        n.link.label if n.link else "no lanes")
+        elif n.kind in ("nvme", "nic"):
+            out[f"{n.kind}:{n.connector}"] = (f"{'SSD' if n.kind == 'nvme' else n.label} in {n.connector}",
+                                              n.connector or "-", n.link.label if n.link else "no lanes")
+    return out
+
+
+def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
+    """What an edit did, in plain words: links that moved, findings that came or went, the all-reduce."""
+    if after.error:
+        return [f"the build cannot be evaluated: {after.error}"]
+    old, new = _links(before), _links(after)
+    out: list[str] = []
+    reasons = {}
+    if after.prediction:
+        for n in after.prediction.machine.all_gpus:
+            if n.link and n.link.limited_by:
+                reasons[f"GPU{n.index}"] = "; ".join(n.link.limited_by)
+    for key, (label, conn, link) in new.items():
+        if key not in old:
+            out.append(f"{label} placed in {conn}: {link}" + (f" ({reasons[key]})" if key in reasons else ""))
+            continue
+        _, oconn, olink = old[key]
+        if oconn != conn and olink != link:
+            out.append(f"{label} {oconn} -> {conn}: {olink} -> {link}")
+        elif oconn != conn:
+            out.append(f"{label} {oconn} -> {conn} ({link})")
+        elif olink != link:
+            why = f" because {reasons[key]}" if key in reasons and link != "no lanes" else ""
+            out.append(f"{label} in {conn}: {olink} -> {link}{why}")
+    for key, (label, _, _) in old.items():
+        if key not in new:
+            out.append(f"{label} removed")
+    if before.prediction and after.prediction:
+        a, b = before.prediction.allreduce, after.prediction.allreduce
+        if a and b and a.value and b.value and abs(a.value - b.value) > 0.05:
+            out.append(f"all-reduce {a.value:.1f} -> {b.value:.1f} GB/s")
+    old_ids = {(f.id, f.subject) for f in before.findings}
+    new_ids = {(f.id, f.subject) for f in after.findings}
+    came = sorted({f.id for f in after.findings if (f.id, f.subject) not in old_ids})
+    went = sorted({f.id for f in before.findings if (f.id, f.subject) not in new_ids})
+    if came:
+        out.append("new findings: " + ", ".join(came))
+    if went:
+        out.append("resolved: " + ", ".join(went))
+    if before.error and not after.error:
+        out.insert(0, "the build evaluates again")
+    return out

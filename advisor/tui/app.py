@@ -1,0 +1,544 @@
+"""The advisor app: a planner on the left, live views on the right, quote / measure / compare in tabs.
+
+State lives in an advisor.planner.Planner (the build, its evaluation, undo) and in the list of
+loaded measurements; widgets read them after every change. Every edit goes through `edit()`, which
+catches the user's mistakes (UserError) and shows them instead of crashing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedContent, TabPane
+
+from advisor.catalog.store import Catalog, load_catalog
+from advisor.engine import build_from_data, load_build
+from advisor.errors import UserError
+from advisor.measure.models import Measurement
+from advisor.planner import Choice, Planner, cards_of
+from advisor.resources import bundled
+from advisor.tui import autosave
+from advisor.tui.commands import PartsCommands
+from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
+from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
+from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
+from advisor.yamlio import atomic_write, loads, read_text
+
+TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare")
+EXAMPLE = "2x4090-z790-hero.yaml"
+
+
+class AdvisorApp(App):
+    TITLE = "advisor"
+    SUB_TITLE = "multi-GPU build planner"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {PartsCommands}
+    BINDINGS = [
+        Binding("c", "pick_cpu", "CPU"),
+        Binding("b", "pick_board", "Board"),
+        Binding("g", "add_gpu", "+GPU"),
+        Binding("m", "move_gpu", "Move"),
+        Binding("n", "add_nvme", "+SSD"),
+        Binding("delete,x", "remove", "Remove"),
+        Binding("a", "auto_place", "Auto", show=False),
+        Binding("plus,equals_sign", "more", "One more", show=False),
+        Binding("minus", "remove", "Remove", show=False),
+        Binding("v", "matrix_mode", "Matrix mode", show=False),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("ctrl+o", "open", "Open"),
+        Binding("ctrl+e", "export", "Export", show=False),
+        Binding("ctrl+z", "undo", "Undo", show=False),
+        Binding("ctrl+y", "redo", "Redo", show=False),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        *[Binding(str(i + 1), f"view('{t}')", t.title(), show=False) for i, t in enumerate(TABS)],
+    ]
+
+    def __init__(self, build_path: str | None = None, catalog: Catalog | None = None,
+                 quote_path: str | None = None, measurements: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.catalog = catalog or load_catalog()
+        self.build_path = build_path
+        self.quote_path = quote_path
+        self.measurement_paths = list(measurements)
+        self.measurements: list[tuple[str, Measurement]] = []
+        self.planner = self._start_planner()
+        self._autosave_timer: Timer | None = None
+
+    # ------------------------------------------------------------------ start-up
+
+    def _start_planner(self) -> Planner:
+        if self.build_path:
+            planner = Planner.open(self.build_path, self.catalog)
+            saved = autosave.pending(planner.path)
+            if saved is not None:
+                self._restore(planner, saved, f"restored unsaved changes to {self.build_path} from the autosave; "
+                              "'Revert to saved file' in the palette drops them")
+            return planner
+        saved = autosave.pending(None)
+        planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog)
+        if saved is not None:
+            self._restore(planner, saved, "restored your unsaved build from the last session")
+        return planner
+
+    def _restore(self, planner: Planner, text: str, message: str) -> None:
+        try:
+            planner.replace(build_from_data(loads(text, "autosave"), "autosave"))
+            planner.undo_stack.clear()
+            self._startup_note = message
+        except UserError:
+            self._startup_note = "an autosave could not be read and was ignored"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield BuildPanel(id="build")
+            with TabbedContent(id="views", initial="machine"):
+                with TabPane("Machine", id="machine"):
+                    yield MachineTree(id="machine-tree")
+                with TabPane("Links", id="links"):
+                    yield HostView(id="host")
+                with TabPane("GPUs", id="matrix"):
+                    yield MatrixView(id="matrix-view")
+                with TabPane("Findings", id="findings"):
+                    yield FindingsView(id="findings-view")
+                with TabPane("Quote", id="quote"):
+                    yield QuotePane(id="quote-pane")
+                with TabPane("Measure", id="measure"):
+                    yield MeasurePane(id="measure-pane")
+                with TabPane("Compare", id="compare"):
+                    yield ComparePane(id="compare-pane")
+        yield Static(id="summary")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#build").border_title = "Build"
+        for path in self.measurement_paths:
+            self.load_measurement(path)
+        self.refresh_views()
+        self.query_one("#build-items").focus()
+        note = getattr(self, "_startup_note", None)
+        if note:
+            self.notify(note, timeout=8)
+        if self.quote_path:
+            self.open_quote(self.quote_path)
+
+    # ------------------------------------------------------------------ the one way state changes
+
+    def refresh_views(self) -> None:
+        p = self.planner
+        name = p.build.name or (p.path.stem if p.path else "untitled build")
+        self.sub_title = name + (f" ({p.path})" if p.path else "") + (" *unsaved" if p.dirty else "")
+        self.query_one(BuildPanel).show(p)
+        self.query_one(MachineTree).show(p)
+        self.query_one(HostView).show(p)
+        self.query_one(MatrixView).show(p)
+        self.query_one(FindingsView).show(p)
+        self.query_one(ComparePane).show(p, self.measurements)
+        self.query_one("#summary", Static).update(summary_text(p))
+
+    def edit(self, change: Callable[..., list[str]], *args: Any, **kwargs: Any) -> bool:
+        """Apply one edit to the planner; a mistake becomes a message, never a crash."""
+        try:
+            changes = change(*args, **kwargs)
+        except UserError as exc:
+            self.notify(exc.render(), title="not changed", severity="error", timeout=8)
+            return False
+        self.refresh_views()
+        self._schedule_autosave()
+        moved = [c for c in changes if "->" in c and "all-reduce" not in c]
+        if moved:
+            self.notify("\n".join(moved[:4]), title="links changed", timeout=5)
+        elif self.planner.error:
+            self.notify(self.planner.error, title="cannot evaluate", severity="warning", timeout=8)
+        return True
+
+    def _schedule_autosave(self) -> None:
+        if self._autosave_timer is not None:
+            self._autosave_timer.stop()
+        self._autosave_timer = self.set_timer(1.0, self.flush_autosave)
+
+    def flush_autosave(self) -> None:
+        if self.planner.dirty:
+            try:
+                autosave.write(self.planner.path, self.planner.yaml)
+            except OSError as exc:
+                self.notify(f"autosave failed: {exc}", severity="warning")
+
+    # ------------------------------------------------------------------ what is selected
+
+    def selected_line(self) -> str | None:
+        opt = self.query_one("#build-items", OptionList).highlighted_option
+        return opt.id if opt else None
+
+    def selected_gpu(self) -> int | None:
+        key = self.selected_line() or ""
+        if key.startswith("gpu:"):
+            return int(key.split(":")[1])
+        return 0 if cards_of(self.planner.build) else None
+
+    # ------------------------------------------------------------------ build editing actions
+
+    def pick(self, title: str, choices: list[Choice], then: Callable[[Any], None], **kwargs: Any) -> None:
+        def done(result: Any) -> None:
+            if result is not None:
+                then(result)
+        self.push_screen(ChoicePicker(title, choices, **kwargs), done)
+
+    def action_pick_cpu(self) -> None:
+        cur = self.planner.cpu.id if self.planner.cpu else None
+        self.pick("CPU (ones that fit the board first)", self.planner.cpu_choices(),
+                  lambda key: self.edit(self.planner.set_cpu, key), current=cur)
+
+    def action_pick_board(self) -> None:
+        cpu = self.planner.cpu
+        choices = [c for c in self.planner.board_choices() if c.fits]
+        title = f"Board (the ones that take {cpu.name})" if cpu and not self.planner.explicit else "Board"
+        cur = self.planner.board.id if self.planner.board else None
+        self.pick(title, choices, lambda key: self.edit(self.planner.set_board, key), current=cur)
+
+    def action_add_gpu(self) -> None:
+        self.pick("Add GPUs (model, and how many in the second field)", self.planner.gpu_choices(),
+                  lambda r: self.edit(self.planner.add_gpu, r[0], count=r[1]), count=True)
+
+    def action_more(self) -> None:
+        i = self.selected_gpu()
+        if i is None:
+            self.action_add_gpu()
+            return
+        self.edit(self.planner.add_gpu, cards_of(self.planner.build)[i].model)
+
+    def action_move_gpu(self) -> None:
+        i = self.selected_gpu()
+        if i is None:
+            self.notify("the build has no GPU to move", severity="warning")
+            return
+        if self.planner.explicit:
+            self.notify("an explicit PCIe tree: move cards by editing its file", severity="warning")
+            return
+        self.pick(f"Move GPU{i} to a slot (what it would get there)", self.planner.slot_choices(i),
+                  lambda slot: self.edit(self.planner.move_gpu, i, slot or None), prices=False,
+                  current=self.planner.placement.get(i))
+
+    def action_auto_place(self) -> None:
+        self.edit(self.planner.auto_place)
+
+    def action_remove(self) -> None:
+        key = self.selected_line() or ""
+        kind, _, what = key.partition(":")
+        if kind == "gpu":
+            self.edit(self.planner.remove_gpu, int(what))
+        elif kind == "nvme":
+            self.edit(self.planner.remove_nvme, what)
+        elif kind == "nic":
+            self.edit(self.planner.remove_nic, int(what))
+        else:
+            self.notify("select a GPU, SSD or NIC line in the build to remove it", severity="warning")
+
+    def action_add_nvme(self) -> None:
+        choices = self.planner.m2_choices()
+        if not choices:
+            self.notify("this build has no board with M.2 sockets in the catalog", severity="warning")
+            return
+        self.pick("Add an NVMe SSD: M.2 socket (and the lanes it shares)", choices,
+                  lambda s: self.edit(self.planner.add_nvme, s), prices=False)
+
+    def action_add_nic(self) -> None:
+        def done(v: dict | None) -> None:
+            if v:
+                self.edit(self.planner.add_nic, v["name"] or "NIC", None, v["gen"], v["width"])
+        self.push_screen(FormDialog("Add a network card (placed automatically)", [
+            ("name", "name", "text", "NIC"), ("gen", "PCIe generation", [3, 4, 5], 4),
+            ("width", "lanes", [1, 4, 8, 16], 16)]), done)
+
+    def action_psu(self) -> None:
+        b = self.planner.build
+
+        def done(v: dict | None) -> None:
+            if v:
+                self.edit(self.planner.set_psu, v["psu_w"], v["cables"])
+        self.push_screen(FormDialog("Power supply", [
+            ("psu_w", "watts", "int", b.psu_w), ("cables", "native 12V-2x6 cables", "int", b.psu_12v_2x6)]), done)
+
+    def action_software(self) -> None:
+        sw = self.planner.build.software
+
+        def done(v: dict | None) -> None:
+            if v:
+                v["nccl_p2p_level"] = None if v["nccl_p2p_level"] == "default" else v["nccl_p2p_level"]
+                v["framework"] = None if v["framework"] == "unknown" else v["framework"]
+                self.edit(self.planner.set_software, **v)
+        self.push_screen(FormDialog("Software and BIOS settings", [
+            ("driver", "NVIDIA driver", ["stock", "patched-p2p"], sw.driver),
+            ("iommu", "IOMMU", ["passthrough", "on", "off"], sw.iommu),
+            ("acs", "PCIe ACS", ["off", "on"], sw.acs),
+            ("large_bar", "large / resizable BAR", "bool", sw.large_bar),
+            ("nccl_p2p_level", "NCCL_P2P_LEVEL", ["default", "LOC", "NVL", "PIX", "PXB", "PHB", "SYS"],
+             sw.nccl_p2p_level or "default"),
+            ("nccl_p2p_disable", "NCCL_P2P_DISABLE=1", "bool", sw.nccl_p2p_disable),
+            ("cuda_p2p", "program enables peer access", "bool", sw.cuda_p2p),
+            ("framework", "training framework", ["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"],
+             sw.framework or "unknown"),
+        ]), done)
+
+    def action_nvlink(self) -> None:
+        pred = self.planner.prediction
+        gpus = pred.machine.all_gpus if pred else []
+        bridged = {tuple(sorted(p)) for p in self.planner.build.nvlink}
+        choices = []
+        for i, a in enumerate(gpus):
+            for b in gpus[i + 1:]:
+                ok = bool(a.gpu and b.gpu and a.gpu.nvlink.supported and b.gpu.nvlink.supported)
+                key = f"{a.index}-{b.index}"
+                state = "bridged: pick to remove" if (a.index, b.index) in bridged else "no bridge"
+                choices.append(Choice(key, f"GPU{a.index}-GPU{b.index}", state, fits=ok,
+                                      why_not="" if ok else "a card without an NVLink connector"))
+        if not choices:
+            self.notify("NVLink bridges join two GPUs: add another GPU first", severity="warning")
+            return
+        self.pick("NVLink bridge between", choices,
+                  lambda key: self.edit(self.planner.toggle_nvlink, *map(int, key.split("-"))), prices=False)
+
+    @on(OptionList.OptionSelected, "#build-items")
+    def _line_chosen(self, event: OptionList.OptionSelected) -> None:
+        key = event.option.id or ""
+        kind = key.split(":")[0]
+        action = {"cpu": self.action_pick_cpu, "board": self.action_pick_board, "tree": self.action_pick_board,
+                  "gpu": self.action_move_gpu, "add-gpu": self.action_add_gpu, "add-nvme": self.action_add_nvme,
+                  "nvme": self.action_remove, "add-nic": self.action_add_nic, "nic": self.action_remove,
+                  "psu": self.action_psu, "software": self.action_software, "nvlink": self.action_nvlink}.get(kind)
+        if action:
+            action()
+
+    # ------------------------------------------------------------------ files
+
+    def action_open(self) -> None:
+        def done(path: str | None) -> None:
+            if path:
+                self.open_build(path)
+        self.push_screen(PathPrompt("Open a build file", suffixes=(".yaml", ".yml")), done)
+
+    def open_build(self, path: str) -> None:
+        try:
+            opened = Planner.open(path, self.catalog)
+        except UserError as exc:
+            self.notify(exc.render(), title="cannot open", severity="error", timeout=10)
+            return
+        self.flush_autosave()
+        self.edit(self.planner.replace, opened.build, path)
+
+    def action_save(self) -> None:
+        if self.planner.path is None:
+            self.action_save_as()
+        else:
+            self.save_to(str(self.planner.path))
+
+    def action_save_as(self, then: Callable[[], None] | None = None) -> None:
+        name = (self.planner.build.name or "build").lower()
+        suggestion = "".join(ch if ch.isalnum() else "-" for ch in name).strip("-")[:40] + ".yaml"
+
+        def done(path: str | None) -> None:
+            if path and self.save_to(path) and then:
+                then()
+        self.push_screen(PathPrompt("Save the build as", str(self.planner.path or suggestion), must_exist=False), done)
+
+    def save_to(self, path: str) -> bool:
+        old = self.planner.path
+        try:
+            saved = self.planner.save(path)
+        except UserError as exc:
+            self.notify(exc.render(), title="not saved", severity="error", timeout=10)
+            return False
+        autosave.discard(old)
+        autosave.discard(saved)
+        self.refresh_views()
+        self.notify(f"saved {saved}")
+        return True
+
+    def action_revert(self) -> None:
+        if self.planner.path is None:
+            self.notify("this build has no file to revert to", severity="warning")
+            return
+        autosave.discard(self.planner.path)
+        self.open_build(str(self.planner.path))
+        self.planner.dirty = False
+        self.refresh_views()
+
+    def action_export(self) -> None:
+        pred = self.planner.prediction
+        if pred is None:
+            self.notify(f"nothing to export: {self.planner.error}", severity="error")
+            return
+        stem = self.planner.path.stem if self.planner.path else "build"
+
+        def done(path: str | None) -> None:
+            if not path:
+                return
+            from advisor.report import render_markdown
+            try:
+                atomic_write(path, render_markdown(pred, [f.to_json() for f in self.planner.findings]))
+            except OSError as exc:
+                self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
+                return
+            self.notify(f"report written to {path}")
+        self.push_screen(PathPrompt("Export the report (Markdown)", f"{stem}-report.md", suffixes=(".md",),
+                                    must_exist=False), done)
+
+    # ------------------------------------------------------------------ quote, measure
+
+    def action_open_quote(self) -> None:
+        def done(path: str | None) -> None:
+            if path:
+                self.open_quote(path)
+        self.push_screen(PathPrompt("Open a quote (text, CSV or YAML)",
+                                    suffixes=(".txt", ".csv", ".yaml", ".yml", ".eml", ".md")), done)
+
+    @on(Button.Pressed, "#quote-open")
+    def _quote_open_pressed(self) -> None:
+        self.action_open_quote()
+
+    def open_quote(self, path: str) -> None:
+        try:
+            text = read_text(path)
+        except UserError as exc:
+            self.notify(exc.render(), severity="error")
+            return
+        self.action_view("quote")
+        self.query_one(QuotePane).load_text(text, path)
+
+    @on(QuotePane.Checked)
+    def _quote_checked(self, event: QuotePane.Checked) -> None:
+        if event.build is None:
+            self.notify("the quote does not name a CPU and a board from the catalog: no build to open",
+                        severity="warning", timeout=8)
+            return
+        self.edit(self.planner.replace, event.build)
+        self.notify(f"{event.name}: its build is open in the planner (Ctrl+Z brings back the previous one)",
+                    timeout=8)
+
+    @on(Button.Pressed, "#quote-export")
+    def _quote_export(self) -> None:
+        text = self.query_one(QuotePane).markdown()
+        if text is None:
+            return
+
+        def done(path: str | None) -> None:
+            if path:
+                try:
+                    atomic_write(path, text)
+                except OSError as exc:
+                    self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
+                    return
+                self.notify(f"quote report written to {path}")
+        self.push_screen(PathPrompt("Export the quote report (Markdown)", "quote-report.md", suffixes=(".md",),
+                                    must_exist=False), done)
+
+    def action_load_measurement(self) -> None:
+        def done(path: str | None) -> None:
+            if path:
+                self.load_measurement(path)
+                self.action_view("compare")
+        self.push_screen(PathPrompt("Load a measurement (advisor bench/import JSON, or a tool's output)",
+                                    suffixes=(".json", ".txt", ".log", ".xml", ".out")), done)
+
+    @on(Button.Pressed, "#bench-load")
+    def _bench_load_pressed(self) -> None:
+        self.action_load_measurement()
+
+    def load_measurement(self, path: str) -> bool:
+        from advisor.measure import load
+        try:
+            meas = load(path)
+        except UserError as exc:
+            self.notify(exc.render(), title="cannot load", severity="error", timeout=10)
+            return False
+        self._add_measurement(meas, path)
+        return True
+
+    @on(MeasurePane.Loaded)
+    def _bench_done(self, event: MeasurePane.Loaded) -> None:
+        self._add_measurement(event.measurement, event.path)
+        self.action_view("compare")
+
+    def _add_measurement(self, meas: Measurement, path: str) -> None:
+        self.measurements = [(p, m) for p, m in self.measurements if p != path] + [(path, meas)]
+        if self.is_mounted:
+            self.query_one(MeasurePane).listed(self.measurements)
+            self.query_one(ComparePane).show(self.planner, self.measurements)
+
+    # ------------------------------------------------------------------ view, history, app
+
+    def action_view(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_matrix_mode(self) -> None:
+        self.query_one(MatrixView).cycle_mode(self.planner)
+
+    def action_undo(self) -> None:
+        if not self.planner.undo_stack:
+            self.notify("nothing to undo")
+            return
+        self.edit(self.planner.undo)
+
+    def action_redo(self) -> None:
+        if not self.planner.redo_stack:
+            self.notify("nothing to redo")
+            return
+        self.edit(self.planner.redo)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        if not self.planner.dirty:
+            self.exit()
+            return
+        self.flush_autosave()
+
+        def done(choice: str | None) -> None:
+            if choice == "discard":
+                autosave.discard(self.planner.path)
+                self.exit()
+            elif choice == "save":
+                if self.planner.path is not None:
+                    if self.save_to(str(self.planner.path)):
+                        self.exit()
+                else:
+                    self.action_save_as(then=self.exit)
+        self.push_screen(ConfirmQuit(self.planner.build.name or "This build"), done)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for title, help_, action in (
+            ("Save", "write the build file (atomic)", self.action_save),
+            ("Save as…", "write the build to another file", self.action_save_as),
+            ("Open build…", "open a build YAML file", self.action_open),
+            ("Revert to saved file", "drop unsaved changes and the autosave", self.action_revert),
+            ("Export report…", "the plan as Markdown", self.action_export),
+            ("Undo", "undo the last edit", self.action_undo),
+            ("Redo", "redo", self.action_redo),
+            ("Automatic placement", "every card back to the best slots", self.action_auto_place),
+            ("Add NVMe SSD…", "in an M.2 socket", self.action_add_nvme),
+            ("Add NIC…", "a network card", self.action_add_nic),
+            ("Power supply…", "watts and 12V-2x6 cables", self.action_psu),
+            ("Software and BIOS…", "driver, IOMMU, ACS, NCCL settings", self.action_software),
+            ("NVLink bridge…", "bridge two GPUs", self.action_nvlink),
+            ("Check a quote file…", "validate a vendor's quote", self.action_open_quote),
+            ("Load measurement…", "for the Compare view", self.action_load_measurement),
+            ("Toggle light/dark", "theme", self.action_toggle_theme),
+            ("Help", "keys and views", self.action_help),
+        ):
+            yield SystemCommand(title, help_, action)
+        for i, tab in enumerate(TABS):
+            yield SystemCommand(f"Show {tab}", f"view {i + 1}", lambda t=tab: self.action_view(t))

@@ -1,0 +1,437 @@
+"""The live views of a build: the machine tree, host links, the GPU matrix, findings, the summary line.
+
+Each view has `show(planner)`, which redraws it from the planner's current evaluation. Views
+never change the build; they only read it.
+"""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Markdown, OptionList, Static, Tree
+from textual.widgets.option_list import Option
+
+from advisor.machine import Machine, Node
+from advisor.planner import Planner, cards_of
+from advisor.predict import Figure, Prediction
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
+
+
+def derivation(name: str, fig: Figure) -> str:
+    """A figure's derivation as Rich markup: value, formula, inputs, constants."""
+    if fig.value is None:
+        value = "unknown"
+    else:
+        value = f"{fig.value:.2f} {fig.unit}"
+    inputs = ", ".join(f"{k} = {v}" for k, v in fig.inputs.items() if k != "hops")
+    low = " [yellow](low confidence)[/]" if fig.confidence == "low" else ""
+    return (f"[b]{escape(name)}[/] = [b]{value}[/]{low}\n  = {escape(fig.formula)}\n"
+            f"  [dim]inputs: {escape(inputs)}\n  constants: {escape(', '.join(fig.constants))} "
+            "(advisor plan --explain lists their sources)[/]")
+
+
+# ---------------------------------------------------------------------- the build panel
+
+
+class BuildPanel(Vertical):
+    """The parts of the build as a list: Enter on a line edits it; the last edit's effect below."""
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="build-items")
+        yield Static(id="changes")
+
+    def show(self, planner: Planner) -> None:
+        items = self.query_one("#build-items", OptionList)
+        keep = items.highlighted_option.id if items.highlighted_option else None
+        b = planner.build
+        options: list[Option | None] = []
+
+        def line(key: str, label: str, value: str | Text, style: str = "") -> None:
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(width=6, style="bold")
+            grid.add_column(ratio=1)
+            grid.add_row(label, value if isinstance(value, Text) else Text(value, style))
+            options.append(Option(grid, id=key))
+
+        if planner.explicit:
+            line("tree", "Tree", f"explicit PCIe tree ({len(planner.prediction.gpus) if planner.prediction else '?'} GPUs)")
+            line("board", "Board", "pick one to start a catalog build", "dim")
+        else:
+            line("cpu", "CPU", planner.cpu.name if planner.cpu else (b.cpu or "-"))
+            line("board", "Board", planner.board.name if planner.board else (b.board or "-"))
+        options.append(None)
+        links = {}
+        if planner.prediction:
+            for n in planner.prediction.machine.all_gpus:
+                links[n.index] = n
+        placement = planner.placement
+        if not planner.explicit:
+            for i, card in enumerate(cards_of(b)):
+                n = links.get(i)
+                model = _short(n.gpu.name) if n and n.gpu else card.model
+                where = placement.get(i) or "?"
+                how = "" if card.slot else " (auto)"
+                link = n.link.label if n and n.link else "no lanes"
+                style = "red" if not (n and n.link) else ("yellow" if n.link.width < n.link.max_width
+                                                           or n.link.gen < n.link.max_gen else "cyan")
+                line(f"gpu:{i}", f"GPU{i}", Text.assemble(model, " ", (link, style), "\n", (f"{where}{how}", "dim")))
+            line("add-gpu", "", "+ add GPU (g)", "dim")
+            options.append(None)
+            for n in b.nvme:
+                line(f"nvme:{n.socket}", "SSD", f"NVMe in {n.socket}")
+            line("add-nvme", "", "+ add NVMe SSD (n)", "dim")
+            for i, nic in enumerate(b.nics):
+                line(f"nic:{i}", "NIC", f"{nic.name} {nic.slot or '(auto)'} Gen{nic.gen} x{nic.width}")
+            line("add-nic", "", "+ add NIC", "dim")
+            options.append(None)
+        psu = f"{b.psu_w} W" if b.psu_w else "not set"
+        if b.psu_12v_2x6 is not None:
+            psu += f", {b.psu_12v_2x6}x 12V-2x6"
+        line("psu", "PSU", psu)
+        sw = b.software
+        soft = f"{sw.driver} driver, IOMMU {sw.iommu}, ACS {sw.acs}"
+        if sw.nccl_p2p_level or sw.nccl_p2p_disable:
+            soft += ", NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}")
+        line("software", "Soft", soft)
+        line("nvlink", "NVLink", ", ".join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or "no bridge")
+        items.clear_options()
+        items.add_options(options)
+        if keep is not None:
+            try:
+                items.highlighted = items.get_option_index(keep)
+            except Exception:  # the line is gone (a removed card)
+                items.highlighted = 0
+        changes = self.query_one("#changes", Static)
+        if planner.changes:
+            changes.update("\n".join(f"• {escape(c)}" for c in planner.changes[:6]))
+        else:
+            changes.update("[dim]Edit a line (Enter) and what changed shows here.[/]")
+
+
+# ---------------------------------------------------------------------- machine tree
+
+
+def _short(name: str) -> str:
+    return name.replace("NVIDIA ", "").replace("GeForce ", "")
+
+
+def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:
+    t = Text()
+    if n.kind == "socket":
+        t.append(n.label, "bold")
+    elif n.kind == "gpu":
+        gp = next((g for g in pred.gpus if g.node.id == n.id), None)
+        t.append(f"GPU{n.index} ", "bold")
+        t.append(_short(n.gpu.name) if n.gpu else n.label)
+        if n.connector and not in_root_port:
+            t.append(f" in {n.connector}")
+        if n.link:
+            low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
+            t.append(f" {n.link.label}", "yellow" if low else "cyan")
+            if low:
+                t.append(f" (of x{n.link.max_width})" if n.link.gen == n.link.max_gen else
+                         f" (of Gen{n.link.max_gen} x{n.link.max_width})", "yellow")
+        if gp:
+            t.append(f" H2D/D2H {gp.h2d.value:.1f}/{gp.d2h.value:.1f} GB/s", "green")
+    else:
+        name = {"nvme": "NVMe SSD", "nic": n.label}.get(n.kind, n.label)
+        t.append(name)
+        if n.connector and n.kind in ("nvme", "nic") and not in_root_port:
+            t.append(f" in {n.connector}")
+        if n.link:
+            t.append(f"  {n.link.label}", "cyan")
+            if n.kind in ("chipset", "switch"):
+                from advisor.graph import raw_gbps
+                t.append(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
+    return t
+
+
+def _empty_slots(m: Machine) -> dict[str, list[str]]:
+    """Parent node id -> labels of the board's empty slots under it (where another card could go)."""
+    board = m.board
+    if board is None:
+        return {}
+    used = {n.connector for n in m.nodes.values() if n.connector}
+    out: dict[str, list[str]] = {}
+    for c in board.slots:
+        if c.name in used:
+            continue
+        g = board.group(c.group)
+        parent = {"cpu": f"cpu{g.socket}/hb{g.host_bridge or '0'}", "chipset": f"chipset{g.socket}",
+                  "switch": f"switch:{g.switch}"}[g.source]
+        if parent not in m.nodes:
+            parent = f"cpu{g.socket}" if f"cpu{g.socket}" in m.nodes else "cpu0"
+        src = {"cpu": "CPU", "chipset": "chipset", "switch": "switch"}[g.source]
+        out.setdefault(parent, []).append(f"{c.name}: empty, x{c.width} Gen{c.gen or g.gen} from the {src}")
+    return out
+
+
+class MachineTree(Tree):
+    """Sockets, host bridges, root ports, chipset, switches, slots and devices with links and GB/s."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("machine", **kwargs)
+        self.show_root = True
+        self.guide_depth = 2
+
+    def show(self, planner: Planner) -> None:
+        self.clear()
+        pred = planner.prediction
+        if pred is None:
+            self.root.set_label(Text(f"cannot evaluate: {planner.error}", "red"))
+            return
+        m = pred.machine
+        self.root.set_label(Text(m.board.name if m.board else "explicit PCIe tree", "bold"))
+        empty = _empty_slots(m)
+        kids: dict[str | None, list[Node]] = {}
+        for n in m.nodes.values():
+            kids.setdefault(n.parent, []).append(n)
+
+        def add(branch, node: Node) -> None:
+            for c in sorted(kids.get(node.id, []), key=lambda c: (c.kind != "switch", c.index or 0, c.id)):
+                sub = branch.add(_node_label(c, pred, node.kind == "root_port"), expand=True,
+                                 allow_expand=bool(kids.get(c.id)))
+                add(sub, c)
+            for label in empty.get(node.id, []):
+                branch.add_leaf(Text(label, "dim"))
+
+        for r in sorted(kids.get(None, []), key=lambda n: n.id):
+            if r.kind != "socket":
+                continue
+            b = self.root.add(_node_label(r, pred), expand=True)
+            add(b, r)
+        for u in m.unlinked:
+            self.root.add_leaf(Text(f"{u}: no lanes", "red"))
+        self.root.expand()
+
+
+# ---------------------------------------------------------------------- host links
+
+
+class HostView(Vertical):
+    """Per GPU: link and pinned H2D/D2H alone and with all GPUs copying; the derivation of the selected row."""
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="host-table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(classes="detail"):
+            yield Static(id="host-detail")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("GPU", "slot", "link", "H2D", "D2H", "all H2D", "all D2H")
+
+    def show(self, planner: Planner) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        pred = planner.prediction
+        self._pred = pred
+        if pred is None:
+            self.query_one("#host-detail", Static).update(f"[red]cannot evaluate: {escape(planner.error or '')}[/]")
+            return
+        for p in pred.gpus:
+            n = p.node
+            low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
+            table.add_row(f"GPU{n.index}", n.connector or "-", Text(n.link.label, "yellow" if low else ""),
+                          f"{p.h2d.value:.1f}", f"{p.d2h.value:.1f}", f"{p.h2d_all.value:.1f}",
+                          f"{p.d2h_all.value:.1f}", key=str(n.index))
+        if pred.gpus:
+            table.move_cursor(row=min(row, len(pred.gpus) - 1))
+        self._detail()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._detail()
+
+    def _detail(self) -> None:
+        pred = getattr(self, "_pred", None)
+        table = self.query_one(DataTable)
+        if pred is None or not pred.gpus:
+            self.query_one("#host-detail", Static).update("[dim]no GPU has a link[/]")
+            return
+        p = pred.gpus[min(table.cursor_row, len(pred.gpus) - 1)]
+        n = p.node
+        why = "; ".join(n.link.limited_by) or "nothing: the card's own maximum"
+        shared = p.h2d_all.inputs.get("limited_by")
+        text = (f"GPU{n.index} {escape(n.gpu.name if n.gpu else '?')}: {n.link.label} "
+                f"(card Gen{n.link.max_gen} x{n.link.max_width}); link limited by {escape(why)}; "
+                f"bottleneck to host: {escape(p.bottleneck)}"
+                + (f"; with all GPUs copying: {escape(shared)}" if shared else "") + "\n"
+                + derivation("H2D", p.h2d) + "\n" + derivation("H2D with all GPUs copying", p.h2d_all))
+        self.query_one("#host-detail", Static).update(text)
+
+
+# ---------------------------------------------------------------------- GPU matrix
+
+
+MATRIX_MODES = ("uni", "bidi", "latency")
+
+
+class MatrixView(Vertical):
+    """The GPU-to-GPU matrix like p2pBandwidthLatencyTest (path class and figure), the all-reduce, and a pair's derivation."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="matrix-title")
+        yield DataTable(id="matrix-table", cursor_type="cell")
+        yield Static(id="allreduce")
+        with VerticalScroll(classes="detail"):
+            yield Static(id="pair-detail")
+
+    mode = "uni"
+
+    def cycle_mode(self, planner: Planner) -> None:
+        self.mode = MATRIX_MODES[(MATRIX_MODES.index(self.mode) + 1) % len(MATRIX_MODES)]
+        self.show(planner)
+
+    def show(self, planner: Planner) -> None:
+        table = self.query_one(DataTable)
+        cursor = table.cursor_coordinate
+        table.clear(columns=True)
+        pred = planner.prediction
+        self._pred = pred
+        unit = {"uni": "one way GB/s", "bidi": "both ways GB/s", "latency": "latency us"}[self.mode]
+        self.query_one("#matrix-title", Static).update(f"[b]GPU <-> GPU[/]: path class, {unit} [dim](v switches)[/]")
+        if pred is None:
+            self.query_one("#allreduce", Static).update(f"[red]cannot evaluate: {escape(planner.error or '')}[/]")
+            self.query_one("#pair-detail", Static).update("")
+            return
+        gpus = pred.machine.gpus
+        by = {}
+        for p in pred.pairs:
+            by[(p.a, p.b)] = by[(p.b, p.a)] = p
+        table.add_column("", key="row")
+        for n in gpus:
+            table.add_column(f"GPU{n.index}", key=str(n.index))
+        for a in gpus:
+            cells: list = [Text(f"GPU{a.index}", "bold")]
+            for b in gpus:
+                if a.index == b.index:
+                    cells.append(Text("X", "dim"))
+                    continue
+                p = by[(a.index, b.index)]
+                fig = getattr(p, self.mode)
+                val = "?" if fig.value is None else f"{fig.value:.1f}"
+                cells.append(Text(f"{p.path} {val}", VIA_STYLE.get(p.via, "")))
+            table.add_row(*cells, key=str(a.index))
+        if gpus:
+            keep = cursor.row < len(gpus) and 0 < cursor.column <= len(gpus)
+            table.cursor_coordinate = cursor if keep else Coordinate(0, 2 if len(gpus) > 1 else 1)
+        ar = pred.allreduce
+        if ar is not None and ar.value is not None:
+            self.query_one("#allreduce", Static).update(
+                f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{ar.value:.1f} GB/s[/] "
+                f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']})  "
+                "[green]P2P/NVLink[/] [yellow]staged[/]")
+        else:
+            self.query_one("#allreduce", Static).update("[dim]one GPU: no all-reduce[/]")
+        self._detail()
+
+    def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        event.stop()
+        self._detail()
+
+    def _detail(self) -> None:
+        pred = getattr(self, "_pred", None)
+        out = self.query_one("#pair-detail", Static)
+        if pred is None or not pred.pairs:
+            out.update("[dim]one GPU: no pairs[/]" if pred else "")
+            return
+        table = self.query_one(DataTable)
+        gpus = pred.machine.gpus
+        r, c = table.cursor_coordinate.row, table.cursor_coordinate.column - 1
+        if not (0 <= r < len(gpus) and 0 <= c < len(gpus)) or r == c:
+            out.update("[dim]pick a cell off the diagonal for that pair's derivation[/]")
+            return
+        a, b = gpus[r].index, gpus[c].index
+        p = next(p for p in pred.pairs if {p.a, p.b} == {a, b})
+        fig = getattr(p, self.mode)
+        nccl = "no CUDA P2P" if not p.p2p else p.nccl_reason
+        out.update(f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "
+                   f"({escape(p.p2p_reason)}); NCCL uses [b]{p.nccl_transport}[/] ({escape(nccl)})\n"
+                   + derivation(f"{self.mode}", fig))
+
+
+# ---------------------------------------------------------------------- findings
+
+
+class FindingsView(Vertical):
+    """Findings worst first; the selected one's message, fix, why and sources below."""
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="findings-table", cursor_type="row")
+        with VerticalScroll(id="finding-scroll"):
+            yield Markdown(id="finding-detail")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("severity", "id", "on")
+        table.add_column("message", key="message", width=40)
+
+    def on_resize(self) -> None:
+        table = self.query_one(DataTable)
+        table.columns["message"].width = max(20, self.size.width - 40)
+        table.refresh()
+
+    def show(self, planner: Planner) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        self._findings = list(planner.findings)
+        for i, f in enumerate(self._findings):
+            table.add_row(Text(f.severity, SEVERITY_STYLE.get(f.severity, "")), f.id, f.subject,
+                          Text(f.message, no_wrap=True, overflow="ellipsis"), key=str(i))
+        if self._findings:
+            table.move_cursor(row=min(row, len(self._findings) - 1))
+        self._detail()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._detail()
+
+    def _detail(self) -> None:
+        md = self.query_one("#finding-detail", Markdown)
+        findings = getattr(self, "_findings", [])
+        if not findings:
+            md.update("No findings for this build." if self.app.planner.prediction else "")
+            return
+        from advisor.rules import load_rules
+        f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
+        rule = next((r for r in load_rules() if r.id == f.id), None)
+        text = f"**{f.severity.upper()} {f.id}** ({f.subject})\n\n{f.message}\n\n**Fix:** {f.fix}\n\n**Why:** {f.why}"
+        if rule is not None:
+            text += f"\n\n**Rule:** {rule.title}: `{rule.when}`"
+            if rule.example:
+                text += f"\n\n**Example:** {rule.example}"
+            text += "\n\n**Sources:** " + ", ".join(rule.sources)
+        md.update(text)
+
+
+# ---------------------------------------------------------------------- summary line
+
+
+def summary_text(planner: Planner) -> Text:
+    pred = planner.prediction
+    t = Text()
+    if pred is None:
+        t.append("cannot evaluate: ", "bold red")
+        t.append(planner.error or "", "red")
+        return t
+    gpus = pred.machine.gpus
+    if gpus:
+        t.append(f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}, links ")
+        t.append("/".join(f"x{n.link.width}" for n in gpus), "cyan")
+    if pred.allreduce and pred.allreduce.value:
+        t.append(f"  all-reduce {pred.allreduce.value:.1f} GB/s")
+    counts = {s: sum(1 for f in planner.findings if f.severity == s) for s in ("error", "warning", "info")}
+    t.append("  ")
+    for s, label in (("error", "error"), ("warning", "warning"), ("info", "info")):
+        if counts[s]:
+            t.append(f"{counts[s]} {label}{'s' if counts[s] > 1 else ''} ", SEVERITY_STYLE[s])
+    if not planner.findings:
+        t.append("no findings", "green")
+    return t

@@ -160,29 +160,35 @@ class Planner:
             return build
         return build.model_copy(update={"gpus": cards_of(build)})
 
-    def _apply(self, build: Build) -> list[str]:
-        """Make `build` current; remember the old one for undo; return what changed, in words."""
+    def _apply(self, build: Build, allow_error: bool = False) -> list[str]:
+        """Make `build` current; remember the old one for undo; return what changed, in words.
+
+        An edit that breaks a working build (a card more than the board has slots) is refused with
+        the reason; a platform swap may pass through a broken state (a CPU before its board).
+        """
         build = self._normalized(build)
         before = self.current
         after = self._evaluate(build)
+        if after.error and not before.error and not allow_error:
+            raise UserError(after.error)
         self.undo_stack.append(self.build)
         self.redo_stack.clear()
         self.build, self.current, self.dirty = build, after, True
         self.changes = describe_changes(before, after)
         return self.changes
 
-    def _edit(self, **update: Any) -> list[str]:
+    def _edit(self, allow_error: bool = False, **update: Any) -> list[str]:
         data = self.build.model_dump()
         data.update(update)
         try:
             build = Build.model_validate(data)
         except Exception as exc:  # pydantic ValidationError: an edit the schema refuses
             raise UserError(f"that change does not make a valid build: {exc.errors()[0]['msg']}") from None
-        return self._apply(build)
+        return self._apply(build, allow_error)
 
     def replace(self, build: Build, path: str | Path | None = None) -> list[str]:
         """Swap in another build (opened from a file or matched from a quote); undo brings the old one back."""
-        changes = self._apply(build)
+        changes = self._apply(build, allow_error=True)
         if path is not None:
             self.path = Path(path)
             self.dirty = False
@@ -204,7 +210,7 @@ class Planner:
             return []
         nxt = self.redo_stack.pop()
         redo = self.redo_stack
-        changes = self._apply(nxt)
+        changes = self._apply(nxt, allow_error=True)
         self.redo_stack = redo
         return changes
 
@@ -218,8 +224,8 @@ class Planner:
     def set_cpu(self, part: str) -> list[str]:
         cpu = self.catalog.resolve(part, "cpu", "CPU")
         if self.explicit:
-            return self._apply(Build(name=self.build.name, cpu=cpu.id, board=self._first_board(cpu)))
-        return self._edit(cpu=cpu.id)
+            return self._apply(Build(name=self.build.name, cpu=cpu.id, board=self._first_board(cpu)), True)
+        return self._edit(allow_error=True, cpu=cpu.id)
 
     def _first_board(self, cpu: Cpu) -> str:
         boards = [c for c in self.board_choices(cpu) if c.fits]
@@ -240,7 +246,7 @@ class Planner:
             if not cpus:
                 raise UserError(f"no CPU in the catalog fits {board.name}")
             update["cpu"] = cpus[0].key
-        return self._edit(**update)
+        return self._edit(allow_error=True, **update)
 
     def add_gpu(self, model: str, slot: str | None = None, count: int = 1) -> list[str]:
         self._require_catalog_build()
@@ -471,7 +477,7 @@ def _links(ev: Evaluation) -> dict[str, tuple[str, str, str]]:
             out[key] = (f"GPU{n.index} {n.gpu.name if n.gpu else n.label}", n.connector or "-",
                         n.link.label if n.link else "no lanes")
         elif n.kind in ("nvme", "nic"):
-            out[f"{n.kind}:{n.connector}"] = (f"{'SSD' if n.kind == 'nvme' else n.label} in {n.connector}",
+            out[f"{n.kind}:{n.connector}"] = ("SSD" if n.kind == "nvme" else n.label,
                                               n.connector or "-", n.link.label if n.link else "no lanes")
     return out
 
@@ -497,7 +503,7 @@ def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
         elif oconn != conn:
             out.append(f"{label} {oconn} -> {conn} ({link})")
         elif olink != link:
-            why = f" because {reasons[key]}" if key in reasons and link != "no lanes" else ""
+            why = f" ({reasons[key]})" if key in reasons and link != "no lanes" else ""
             out.append(f"{label} in {conn}: {olink} -> {link}{why}")
     for key, (label, _, _) in old.items():
         if key not in new:

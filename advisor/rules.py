@@ -243,12 +243,18 @@ def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[F
     rules = load_rules(tuple(extra_dirs) + user_rule_dirs())
     build, gpus, pairs = facts(pred)
     findings: list[Finding] = []
+    functions = {"min": min, "max": max, "round": round}
+
+    def evaluators(subjects: list[dict]) -> list[tuple[dict, EvalWithCompoundTypes]]:
+        # One evaluator per subject, shared by every rule of its scope (building one is the costly part).
+        return [(names, EvalWithCompoundTypes(names=names, functions=functions)) for names in subjects]
+
+    by_scope = {"build": evaluators([{"build": build}]),
+                "gpu": evaluators([{"build": build, "gpu": g} for g in gpus]),
+                "pair": evaluators([{"build": build, "pair": p} for p in pairs])}
     for rule in rules:
-        subjects = {"build": [{"build": build}], "gpu": [{"build": build, "gpu": g} for g in gpus],
-                    "pair": [{"build": build, "pair": p} for p in pairs]}[rule.scope]
         parsed = _parsed(rule.when)
-        for names in subjects:
-            evaluator = EvalWithCompoundTypes(names=names, functions={"min": min, "max": max, "round": round})
+        for names, evaluator in by_scope[rule.scope]:
             try:
                 hit = bool(evaluator.eval(rule.when, previously_parsed=parsed))
             except Exception as exc:  # a user rule naming an unknown fact: say which rule

@@ -32,6 +32,8 @@ from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, M
 from advisor.yamlio import atomic_write, loads, read_text
 
 TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare")
+VIEWS = {"machine": MachineTree, "links": HostView, "matrix": MatrixView, "findings": FindingsView,
+         "compare": ComparePane}
 EXAMPLE = "2x4090-z790-hero.yaml"
 
 
@@ -134,16 +136,28 @@ class AdvisorApp(App):
     # ------------------------------------------------------------------ the one way state changes
 
     def refresh_views(self) -> None:
+        """Redraw the build panel, the summary and the view on screen; the other views when they are shown."""
         p = self.planner
         name = p.build.name or (p.path.stem if p.path else "untitled build")
         self.sub_title = name + (f" ({p.path})" if p.path else "") + (" *unsaved" if p.dirty else "")
         self.query_one(BuildPanel).show(p)
-        self.query_one(MachineTree).show(p)
-        self.query_one(HostView).show(p)
-        self.query_one(MatrixView).show(p)
-        self.query_one(FindingsView).show(p)
-        self.query_one(ComparePane).show(p, self.measurements)
-        self.query_one("#summary", Static).update(summary_text(p))
+        self.query_one("#summary", Static).update(summary_text(p), layout=False)  # one line, always
+        self._stale = set(VIEWS)
+        self._show_view(self.query_one(TabbedContent).active)
+
+    def _show_view(self, tab: str) -> None:
+        if tab not in getattr(self, "_stale", ()):
+            return
+        self._stale.discard(tab)
+        view = self.query_one(VIEWS[tab])
+        if tab == "compare":
+            view.show(self.planner, self.measurements)
+        else:
+            view.show(self.planner)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        self._show_view(event.pane.id or "")
 
     def edit(self, change: Callable[..., list[str]], *args: Any, **kwargs: Any) -> bool:
         """Apply one edit to the planner; a mistake becomes a message, never a crash."""
@@ -472,7 +486,8 @@ class AdvisorApp(App):
         self.measurements = [(p, m) for p, m in self.measurements if p != path] + [(path, meas)]
         if self.is_mounted:
             self.query_one(MeasurePane).listed(self.measurements)
-            self.query_one(ComparePane).show(self.planner, self.measurements)
+            self._stale = getattr(self, "_stale", set()) | {"compare"}
+            self._show_view(self.query_one(TabbedContent).active)
 
     # ------------------------------------------------------------------ view, history, app
 

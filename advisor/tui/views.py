@@ -6,13 +6,14 @@ never change the build; they only read it.
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Markdown, OptionList, Static, Tree
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from advisor.machine import Machine, Node
@@ -52,12 +53,15 @@ class BuildPanel(Vertical):
         b = planner.build
         options: list[Option | None] = []
 
-        def line(key: str, label: str, value: str | Text, style: str = "") -> None:
-            grid = Table.grid(padding=(0, 1))
-            grid.add_column(width=6, style="bold")
-            grid.add_column(ratio=1)
-            grid.add_row(label, value if isinstance(value, Text) else Text(value, style))
-            options.append(Option(grid, id=key))
+        width = max(16, (items.scrollable_content_region.width or 34) - 8)
+
+        def line(key: str, label: str, value: str | list[Text], style: str = "") -> None:
+            """A label and its value, the value's lines indented under it (Rich tables are too slow here)."""
+            rows = value if isinstance(value, list) else [Text(w, style) for w in textwrap.wrap(value, width) or [""]]
+            text = Text(f"{label:<6} ", "bold")
+            for i, row in enumerate(rows):
+                text.append_text(row if i == 0 else Text("\n       ") + row)
+            options.append(Option(text, id=key))
 
         if planner.explicit:
             line("tree", "Tree", f"explicit PCIe tree ({len(planner.prediction.gpus) if planner.prediction else '?'} GPUs)")
@@ -77,10 +81,10 @@ class BuildPanel(Vertical):
                 model = _short(n.gpu.name) if n and n.gpu else card.model
                 where = placement.get(i) or "?"
                 how = "" if card.slot else " (auto)"
-                link = n.link.label if n and n.link else "no lanes"
+                link = n.link.label if n and n.link else "no lanes" if planner.prediction else "?"
                 style = "red" if not (n and n.link) else ("yellow" if n.link.width < n.link.max_width
                                                            or n.link.gen < n.link.max_gen else "cyan")
-                line(f"gpu:{i}", f"GPU{i}", Text.assemble(model, " ", (link, style), "\n", (f"{where}{how}", "dim")))
+                line(f"gpu:{i}", f"GPU{i}", [Text.assemble(model, " ", (link, style)), Text(f"{where}{how}", "dim")])
             line("add-gpu", "", "+ add GPU (g)", "dim")
             options.append(None)
             for n in b.nvme:
@@ -107,6 +111,8 @@ class BuildPanel(Vertical):
                 items.highlighted = items.get_option_index(keep)
             except Exception:  # the line is gone (a removed card)
                 items.highlighted = 0
+        # Measure the new lines now rather than while drawing, which would cost a second full frame.
+        items.scroll_to_highlight()
         changes = self.query_one("#changes", Static)
         if planner.changes:
             changes.update("\n".join(f"• {escape(c)}" for c in planner.changes[:6]))
@@ -172,43 +178,53 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
     return out
 
 
-class MachineTree(Tree):
-    """Sockets, host bridges, root ports, chipset, switches, slots and devices with links and GB/s."""
+class MachineTree(VerticalScroll):
+    """Sockets, host bridges, root ports, chipset, switches, slots and devices with links and GB/s.
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__("machine", **kwargs)
-        self.show_root = True
-        self.guide_depth = 2
+    Drawn as one Text with tree guides: a full redraw costs a fraction of a Tree widget's.
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="machine-text")
 
     def show(self, planner: Planner) -> None:
-        self.clear()
+        out = self.query_one("#machine-text", Static)
         pred = planner.prediction
         if pred is None:
-            self.root.set_label(Text(f"cannot evaluate: {planner.error}", "red"))
+            out.update(Text(f"cannot evaluate: {planner.error}", "red"))
             return
         m = pred.machine
-        self.root.set_label(Text(m.board.name if m.board else "explicit PCIe tree", "bold"))
+        text = Text(m.board.name if m.board else "explicit PCIe tree", "bold")
         empty = _empty_slots(m)
         kids: dict[str | None, list[Node]] = {}
         for n in m.nodes.values():
             kids.setdefault(n.parent, []).append(n)
 
-        def add(branch, node: Node) -> None:
-            for c in sorted(kids.get(node.id, []), key=lambda c: (c.kind != "switch", c.index or 0, c.id)):
-                sub = branch.add(_node_label(c, pred, node.kind == "root_port"), expand=True,
-                                 allow_expand=bool(kids.get(c.id)))
-                add(sub, c)
-            for label in empty.get(node.id, []):
-                branch.add_leaf(Text(label, "dim"))
+        def branch(label: Text, prefix: str, last: bool) -> None:
+            text.append("\n" + prefix + ("└─ " if last else "├─ "), "dim")
+            text.append_text(label)
 
-        for r in sorted(kids.get(None, []), key=lambda n: n.id):
-            if r.kind != "socket":
-                continue
-            b = self.root.add(_node_label(r, pred), expand=True)
-            add(b, r)
-        for u in m.unlinked:
-            self.root.add_leaf(Text(f"{u}: no lanes", "red"))
-        self.root.expand()
+        def add(node: Node, prefix: str) -> None:
+            children: list[Text | Node] = sorted(kids.get(node.id, []),
+                                                 key=lambda c: (c.kind != "switch", c.index or 0, c.id))
+            children += [Text(label, "dim") for label in empty.get(node.id, [])]
+            for i, c in enumerate(children):
+                last = i == len(children) - 1
+                if isinstance(c, Text):
+                    branch(c, prefix, last)
+                    continue
+                branch(_node_label(c, pred, node.kind == "root_port"), prefix, last)
+                add(c, prefix + ("   " if last else "│  "))
+
+        roots = [r for r in sorted(kids.get(None, []), key=lambda n: n.id) if r.kind == "socket"]
+        tail = [Text(f"{u}: no lanes", "red") for u in m.unlinked]
+        for i, r in enumerate(roots):
+            last = i == len(roots) - 1 and not tail
+            branch(_node_label(r, pred), "", last)
+            add(r, "   " if last else "│  ")
+        for i, t in enumerate(tail):
+            branch(t, "", i == len(tail) - 1)
+        out.update(text)
 
 
 # ---------------------------------------------------------------------- host links
@@ -365,7 +381,7 @@ class FindingsView(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="findings-table", cursor_type="row")
         with VerticalScroll(id="finding-scroll"):
-            yield Markdown(id="finding-detail")
+            yield Static(id="finding-detail")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -377,7 +393,13 @@ class FindingsView(Vertical):
         table.columns["message"].width = max(20, self.size.width - 40)
         table.refresh()
 
+    _shown: tuple = ()
+
     def show(self, planner: Planner) -> None:
+        shown = tuple((f.id, f.subject, f.message) for f in planner.findings)
+        if shown == self._shown and planner.findings:
+            return  # the same findings: keep the table and the selection as they are
+        self._shown = shown
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()
@@ -394,21 +416,22 @@ class FindingsView(Vertical):
         self._detail()
 
     def _detail(self) -> None:
-        md = self.query_one("#finding-detail", Markdown)
+        out = self.query_one("#finding-detail", Static)
         findings = getattr(self, "_findings", [])
         if not findings:
-            md.update("No findings for this build." if self.app.planner.prediction else "")
+            out.update("No findings for this build." if self.app.planner.prediction else "")
             return
         from advisor.rules import load_rules
         f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
         rule = next((r for r in load_rules() if r.id == f.id), None)
-        text = f"**{f.severity.upper()} {f.id}** ({f.subject})\n\n{f.message}\n\n**Fix:** {f.fix}\n\n**Why:** {f.why}"
+        text = Text.assemble((f"{f.severity.upper()} {f.id}", SEVERITY_STYLE.get(f.severity, "")), f" ({f.subject})",
+                             "\n", f.message, "\n\n", ("Fix: ", "bold"), f.fix, "\n\n", ("Why: ", "bold"), f.why)
         if rule is not None:
-            text += f"\n\n**Rule:** {rule.title}: `{rule.when}`"
+            text.append_text(Text.assemble("\n\n", ("Rule: ", "bold"), f"{rule.title}: ", (rule.when, "italic")))
             if rule.example:
-                text += f"\n\n**Example:** {rule.example}"
-            text += "\n\n**Sources:** " + ", ".join(rule.sources)
-        md.update(text)
+                text.append_text(Text.assemble("\n\n", ("Example: ", "bold"), rule.example))
+            text.append_text(Text.assemble("\n\n", ("Sources: ", "bold"), ", ".join(rule.sources)))
+        out.update(text)
 
 
 # ---------------------------------------------------------------------- summary line

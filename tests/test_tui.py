@@ -1,0 +1,327 @@
+"""The Textual app driven the way a person drives it (keys, clicks), asserting on what it shows."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+from rich.console import Console
+from textual.widgets import DataTable, Input, OptionList, Static, TextArea
+
+from advisor.tui.app import AdvisorApp
+from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, HelpScreen, PathPrompt
+from tests.conftest import ROOT
+
+HERO = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
+SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    """Autosaves go to a folder of the test's own."""
+    monkeypatch.setenv("ADVISOR_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+def plain(renderable, width: int = 120) -> str:
+    console = Console(width=width, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+def build_lines(app: AdvisorApp) -> str:
+    """The build panel's text, each value on one line again (the panel wraps long ones)."""
+    items = app.query_one("#build-items", OptionList)
+    return re.sub(r"\n {7}", " ", "\n".join(plain(o.prompt) for o in items.options))
+
+
+def text_of(app: AdvisorApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+def table_rows(app: AdvisorApp, selector: str) -> list[list[str]]:
+    table = app.query_one(selector, DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def pick(pilot, key: str, filter_text: str, count: str | None = None) -> None:
+    """Open a picker with `key`, type the filter (and a count), press Enter."""
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ChoicePicker)
+    await pilot.press(*filter_text)
+    if count is not None:
+        pilot.app.screen.query_one("#count", Input).value = count
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_swap_cpu_then_board_and_watch_the_views_follow():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "x8/x8" in text_of(app, "#summary")
+        await pick(pilot, "c", "7975wx")
+        assert "Threadripper PRO 7975WX" in build_lines(app)
+        assert "cannot evaluate" in text_of(app, "#summary") and "does not fit" in text_of(app, "#summary")
+        await pilot.press("b")
+        await pilot.pause()
+        picker = pilot.app.screen
+        names = [str(r[0]) for r in (picker.query_one(DataTable).get_row_at(i)
+                                      for i in range(picker.query_one(DataTable).row_count))]
+        assert names and all("WRX90" in n or "sTR5" in n or "TRX50" in n or "WRX" in n for n in names), names
+        await pilot.press(*"wrx90", "enter")
+        await pilot.pause()
+        assert "WRX90E" in build_lines(app)
+        assert "x16/x16" in text_of(app, "#summary")
+        tree = text_of(app, "#machine-text").splitlines()
+        assert tree[0] == "ASUS Pro WS WRX90E-SAGE SE"
+        assert tree[1].startswith("└─ CPU0 AMD Ryzen Threadripper PRO 7975WX")
+        gpu0 = next(line for line in tree if "GPU0" in line)
+        assert "Gen4 x16" in gpu0 and "H2D/D2H" in gpu0
+        assert any("host bridge" in line for line in tree) and any("empty" in line for line in tree)
+
+
+async def test_add_gpus_with_a_count_then_remove_one():
+    app = AdvisorApp(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pick(pilot, "b", "esc8000a")  # a catalog build with eight x16 slots
+        await pick(pilot, "g", "pro 6000 server", count="7")
+        await pilot.press("2")
+        rows = table_rows(app, "#host-table")
+        assert len(rows) == 7 and all(r[2] == "Gen5 x16" for r in rows)
+        await pilot.press("3")
+        matrix = app.query_one("#matrix-table", DataTable)
+        assert matrix.row_count == 7 and len(matrix.columns) == 8
+        await pilot.press("+")
+        await pilot.pause()
+        assert "8 GPUs" in text_of(app, "#summary")
+        items = app.query_one("#build-items", OptionList)
+        items.highlighted = items.get_option_index("gpu:7")
+        await pilot.press("delete")
+        await pilot.pause()
+        assert "7 GPUs" in text_of(app, "#summary")
+        assert "GPU7" not in build_lines(app)
+
+
+async def test_move_a_card_by_hand_and_the_app_says_what_changed():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        items = app.query_one("#build-items", OptionList)
+        items.highlighted = items.get_option_index("gpu:1")
+        await pilot.press("m")
+        await pilot.pause()
+        slots = pilot.app.screen.query_one(DataTable)
+        specs = [str(slots.get_row_at(i)[1]) for i in range(slots.row_count)]
+        assert any("would be Gen4 x4" in s and "chipset" in s for s in specs)
+        await pilot.press(*"pciex4", "enter")
+        await pilot.pause()
+        changes = text_of(app, "#changes")
+        assert "GPU1" in changes and "PCIEX16(G5)_2 -> PCIEX4(G4)" in changes
+        assert "GPU0" in changes and "Gen4 x8 -> Gen4 x16" in changes
+        await pilot.press("2")
+        rows = {r[0]: r for r in table_rows(app, "#host-table")}
+        assert rows["GPU0"][2] == "Gen4 x16" and rows["GPU1"][1] == "PCIEX4(G4)"
+        await pilot.press("4")
+        assert "LANE002" in [r[1] for r in table_rows(app, "#findings-table")]
+        await pilot.press("2")
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert {r[0]: r[2] for r in table_rows(app, "#host-table")} == {"GPU0": "Gen4 x8", "GPU1": "Gen4 x8"}
+
+
+async def test_save_then_reopen_in_a_new_app(tmp_path):
+    target = tmp_path / "my-build.yaml"
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pick(pilot, "n", "m.2_2")
+        assert "M.2_2" in build_lines(app)
+        await pilot.press("ctrl+s")  # saves over the file it came from; use Save as for a new one
+        await pilot.pause()
+    app = AdvisorApp(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pick(pilot, "b", "wrx90")
+        await pick(pilot, "g", "6000 ada", count="2")
+        app.action_save_as()
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert target.is_file() and not app.planner.dirty
+        assert "*unsaved" not in app.sub_title
+    again = AdvisorApp(str(target))
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        rows = table_rows(again, "#host-table")
+        assert len(rows) == 2 and all(r[2] == "Gen4 x16" for r in rows)
+        assert "WRX90E" in build_lines(again)
+
+
+async def test_quitting_with_unsaved_changes_asks_and_the_autosave_brings_them_back(state_dir):
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pick(pilot, "g", "4090")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("escape")  # stay
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmQuit) and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        app.exit()  # the terminal closes without an answer (a crash, a closed window)
+    assert list(state_dir.glob("autosave/*.yaml"))
+    again = AdvisorApp(HERO)
+    async with again.run_test(size=SIZE):
+        assert again.planner.dirty and len(again.planner.prediction.machine.all_gpus) == 3
+        assert again.planner.path is not None and again.planner.path.name == "2x4090-z790-hero.yaml"
+    third = AdvisorApp(HERO)
+    async with third.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("d")  # quit without saving: the autosave goes too
+        await pilot.pause()
+    assert not list(state_dir.glob("autosave/*.yaml"))
+
+
+async def test_a_pasted_quote_is_checked_and_its_build_opens_in_the_planner():
+    app = AdvisorApp(HERO)
+    text = (ROOT / "examples" / "quotes" / "strix-z790e-chipset-slot.csv").read_text()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        app.query_one("#quote-text", TextArea).load_text(text)
+        await pilot.click("#quote-check")
+        await pilot.pause()
+        verdict = text_of(app, "#quote-verdict")
+        assert verdict.startswith("PROBLEMS")
+        claims = text_of(app, "#quote-claims")
+        assert "FALSE" in claims
+        assert "Strix Z790-E" in build_lines(app)
+        await pilot.press("4")
+        assert "LANE002" in [r[1] for r in table_rows(app, "#findings-table")]
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert "Maximus Z790 Hero" in build_lines(app)
+
+
+async def test_the_bench_says_plainly_what_is_missing():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        run = app.query_one("#bench-run")
+        if importlib.util.find_spec("torch") is None:
+            assert run.disabled and "torch is not installed" in text_of(app, "#bench-status")
+            return
+        import torch
+        if torch.cuda.is_available():
+            pytest.skip("a CUDA GPU is present: the bench would really run")
+        await pilot.click("#bench-run")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = "\n".join(str(line) for line in app.query_one("#bench-log").lines)
+        assert "No CUDA GPU is visible to torch here" in log
+        assert not run.disabled
+
+
+async def test_a_loaded_measurement_is_compared_with_the_build_and_gaps_have_causes():
+    app = AdvisorApp(HERO, measurements=[str(ROOT / "tests" / "fixtures" / "tools" / "p2p" /
+                                             "kinghorn_2x4090_driver525_cannot_access.txt")])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("7")
+        await pilot.pause()
+        rows = table_rows(app, "#compare-table")
+        uni = next(r for r in rows if r[0] == "uni_gbps")
+        assert uni[5] == "OFF" and float(uni[4]) > 1.5  # x16 machine measured, x8/x8 build predicted
+        table = app.query_one("#compare-table", DataTable)
+        table.move_cursor(row=rows.index(uni))
+        await pilot.pause()
+        assert "CMP014" in text_of(app, "#compare-detail")
+        await pick(pilot, "c", "5995wx")  # the machine it was measured on: the comparison follows the build
+        assert "cannot evaluate" in text_of(app, "#compare-title")
+        await pick(pilot, "b", "wrx80e")
+        uni = next(r for r in table_rows(app, "#compare-table") if r[0] == "uni_gbps")
+        assert uni[5] == "ok", uni
+
+
+async def test_the_command_palette_jumps_to_a_part():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Add GPU: RTX 4090 D")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "RTX 4090 D" in build_lines(app)
+        assert "3 GPUs" in text_of(app, "#summary")
+
+
+async def test_help_theme_and_matrix_modes():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        theme = app.theme
+        await pilot.press("ctrl+t")
+        assert app.theme != theme
+        await pilot.press("3")
+        await pilot.pause()
+        assert "PHB 11.1" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
+        detail = text_of(app, "#pair-detail")
+        assert "CUDA P2P no" in detail and "staged_efficiency" in detail and "SHM" in detail
+        await pilot.press("v")
+        await pilot.pause()
+        assert "both ways" in text_of(app, "#matrix-title")
+        await pilot.press("v")
+        await pilot.pause()
+        assert "latency" in text_of(app, "#matrix-title")
+        assert "PHB 10.8" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
+
+
+async def test_findings_show_the_selected_rule_with_its_fix_and_sources():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        rows = table_rows(app, "#findings-table")
+        assert rows[0][0] == "error"  # worst first
+        table = app.query_one("#findings-table", DataTable)
+        table.move_cursor(row=[r[1] for r in rows].index("P2P001"))
+        await pilot.pause()
+        detail = text_of(app, "#finding-detail")
+        assert detail.startswith("WARNING P2P001 (GPU0-GPU1)")
+        assert "no CUDA P2P" in detail and "Fix: " in detail and "Sources: https://" in detail
+
+
+async def test_export_writes_the_markdown_report(tmp_path):
+    out = tmp_path / "report.md"
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        app.screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+    report = out.read_text()
+    assert report.startswith("# 2x RTX 4090") and "| 0 | NVIDIA GeForce RTX 4090 | PCIEX16(G5)_1 | Gen4 x8 |" in report
+
+
+async def test_a_broken_file_is_a_message_not_a_crash(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cpu: i9-14900K\nboard: [unclosed\n")
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_build(str(bad))
+        await pilot.pause()
+        assert app.is_running and "Maximus Z790 Hero" in build_lines(app)
+        assert any("bad.yaml:3: this is not valid YAML" in n.message for n in app._notifications)
+
+
+def test_the_cli_refuses_a_missing_build_file_before_starting(cli):
+    code, _, err = cli("tui", "no-such-build.yaml")
+    assert code == 2 and "no-such-build.yaml: no such file" in err

@@ -78,7 +78,24 @@ def compact_gpus(cards: list[GpuSpec]) -> list[dict]:
     return out
 
 
-def build_yaml(build: Build) -> str:
+HEADER = "# advisor build file: `advisor plan FILE` predicts it, `advisor tui FILE` edits it\n"
+
+
+def leading_comments(path: Path) -> str | None:
+    """The comment lines at the top of an existing file (kept when the build is saved over it)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return None
+    head = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        head.append(line)
+    return "".join(head) or None
+
+
+def build_yaml(build: Build, header: str = HEADER) -> str:
     """The build as a YAML file: only what differs from the defaults, GPUs compacted."""
     data = build.model_dump(mode="json", exclude_defaults=True)
     if build.gpus:
@@ -86,7 +103,7 @@ def build_yaml(build: Build) -> str:
     order = ["name", "cpu", "cpu_count", "board", "gpus", "nvme", "nics", "nvlink", "topology", "software",
              "psu_w", "psu_12v_2x6", "ram_gb", "dimms"]
     data = {k: data[k] for k in order if k in data}
-    return "# advisor build file: `advisor plan FILE` predicts it, `advisor tui FILE` edits it\n" + dumps(data)
+    return header + dumps(data)
 
 
 class Planner:
@@ -115,7 +132,7 @@ class Planner:
         if target is None:
             raise UserError("this build has no file yet", hint="give a file name to save it to")
         try:
-            atomic_write(target, build_yaml(self.build))
+            atomic_write(target, build_yaml(self.build, leading_comments(target) or HEADER))
         except OSError as exc:
             raise UserError(f"{target}: cannot be written ({exc.strerror or exc})",
                             hint="pick another folder or file name") from None

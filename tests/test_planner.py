@@ -114,6 +114,19 @@ def test_save_writes_a_file_that_opens_to_the_same_build(tmp_path):
     assert not list(target.parent.glob(".*tmp"))  # atomic write left no temp file
 
 
+def test_saving_over_a_file_keeps_the_comments_at_its_top(tmp_path):
+    original = (ROOT / "examples" / "2x4090-z790-hero.yaml").read_text()
+    path = tmp_path / "hero.yaml"
+    path.write_text(original)
+    p = Planner.open(path)
+    p.add_nvme("M.2_2")
+    p.save()
+    text = path.read_text()
+    header = "".join(line for line in original.splitlines(keepends=True) if line.startswith("#"))
+    assert text.startswith(header) and "socket: M.2_2" in text
+    assert Planner.open(path).build == p.build
+
+
 def test_explicit_trees_are_shown_but_not_edited_slot_by_slot():
     p = Planner.open(ROOT / "examples" / "explicit-tree-4x6000ada.yaml")
     assert p.explicit and len(p.prediction.gpus) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -132,12 +133,16 @@ async def test_move_a_card_by_hand_and_the_app_says_what_changed():
 
 async def test_save_then_reopen_in_a_new_app(tmp_path):
     target = tmp_path / "my-build.yaml"
-    app = AdvisorApp(HERO)
+    copy = tmp_path / "hero.yaml"
+    copy.write_text(Path(HERO).read_text())
+    app = AdvisorApp(str(copy))
     async with app.run_test(size=SIZE) as pilot:
         await pick(pilot, "n", "m.2_2")
-        assert "M.2_2" in build_lines(app)
-        await pilot.press("ctrl+s")  # saves over the file it came from; use Save as for a new one
+        assert "M.2_2" in build_lines(app) and "*unsaved" in app.sub_title
+        await pilot.press("ctrl+s")  # saves over the file it came from
         await pilot.pause()
+        assert "*unsaved" not in app.sub_title
+    assert "socket: M.2_2" in copy.read_text()
     app = AdvisorApp(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
     async with app.run_test(size=SIZE) as pilot:
         await pick(pilot, "b", "wrx90")

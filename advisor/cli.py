@@ -253,7 +253,9 @@ def cmd_workload(args) -> int:
     workload = _workload_from_args(args)
     pred = evaluate(build, catalog)
     analysis = analyse(build, workload, catalog, pred)
-    findings = [f for f in _findings(pred, analysis) if f["category"] == "workload"]
+    from advisor.rules import load_rules
+    scoped = {r.id for r in load_rules() if r.scope == "workload"}
+    findings = [f for f in _findings(pred, analysis) if f["id"] in scoped]
     if args.json:
         out = to_json(analysis, explain=args.explain)
         out["findings"] = findings

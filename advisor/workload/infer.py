@@ -75,7 +75,10 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     if strategy == "tp":
         pf_comm = collective("all-reduce", seqs * w.prompt * act_bytes, fab, 2 * m.layers)
     elif strategy == "pp":
-        pf_comm = p2p(seqs * w.prompt * act_bytes, fab, p - 1)
+        # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
+        chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
+        pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(weights, dev))
+        pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, p - 1)
     else:
         pf_comm = Figure(0.0, "s", "no communication", {}, [])
     ttft = _fig(

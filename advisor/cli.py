@@ -147,6 +147,8 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--workload", action="store_true",
+                   help="published 1-GPU vs N-GPU speed-ups against `advisor workload` (calibration/workload-cases.yaml)")
     return ap
 
 
@@ -194,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rules":
             return cmd_rules(args, ap)
         if args.command == "accuracy":
+            if args.workload:
+                from advisor.workload.accuracy import render, run_cases
+                rows, skipped = run_cases()
+                print(render(rows, skipped, args.json))
+                return 0
             from advisor.accuracy import cmd_accuracy
             return cmd_accuracy(args)
     except UserError as exc:

@@ -76,8 +76,12 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
             for n, v in sorted(values.items()):
                 if n == 1:
                     continue
-                a = analyse(build, w.but(gpus=n), catalog, pred, advise=False)
                 measured = base / v if case["measured"]["metric"] in TIME_METRICS else v / base
+                try:
+                    a = analyse(build, w.but(gpus=n), catalog, pred, advise=False)
+                except UserError as exc:
+                    rows.append(Row(cid, n, measured, None, fitted, exc.problems[0].message))
+                    continue
                 if not (a.one.fits and a.many.fits):
                     rows.append(Row(cid, n, measured, None, fitted, "predicted not to fit"))
                     continue
@@ -99,7 +103,9 @@ def summary(rows: list[Row]) -> dict:
                                                  and (r.predicted < 1) == (r.measured < 1)),
                 "not_predicted": sum(1 for r in sel if r.predicted is None)}
     return {"all": part(rows), "out_of_sample": part([r for r in rows if not r.in_sample]),
-            "in_sample": part([r for r in rows if r.in_sample])}
+            "in_sample": part([r for r in rows if r.in_sample]),
+            # the cases that test the communication model: measured scaling efficiency below 85%
+            "communication_bound": part([r for r in rows if r.measured / r.gpus < 0.85])}
 
 
 def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
@@ -115,7 +121,7 @@ def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
                      + (" (in-sample)" if r.in_sample else "") + (f" {r.note}" if r.note else ""))
     for sk in skipped:
         lines.append(f"not described: {sk['case']}: {sk['reason']}")
-    for label in ("out_of_sample", "in_sample"):
+    for label in ("out_of_sample", "in_sample", "communication_bound"):
         p = s[label]
         if p["figures"]:
             lines.append(f"{label.replace('_', '-')}: {p['figures']} speed-ups over {p['cases']} cases, median absolute "

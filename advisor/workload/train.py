@@ -34,7 +34,7 @@ def _fig(
 def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     """Forward + backward of one micro-batch on one GPU, and the forward's share of it."""
     m = w.model
-    mfu = const("mfu_train", file=W)
+    mfu = const("mfu_train", m.kind, file=W)
     if m.transformer:
         att = const("attention_flops_factor", file=W)
         per_param = const("recompute_flops_factor", file=W) if w.recompute else 6

@@ -24,6 +24,7 @@ def workload_json(cli):
         code, out, err = cli("workload", *args, "--json")
         assert code == 0, err
         return json.loads(out)
+
     return _run
 
 
@@ -39,7 +40,8 @@ def test_ddp_step_of_resnet50_by_hand(workload_json, plan_json):
     # compute: 3 x forward FLOPs (8.18e9 per image) x 64 images / (165.2 TFLOPS x MFU)
     t_micro = 3 * 8.18e9 * 64 / (165.2e12 * c("mfu_train"))
     t_bwd = t_micro * 2 / 3
-    # fp32 gradients (4 B) in 25 MB buckets: 102.2 MB -> 5 buckets; ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
+    # fp32 gradients (4 B) in 25 MB buckets: 102.2 MB -> 5 buckets;
+    # ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
     grad = params * 4
     buckets = math.ceil(grad / 25e6)
     assert buckets == 5
@@ -91,13 +93,16 @@ def test_memory_terms_by_hand(workload_json):
     assert mem["activations"] == pytest.approx(acts / 1e9, abs=0.01)
     assert out["memory"]["usable_gb"] == pytest.approx(24 * 2**30 * 0.9 / 1e9, abs=0.01)
     assert out["memory"]["fits"] is False and out["speedup"] is None
-    zero3 = workload_json(*Z790_2X4090, "--train", "7b", "--batch", "2", "--seq", "1024", "--strategy", "zero3")
+    zero3 = workload_json(
+        *Z790_2X4090, "--train", "7b", "--batch", "2", "--seq", "1024", "--strategy", "zero3"
+    )
     assert zero3["memory"]["per_gpu_gb"]["optimizer"] == pytest.approx(6.738e9 * 12 / 2 / 1e9, abs=0.01)
 
 
 def test_pipeline_bubble_by_hand(workload_json):
-    out = workload_json(*Z790_2X4090, "--train", "1b", "--strategy", "pp", "--batch", "1", "--seq", "512",
-                        "--accum", "4")
+    out = workload_json(
+        *Z790_2X4090, "--train", "1b", "--strategy", "pp", "--batch", "1", "--seq", "512", "--accum", "4"
+    )
     two = out["configurations"][1]
     # 1F1B with p = 2 stages and m = 4 micro-batches: bubble = (p-1) x per-micro-batch stage time,
     # compute = m x T_micro / p, so bubble / (compute + exposed) = (p - 1) / m
@@ -113,8 +118,18 @@ def test_the_seed_question_text(cli):
 
 def test_json_has_the_stable_keys(workload_json):
     out = workload_json(*Z790_2X4090, "--train", "1b", "--batch", "1", "--seq", "512")
-    for key in ("gpus", "speedup", "efficiency", "bottleneck", "configurations", "memory", "changes",
-                "assumptions", "interconnect", "workload"):
+    for key in (
+        "gpus",
+        "speedup",
+        "efficiency",
+        "bottleneck",
+        "configurations",
+        "memory",
+        "changes",
+        "assumptions",
+        "interconnect",
+        "workload",
+    ):
         assert key in out
     for cfg in out["configurations"]:
         for key in ("step_time_s", "compute_s", "exposed_comm_s", "bubble_s", "memory"):
@@ -147,7 +162,9 @@ def one_gpu_ttft(out):
 
 
 def test_a_model_that_does_not_fit_on_one_gpu_gets_no_speedup(workload_json):
-    out = workload_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX A6000:4", "--infer", "70b")
+    out = workload_json(
+        "--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX A6000:4", "--infer", "70b"
+    )
     one, four = out["configurations"]
     assert out["fits_one_gpu"] is False and out["speedup"] is None and out["efficiency"] is None
     assert one["tokens_per_s"] is None and four["tokens_per_s"] > 0
@@ -163,20 +180,33 @@ def test_explain_carries_derivations_and_sources(workload_json):
 
 
 def test_fewer_gpus_than_the_build_uses_the_first_ones(workload_json):
-    out = workload_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX A6000:4",
-                        "--train", "resnet-50", "--gpus", "2")
+    out = workload_json(
+        "--cpu",
+        "TR PRO 7985WX",
+        "--board",
+        "WRX90E-SAGE",
+        "--gpu",
+        "RTX A6000:4",
+        "--train",
+        "resnet-50",
+        "--gpus",
+        "2",
+    )
     assert out["gpus"] == 2 and len(out["configurations"]) == 2
     assert any("first 2" in a for a in out["assumptions"])
 
 
-@pytest.mark.parametrize("args,words", [
-    (("--train", "llama-9000"), "no model preset"),
-    (("--train", "resnet-50", "--gpus", "3"), "more than the 2 GPU"),
-    (("--train", "resnet-50", "--batch", "0"), "at least 1"),
-    (("--infer", "resnet-50"), "decoder LLMs"),
-    (("--train", "resnet-50", "--strategy", "replicas"), "not one for training"),
-    (("--train", "resnet-50", "--strategy", "tp"), "transformer"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (("--train", "llama-9000"), "no model preset"),
+        (("--train", "resnet-50", "--gpus", "3"), "more than the 2 GPU"),
+        (("--train", "resnet-50", "--batch", "0"), "at least 1"),
+        (("--infer", "resnet-50"), "decoder LLMs"),
+        (("--train", "resnet-50", "--strategy", "replicas"), "not one for training"),
+        (("--train", "resnet-50", "--strategy", "tp"), "transformer"),
+    ],
+)
 def test_bad_input_is_one_clear_error(cli, args, words):
     code, out, err = cli("workload", *Z790_2X4090, *args)
     assert code == 2 and words in err and "Traceback" not in err
@@ -188,8 +218,17 @@ def test_unknown_preset_says_did_you_mean(cli):
 
 
 def test_tp_size_must_divide_the_heads(cli):
-    code, _, err = cli("workload", "--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:3",
-                       "--infer", "8b")
+    code, _, err = cli(
+        "workload",
+        "--cpu",
+        "i9-14900K",
+        "--board",
+        "ROG Strix Z790-E",
+        "--gpu",
+        "RTX 4090:3",
+        "--infer",
+        "8b",
+    )
     assert code == 2 and "does not divide" in err
 
 
@@ -197,8 +236,9 @@ def test_plan_gets_a_workload_section_and_keeps_the_rest(plan_json, cli):
     plain = plan_json(*Z790_2X4090)
     with_wl = plan_json(*Z790_2X4090, "--train", "resnet-50", "--batch", "64")
     assert with_wl["workload"]["speedup"] > 1
-    assert {k: v for k, v in with_wl.items() if k not in ("workload", "findings")} == \
-           {k: v for k, v in plain.items() if k != "findings"}
+    assert {k: v for k, v in with_wl.items() if k not in ("workload", "findings")} == {
+        k: v for k, v in plain.items() if k != "findings"
+    }
     code, out, _ = cli("plan", *Z790_2X4090, "--train", "resnet-50")
     assert code == 0 and "Workload" in out and "Speed-up" in out
 

@@ -35,7 +35,9 @@ def test_zero2_with_accumulation_is_predicted_below_ddp_as_published(cli):
 
 
 def test_layer_split_decode_is_predicted_no_faster_than_one_gpu(cli):
-    rows = [r for r in _report(cli)["rows"] if r["case"].startswith("xdai-llamacpp-may2024-4090-llama3-8b-f16-tg")]
+    rows = [
+        r for r in _report(cli)["rows"] if r["case"].startswith("xdai-llamacpp-may2024-4090-llama3-8b-f16-tg")
+    ]
     assert rows and all(r["predicted_speedup"] <= 1.0 and r["measured_speedup"] < 1.0 for r in rows)
 
 

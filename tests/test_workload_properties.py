@@ -15,8 +15,12 @@ from advisor.workload.presets import presets
 from advisor.yamlio import dumps, loads
 
 CAT = load_catalog()
-P2P_GPUS = sorted(g.id for g in CAT.gpus if g.p2p.stock_linux and g.bf16_tflops_dense and g.memory_bandwidth_gbps)
-NVLINK_GPUS = sorted(g.id for g in CAT.gpus if g.nvlink.supported and g.bf16_tflops_dense and g.memory_bandwidth_gbps)
+P2P_GPUS = sorted(
+    g.id for g in CAT.gpus if g.p2p.stock_linux and g.bf16_tflops_dense and g.memory_bandwidth_gbps
+)
+NVLINK_GPUS = sorted(
+    g.id for g in CAT.gpus if g.nvlink.supported and g.bf16_tflops_dense and g.memory_bandwidth_gbps
+)
 DECODERS = sorted(k for k, p in presets().items() if p.kind == "decoder")
 ALL_MODELS = sorted(presets())
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -24,8 +28,11 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 def _build(gpu: str, count: int, software: dict, nvlink: list | None = None, switch: bool = True):
     cards = [{"gpu": gpu} for _ in range(count)]
-    ports = ([{"id": "r0", "children": [{"switch": "sw", "gen": 4, "width": 16, "children": cards}]}] if switch
-             else [{"id": f"r{i}", "host_bridge": "0", "children": [card]} for i, card in enumerate(cards)])
+    ports = (
+        [{"id": "r0", "children": [{"switch": "sw", "gen": 4, "width": 16, "children": cards}]}]
+        if switch
+        else [{"id": f"r{i}", "host_bridge": "0", "children": [card]} for i, card in enumerate(cards)]
+    )
     data = {"topology": {"sockets": [{"vendor": "intel", "root_ports": ports}]}, "software": software}
     if nvlink:
         data["nvlink"] = nvlink
@@ -35,12 +42,22 @@ def _build(gpu: str, count: int, software: dict, nvlink: list | None = None, swi
 STAGED = {"cuda_p2p": False, "nccl_p2p_disable": True}
 
 jobs = st.one_of(
-    st.builds(lambda m, s, b, seq, a: ("train", m, s, b, seq, a),
-              st.sampled_from(ALL_MODELS), st.sampled_from(TRAIN_STRATEGIES), st.sampled_from([1, 2, 4, 8]),
-              st.sampled_from([128, 512, 1024]), st.sampled_from([1, 2, 4])),
-    st.builds(lambda m, s, b, p, g: ("infer", m, s, b, p, g),
-              st.sampled_from(DECODERS), st.sampled_from(INFER_STRATEGIES), st.sampled_from([1, 4, 32]),
-              st.sampled_from([128, 1024]), st.sampled_from([16, 128]))
+    st.builds(
+        lambda m, s, b, seq, a: ("train", m, s, b, seq, a),
+        st.sampled_from(ALL_MODELS),
+        st.sampled_from(TRAIN_STRATEGIES),
+        st.sampled_from([1, 2, 4, 8]),
+        st.sampled_from([128, 512, 1024]),
+        st.sampled_from([1, 2, 4]),
+    ),
+    st.builds(
+        lambda m, s, b, p, g: ("infer", m, s, b, p, g),
+        st.sampled_from(DECODERS),
+        st.sampled_from(INFER_STRATEGIES),
+        st.sampled_from([1, 4, 32]),
+        st.sampled_from([128, 1024]),
+        st.sampled_from([16, 128]),
+    ),
 )
 
 
@@ -81,16 +98,22 @@ def test_nvlink_is_never_predicted_slower_than_staged(gpu, job):
     w = _workload(job, 2)
     if w is None:
         return
-    bridged = _throughput(_build(gpu, 2, STAGED | {"cuda_p2p": True, "nccl_p2p_disable": False}, [[0, 1]],
-                                 switch=False), w)
+    bridged = _throughput(
+        _build(gpu, 2, STAGED | {"cuda_p2p": True, "nccl_p2p_disable": False}, [[0, 1]], switch=False), w
+    )
     staged = _throughput(_build(gpu, 2, STAGED, switch=False), w)
     if bridged is not None and staged is not None:
         assert bridged >= staged * (1 - 1e-9)
 
 
 @SETTINGS
-@given(gpu=st.sampled_from(P2P_GPUS + NVLINK_GPUS), count=st.integers(2, 4), job=jobs,
-       more=st.sampled_from([2, 3, 8]), staged=st.booleans())
+@given(
+    gpu=st.sampled_from(P2P_GPUS + NVLINK_GPUS),
+    count=st.integers(2, 4),
+    job=jobs,
+    more=st.sampled_from([2, 3, 8]),
+    staged=st.booleans(),
+)
 def test_more_accumulation_never_means_more_communication_per_sample(gpu, count, job, more, staged):
     w = _workload(job, count)
     if w is None or w.task != "train":

@@ -32,18 +32,31 @@ class Row:
         return None if self.predicted is None else (self.predicted - self.measured) / self.measured
 
     def to_json(self) -> dict:
-        return {"case": self.case, "gpus": self.gpus, "measured_speedup": round(self.measured, 3),
-                "predicted_speedup": None if self.predicted is None else round(self.predicted, 3),
-                "error_pct": None if self.error is None else round(100 * self.error, 1),
-                "in_sample": self.in_sample, "note": self.note}
+        return {
+            "case": self.case,
+            "gpus": self.gpus,
+            "measured_speedup": round(self.measured, 3),
+            "predicted_speedup": None if self.predicted is None else round(self.predicted, 3),
+            "error_pct": None if self.error is None else round(100 * self.error, 1),
+            "in_sample": self.in_sample,
+            "note": self.note,
+        }
 
 
 def _workload(run: dict) -> tuple[Workload, str]:
     task = run["task"]
-    return Workload(task=task, model=resolve(str(run["model"])), strategy=run["strategy"],
-                    precision=run.get("precision", "bf16"), batch=int(run.get("batch", 8 if task == "train" else 1)),
-                    seq=int(run.get("seq", 1024)), accum=int(run.get("accum", 1)), prompt=int(run.get("prompt", 512)),
-                    gen=int(run.get("gen", 256)), recompute=bool(run.get("recompute", False))), run.get("phase", "")
+    return Workload(
+        task=task,
+        model=resolve(str(run["model"])),
+        strategy=run["strategy"],
+        precision=run.get("precision", "bf16"),
+        batch=int(run.get("batch", 8 if task == "train" else 1)),
+        seq=int(run.get("seq", 1024)),
+        accum=int(run.get("accum", 1)),
+        prompt=int(run.get("prompt", 512)),
+        gen=int(run.get("gen", 256)),
+        recompute=bool(run.get("recompute", False)),
+    ), run.get("phase", "")
 
 
 def _rate(cfg, phase: str, w: Workload) -> float:
@@ -95,36 +108,54 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
 def summary(rows: list[Row]) -> dict:
     def part(sel: list[Row]) -> dict:
         errs = [abs(r.error) for r in sel if r.error is not None]
-        return {"figures": len(errs), "cases": len({r.case for r in sel}),
-                "median_abs_error_pct": round(100 * statistics.median(errs), 1) if errs else None,
-                "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
-                "within_15pct": sum(1 for e in errs if e <= 0.15), "within_25pct": sum(1 for e in errs if e <= 0.25),
-                "slower_than_one_gpu_right": sum(1 for r in sel if r.predicted is not None
-                                                 and (r.predicted < 1) == (r.measured < 1)),
-                "not_predicted": sum(1 for r in sel if r.predicted is None)}
-    return {"all": part(rows), "out_of_sample": part([r for r in rows if not r.in_sample]),
-            "in_sample": part([r for r in rows if r.in_sample]),
-            # the cases that test the communication model: measured scaling efficiency below 85%
-            "communication_bound": part([r for r in rows if r.measured / r.gpus < 0.85])}
+        return {
+            "figures": len(errs),
+            "cases": len({r.case for r in sel}),
+            "median_abs_error_pct": round(100 * statistics.median(errs), 1) if errs else None,
+            "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
+            "within_15pct": sum(1 for e in errs if e <= 0.15),
+            "within_25pct": sum(1 for e in errs if e <= 0.25),
+            "slower_than_one_gpu_right": sum(
+                1 for r in sel if r.predicted is not None and (r.predicted < 1) == (r.measured < 1)
+            ),
+            "not_predicted": sum(1 for r in sel if r.predicted is None),
+        }
+
+    return {
+        "all": part(rows),
+        "out_of_sample": part([r for r in rows if not r.in_sample]),
+        "in_sample": part([r for r in rows if r.in_sample]),
+        # the cases that test the communication model: measured scaling efficiency below 85%
+        "communication_bound": part([r for r in rows if r.measured / r.gpus < 0.85]),
+    }
 
 
 def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
     import json
+
     s = summary(rows)
     if as_json:
-        return json.dumps({"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2)
+        return json.dumps(
+            {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
+        )
     lines = [f"{'case':58} {'GPUs':>4} {'measured':>9} {'predicted':>9} {'error':>7}"]
     for r in rows:
         err = "" if r.error is None else f"{100 * r.error:+.0f}%"
         pred = "-" if r.predicted is None else f"{r.predicted:.2f}x"
-        lines.append(f"{r.case[:58]:58} {r.gpus:>4} {r.measured:>8.2f}x {pred:>9} {err:>7}"
-                     + (" (in-sample)" if r.in_sample else "") + (f" {r.note}" if r.note else ""))
+        lines.append(
+            f"{r.case[:58]:58} {r.gpus:>4} {r.measured:>8.2f}x {pred:>9} {err:>7}"
+            + (" (in-sample)" if r.in_sample else "")
+            + (f" {r.note}" if r.note else "")
+        )
     for sk in skipped:
         lines.append(f"not described: {sk['case']}: {sk['reason']}")
     for label in ("out_of_sample", "in_sample", "communication_bound"):
         p = s[label]
         if p["figures"]:
-            lines.append(f"{label.replace('_', '-')}: {p['figures']} speed-ups over {p['cases']} cases, median absolute "
-                         f"error {p['median_abs_error_pct']}%, {p['within_15pct']} within 15%, {p['within_25pct']} "
-                         f"within 25%; slower-than-one-GPU called right {p['slower_than_one_gpu_right']}/{p['figures']}")
+            lines.append(
+                f"{label.replace('_', '-')}: {p['figures']} speed-ups over {p['cases']} cases, "
+                f"median absolute error {p['median_abs_error_pct']}%, {p['within_15pct']} within 15%, "
+                f"{p['within_25pct']} within 25%; slower-than-one-GPU called right "
+                f"{p['slower_than_one_gpu_right']}/{p['figures']}"
+            )
     return "\n".join(lines)

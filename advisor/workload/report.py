@@ -108,7 +108,7 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
     con = console or Console()
     w = a.workload
     con.print(f"[bold]Workload[/]: {title(a)}")
-    con.print(f"[bold]Interconnect[/] ({a.gpus} GPUs): {a.many.fabric}")
+    con.print(f"[bold]Interconnect[/] ({a.gpus} GPU{'s' if a.gpus > 1 else ''}): {a.many.fabric}")
     cols = [a.one] if a.gpus == 1 else [a.one, a.many]
     t = Table(title="1 GPU vs N GPUs")
     t.add_column("")

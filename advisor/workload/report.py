@@ -182,7 +182,7 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
         for c in a.changes:
             bits = []
             if c.speedup is not None:
-                bits.append(f"{c.speedup:.2f}x one GPU")
+                bits.append(f"{c.speedup:.2f}x one GPU with the same change")
             if c.vs_now is not None:
                 bits.append(f"{c.vs_now:.2f}x today's {a.gpus}-GPU throughput")
             elif c.vs_one_gpu_today is not None:

@@ -1,4 +1,4 @@
-"""Command line: `advisor plan`, `advisor catalog ...`, `advisor accuracy`."""
+"""Command line: `advisor plan`, `advisor workload`, `advisor catalog ...`, `advisor accuracy`."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ class ModelSpec:
     sources: tuple[str, ...] = ()
     custom: bool = False  # a parameter count given by the user, shape borrowed from `key`
 
-    def with_params(self, params: float | None, custom: bool = False) -> ModelSpec:
+    def with_params(self, params: float | None) -> ModelSpec:
         if not params:
             return self
         label = f"{params / 1e9:.3g}B-parameter model (shape of {self.key})"

@@ -79,4 +79,4 @@ def resolve(name: str, params: float | None = None) -> ModelSpec:
 def nearest(params: float) -> ModelSpec:
     decoders = [s for s in presets().values() if s.kind == "decoder"]
     base = min(decoders, key=lambda s: abs(s.params - params) / s.params)
-    return base.with_params(params, custom=True)
+    return base.with_params(params)

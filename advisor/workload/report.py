@@ -206,7 +206,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
                 "usable memory": c.memory.usable,
             }
             for name, f in figs.items():
-                con.print(f"  {c.gpus} GPU {name} = {f.formula}; inputs {f.inputs}")
+                used = f"; constants {', '.join(f.constants)}" if f.constants else ""
+                con.print(f"  {c.gpus} GPU {name} = {f.formula}; inputs {f.inputs}{used}")
         if a.speedup:
             con.print(f"  speed-up = {a.speedup.formula}; inputs {a.speedup.inputs}")
         for k in constants("workload.yaml").values():

@@ -140,22 +140,34 @@ def test_a_job_that_does_not_fit_gets_no_speedup(gpu, count, job):
         assert a.speedup is not None and a.speedup.value > 0
 
 
-_PAIRS = sorted((c.id, b.id) for b in CAT.boards for c in CAT.cpus
-                if c.socket.lower() == b.socket.lower() and (b.cpu_families is None or c.family in b.cpu_families))
+_PAIRS = sorted(
+    (c.id, b.id)
+    for b in CAT.boards
+    for c in CAT.cpus
+    if c.socket.lower() == b.socket.lower() and (b.cpu_families is None or c.family in b.cpu_families)
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pair=st.sampled_from(_PAIRS), gpu=st.sampled_from(sorted(g.id for g in CAT.gpus)), count=st.integers(1, 4),
-       job=jobs, gpus=st.one_of(st.none(), st.integers(0, 5)))
+@given(
+    pair=st.sampled_from(_PAIRS),
+    gpu=st.sampled_from(sorted(g.id for g in CAT.gpus)),
+    count=st.integers(1, 4),
+    job=jobs,
+    gpus=st.one_of(st.none(), st.integers(0, 5)),
+)
 def test_any_catalog_build_and_job_gives_an_answer_or_one_clear_error(pair, gpu, count, job, gpus):
     from advisor.errors import UserError
     from advisor.rules import evaluate_rules
+
     w = _workload(job, 1)
     if w is None:
         return
     try:
-        build = build_from_data(loads(dumps({"cpu": pair[0], "board": pair[1],
-                                             "gpus": [{"model": gpu, "count": count}]})), "fuzz.yaml")
+        build = build_from_data(
+            loads(dumps({"cpu": pair[0], "board": pair[1], "gpus": [{"model": gpu, "count": count}]})),
+            "fuzz.yaml",
+        )
         a = analyse(build, w.but(gpus=gpus), CAT)
     except UserError as exc:
         assert exc.render()

@@ -187,10 +187,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
                 bits.append(f"{c.vs_now:.2f}x today's {a.gpus}-GPU throughput")
             elif c.vs_one_gpu_today is not None:
                 bits.append(f"{c.vs_one_gpu_today:.2f}x today's single GPU")
-            if not bits:
-                bits.append(
-                    f"{c.config.throughput.value:,.1f} {c.config.throughput.unit}" if c.config else ""
-                )
+            if c.config is not None:
+                bits.append(f"{c.config.throughput.value:,.1f} {c.config.throughput.unit}")
             con.print(f"  • {c.change}: {', '.join(bits)} — {c.why}")
     if explain:
         con.print("[bold]Derivations[/]")

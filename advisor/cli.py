@@ -1,9 +1,10 @@
-"""Command line: `advisor plan`, `advisor catalog ...`, `advisor accuracy`."""
+"""Command line: `advisor plan`, `advisor workload`, `advisor catalog ...`, `advisor accuracy`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,46 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
                    help="a folder of your own findings rules (also $ADVISOR_RULES)")
 
 
+def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
+    g = p.add_argument_group("workload" + ("" if required else " (adds a workload section)"))
+    job = g.add_mutually_exclusive_group(required=required)
+    job.add_argument("--train", metavar="MODEL", help="train a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
+                     "resnet-50) or a parameter count (3b, 2.7e9)")
+    job.add_argument("--infer", metavar="MODEL", help="serve a decoder LLM preset or a parameter count")
+    g.add_argument("--params", type=float, metavar="N", help="parameter count, e.g. 1.3e9 (overrides the preset's)")
+    g.add_argument("--strategy", choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas"],
+                   help="training: ddp (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
+                        "inference: tp (default), pp, replicas")
+    g.add_argument("--precision", choices=["bf16", "fp16", "fp32"], default="bf16", help="default bf16")
+    g.add_argument("--batch", type=int, metavar="B", help="training: micro-batch per GPU (default 8); "
+                   "inference: concurrent sequences (default 1)")
+    g.add_argument("--seq", type=int, metavar="S", help="training sequence length (default 1024; BERT 512)")
+    g.add_argument("--accum", type=int, default=1, metavar="A", help="gradient accumulation micro-steps (default 1)")
+    g.add_argument("--recompute", action="store_true", help="full activation recomputation (checkpointing)")
+    g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")
+    g.add_argument("--prompt", type=int, default=512, metavar="P", help="inference prompt tokens (default 512)")
+    g.add_argument("--gen", type=int, default=256, metavar="G", help="inference generated tokens (default 256)")
+
+
+def _workload_from_args(args):
+    """The Workload the flags describe, or None when neither --train nor --infer is given."""
+    name = args.train or args.infer
+    if name is None:
+        return None
+    from advisor.workload.models import Workload
+    from advisor.workload.presets import resolve
+    if args.params is not None and args.params <= 0:
+        raise UserError(f"--params must be a positive parameter count (got {args.params:g})")
+    spec = resolve(name, args.params)
+    task = "train" if args.train else "infer"
+    seq = args.seq or spec.default_seq or 1024
+    return Workload(task=task, model=spec, strategy=args.strategy or ("ddp" if task == "train" else "tp"),
+                    precision=args.precision, batch=args.batch if args.batch is not None else (8 if task == "train"
+                                                                                                else 1),
+                    seq=seq, accum=args.accum, gpus=args.gpus, prompt=args.prompt, gen=args.gen,
+                    recompute=args.recompute)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="advisor", description=(
         "Hardware configuration advisor for multi-GPU machines: the PCIe link each GPU really gets, "
@@ -37,6 +78,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text",
                    help="markdown: a report to keep or share")
     p.add_argument("--explain", action="store_true", help="show every figure's derivation and the constants")
+    _add_workload_args(p, required=False)
+
+    wl = sub.add_parser("workload", help="will N GPUs beat one for my training or inference job on this build?",
+                        description="Time per step (training) or tokens/s and time to first token (inference) on "
+                        "1 GPU and on N GPUs of the build, the speed-up, the split into compute, exposed "
+                        "communication and bubbles, memory per GPU, the bottleneck and what to change. Example: "
+                        "advisor workload --cpu i9-14900K --board 'ROG Maximus Z790 Hero' --gpu 'RTX 4090:2' "
+                        "--train 1.3b --batch 8")
+    _add_build_args(wl)
+    _add_workload_args(wl, required=True)
+    wl.add_argument("--json", action="store_true", help="machine-readable output")
+    wl.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
     c = sub.add_parser("catalog", help="list, show, validate the parts catalog; export its JSON Schema")
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION")
@@ -109,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--workload", action="store_true",
+                   help="published 1-GPU vs N-GPU speed-ups against `advisor workload` (calibration/workload-cases.yaml)")
     return ap
 
 
@@ -123,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "plan":
             return cmd_plan(args)
+        if args.command == "workload":
+            return cmd_workload(args)
         if args.command == "catalog":
             return cmd_catalog(args, ap)
         if args.command == "validate":
@@ -155,6 +212,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rules":
             return cmd_rules(args, ap)
         if args.command == "accuracy":
+            if args.workload:
+                from advisor.workload.accuracy import render, run_cases
+                rows, skipped = run_cases()
+                print(render(rows, skipped, args.json))
+                return 0
             from advisor.accuracy import cmd_accuracy
             return cmd_accuracy(args)
         if args.command == "tui":
@@ -185,15 +247,65 @@ def cmd_plan(args) -> int:
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = _build_from_args(args)
     pred = evaluate(build, catalog)
-    findings = _findings(pred)
+    workload = _workload_from_args(args)
+    analysis = None
+    if workload is not None:
+        from advisor.workload import analyse
+        analysis = analyse(build, workload, catalog, pred)
+    findings = _findings(pred, analysis)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        print(json.dumps(to_json(pred, findings, explain=args.explain), indent=2))
+        out = to_json(pred, findings, explain=args.explain)
+        if analysis is not None:
+            from advisor.workload.report import to_json as workload_json
+            out["workload"] = workload_json(analysis, explain=args.explain)
+        print(json.dumps(out, indent=2))
     elif fmt == "markdown":
         from advisor.report import render_markdown
         print(render_markdown(pred, findings), end="")
+        if analysis is not None:
+            from rich.console import Console
+            from advisor.workload.report import render_text as workload_text
+            con = Console(record=True, width=100, file=open(os.devnull, "w"))
+            workload_text(analysis, explain=args.explain, console=con)
+            print("\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```")
     else:
         render_text(pred, findings, explain=args.explain)
+        if analysis is not None:
+            from rich.console import Console
+            from advisor.workload.report import render_text as workload_text
+            con = Console()
+            con.rule("Workload")
+            workload_text(analysis, explain=args.explain, console=con)
+    return 0
+
+
+def cmd_workload(args) -> int:
+    from advisor.catalog.store import load_catalog
+    from advisor.engine import evaluate
+    from advisor.workload import analyse
+    from advisor.workload.report import render_text, to_json
+    catalog = load_catalog([Path(d) for d in args.catalog])
+    build = _build_from_args(args)
+    workload = _workload_from_args(args)
+    pred = evaluate(build, catalog)
+    analysis = analyse(build, workload, catalog, pred)
+    from advisor.rules import load_rules
+    scoped = {r.id for r in load_rules() if r.scope == "workload"}
+    findings = [f for f in _findings(pred, analysis) if f["id"] in scoped]
+    if args.json:
+        out = to_json(analysis, explain=args.explain)
+        out["findings"] = findings
+        print(json.dumps(out, indent=2))
+    else:
+        render_text(analysis, explain=args.explain)
+        if findings:
+            from rich.console import Console
+            con = Console()
+            con.print("[bold]Findings[/]")
+            for f in findings:
+                con.print(f"{f['severity'].upper():7} {f['id']}: {f['message']}")
+                con.print(f"         fix: {f['fix']}")
     return 0
 
 
@@ -245,12 +357,9 @@ def cmd_validate(args) -> int:
     return result["exit_code"]
 
 
-def _findings(pred) -> list[dict]:
-    try:
-        from advisor.rules import evaluate_rules
-    except ImportError:
-        return []
-    return [f.to_json() for f in evaluate_rules(pred)]
+def _findings(pred, analysis=None) -> list[dict]:
+    from advisor.rules import evaluate_rules
+    return [f.to_json() for f in evaluate_rules(pred, workload=analysis)]
 
 
 def cmd_catalog(args, ap) -> int:

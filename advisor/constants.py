@@ -1,4 +1,8 @@
-"""The model's constants, loaded from rules/model.yaml, each with its sources."""
+"""The model's constants, loaded from rules/*.yaml, each with its sources.
+
+`rules/model.yaml` (kind: model) holds the bandwidth model's constants; `rules/workload.yaml`
+(kind: workload) the workload model's. Both are read by the same loader.
+"""
 
 from __future__ import annotations
 
@@ -27,9 +31,10 @@ class Constant:
         return self.value
 
 
-@lru_cache(maxsize=1)
-def constants() -> dict[str, Constant]:
-    path = bundled("rules") / "model.yaml"
+@lru_cache(maxsize=4)
+def constants(file: str = "model.yaml") -> dict[str, Constant]:
+    """The `constants:` section of a bundled rules file, by name."""
+    path = bundled("rules") / file
     data = load_file(path)
     out: dict[str, Constant] = {}
     for name, c in (data.get("constants") or {}).items():
@@ -43,5 +48,5 @@ def constants() -> dict[str, Constant]:
     return out
 
 
-def const(name: str, key: str | None = None) -> Any:
-    return constants()[name].pick(key)
+def const(name: str, key: str | None = None, file: str = "model.yaml") -> Any:
+    return constants(file)[name].pick(key)

@@ -1,8 +1,9 @@
 """Findings from rules: YAML rules in rules/ evaluated on the facts the predictions computed.
 
 Conditions go through simpleeval (a safe expression evaluator), never eval/exec. Each rule has
-`scope` build, gpu or pair: it is evaluated once per build, per GPU or per GPU pair, with the
-facts of that scope as names (`build`, `gpu`, `pair`).
+`scope` build, gpu, pair or workload: it is evaluated once per build, per GPU or per GPU pair, with
+the facts of that scope as names (`build`, `gpu`, `pair`); a `workload` rule only when a workload
+is given (`advisor workload`, or `advisor plan --train/--infer`), with `build` and `workload`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Rule(Strict):
     id: str = Field(pattern=r"^[A-Z][A-Z0-9]*[0-9]{3}$")
     category: Literal["lanes", "p2p", "nvlink", "numa", "power", "fit", "memory", "software", "workload", "catalog"]
     severity: Literal["error", "warning", "info"]
-    scope: Literal["build", "gpu", "pair"]
+    scope: Literal["build", "gpu", "pair", "workload"]
     title: str
     when: str
     message: str
@@ -72,7 +73,7 @@ def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
 
 @lru_cache(maxsize=8)
 def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
-    files = sorted(p for p in bundled("rules").glob("*.yaml") if p.name != "model.yaml")
+    files = sorted(bundled("rules").glob("*.yaml"))  # files of another kind (model, workload) are skipped below
     for d in extra_dirs:
         if not Path(d).is_dir():
             problems_dir = [Problem(f"{d}: rules folder not found", hint="give a folder of rule YAML files")]
@@ -239,9 +240,14 @@ def _parsed(expr: str):
     return EvalWithCompoundTypes().parse(expr)
 
 
-def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = (), workload=None) -> list[Finding]:
+    """Findings for a prediction; `workload` (an advisor.workload Analysis) enables rules of scope workload."""
     rules = load_rules(tuple(extra_dirs) + user_rule_dirs())
     build, gpus, pairs = facts(pred)
+    wl = None
+    if workload is not None:
+        from advisor.workload.facts import workload_facts
+        wl = workload_facts(workload)
     findings: list[Finding] = []
     functions = {"min": min, "max": max, "round": round}
 
@@ -251,7 +257,8 @@ def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[F
 
     by_scope = {"build": evaluators([{"build": build}]),
                 "gpu": evaluators([{"build": build, "gpu": g} for g in gpus]),
-                "pair": evaluators([{"build": build, "pair": p} for p in pairs])}
+                "pair": evaluators([{"build": build, "pair": p} for p in pairs]),
+                "workload": evaluators([{"build": build, "workload": wl}] if wl is not None else [])}
     for rule in rules:
         parsed = _parsed(rule.when)
         for names, evaluator in by_scope[rule.scope]:
@@ -268,7 +275,8 @@ def evaluate_rules(pred: Prediction, extra_dirs: tuple[str, ...] = ()) -> list[F
             except (AttributeError, KeyError, IndexError, ValueError) as exc:
                 raise UserError(f"rule {rule.id}: message template names an unknown fact: {exc}") from None
             subject = (f"GPU{names['gpu'].index}" if "gpu" in names else
-                       f"GPU{names['pair'].a}-GPU{names['pair'].b}" if "pair" in names else "build")
+                       f"GPU{names['pair'].a}-GPU{names['pair'].b}" if "pair" in names else
+                       "workload" if "workload" in names else "build")
             findings.append(Finding(rule.id, rule.category, rule.severity, message, fix, rule.why, subject))
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id, f.subject))
     return findings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -82,11 +83,19 @@ FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 RULES_WITH_FIXTURES = sorted({p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml")})
 
 
+def _fixture_args(path: Path) -> list[str]:
+    """A fixture's first line may carry plan flags (a workload): `# args: --train 1b --batch 1`."""
+    first = path.read_text().splitlines()[0]
+    return shlex.split(first.split("# args:", 1)[1]) if first.startswith("# args:") else []
+
+
 @pytest.mark.parametrize("rule", RULES_WITH_FIXTURES)
 def test_rule_fixture_fires_and_its_twin_does_not(plan_json, rule):
-    fires = plan_json(str(FIXTURES / f"{rule}-fires.yaml"))
+    path = FIXTURES / f"{rule}-fires.yaml"
+    fires = plan_json(str(path), *_fixture_args(path))
     assert _ids(fires, rule), f"{rule} should fire on {rule}-fires.yaml"
-    quiet = plan_json(str(FIXTURES / f"{rule}-quiet.yaml"))
+    path = FIXTURES / f"{rule}-quiet.yaml"
+    quiet = plan_json(str(path), *_fixture_args(path))
     assert not _ids(quiet, rule), f"{rule} must not fire on {rule}-quiet.yaml"
 
 

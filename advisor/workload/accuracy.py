@@ -1,0 +1,161 @@
+"""`advisor accuracy --workload`: predicted vs published 1-GPU vs N-GPU speed-ups
+(calibration/workload-cases.yaml), with in-sample cases (a constant was fitted on them) apart."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from advisor.catalog.store import Catalog, load_catalog
+from advisor.engine import build_from_data, evaluate
+from advisor.errors import UserError
+from advisor.resources import bundled
+from advisor.workload.analyse import analyse
+from advisor.workload.models import Workload
+from advisor.workload.presets import resolve
+from advisor.yamlio import load_file
+
+TIME_METRICS = ("step_time_s", "seconds_per_epoch")
+
+
+@dataclass
+class Row:
+    case: str
+    gpus: int
+    measured: float  # speed-up over one GPU, from the published values
+    predicted: float | None
+    in_sample: bool
+    note: str = ""
+
+    @property
+    def error(self) -> float | None:
+        return None if self.predicted is None else (self.predicted - self.measured) / self.measured
+
+    def to_json(self) -> dict:
+        return {
+            "case": self.case,
+            "gpus": self.gpus,
+            "measured_speedup": round(self.measured, 3),
+            "predicted_speedup": None if self.predicted is None else round(self.predicted, 3),
+            "error_pct": None if self.error is None else round(100 * self.error, 1),
+            "in_sample": self.in_sample,
+            "note": self.note,
+        }
+
+
+def _workload(run: dict) -> tuple[Workload, str]:
+    task = run["task"]
+    return Workload(
+        task=task,
+        model=resolve(str(run["model"])),
+        strategy=run["strategy"],
+        precision=run.get("precision", "bf16"),
+        batch=int(run.get("batch", 8 if task == "train" else 1)),
+        seq=int(run.get("seq", 1024)),
+        accum=int(run.get("accum", 1)),
+        prompt=int(run.get("prompt", 512)),
+        gen=int(run.get("gen", 256)),
+        recompute=bool(run.get("recompute", False)),
+    ), run.get("phase", "")
+
+
+def _rate(cfg, phase: str, w: Workload) -> float:
+    """The figure the published metric measures: samples/s for training, decode or prefill tokens/s."""
+    if phase == "decode":
+        return w.batch / cfg.extra["decode_step"].value
+    if phase == "prefill":
+        return w.batch * w.prompt / cfg.extra["ttft"].value
+    return cfg.throughput.value
+
+
+def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
+    catalog = catalog or load_catalog()
+    path = bundled("calibration") / "workload-cases.yaml"
+    data = load_file(path)
+    rows: list[Row] = []
+    skipped: list[dict] = []
+    for case in data["cases"]:
+        cid = case["id"]
+        if case.get("skip"):
+            skipped.append({"case": cid, "reason": case["skip"]})
+            continue
+        try:
+            build = build_from_data(case["build"], f"{path}:{case['build'].line}")
+            pred = evaluate(build, catalog)
+            w, phase = _workload(case["run"])
+            values = {int(k): float(v) for k, v in case["measured"]["values"].items()}
+            base = values[1]
+            fitted = bool(case.get("fitted"))
+            for n, v in sorted(values.items()):
+                if n == 1:
+                    continue
+                measured = base / v if case["measured"]["metric"] in TIME_METRICS else v / base
+                try:
+                    a = analyse(build, w.but(gpus=n), catalog, pred, advise=False)
+                except UserError as exc:
+                    rows.append(Row(cid, n, measured, None, fitted, exc.problems[0].message))
+                    continue
+                if not (a.one.fits and a.many.fits):
+                    rows.append(Row(cid, n, measured, None, fitted, "predicted not to fit"))
+                    continue
+                predicted = _rate(a.many, phase, w) / _rate(a.one, phase, w)
+                rows.append(Row(cid, n, measured, predicted, fitted))
+        except UserError as exc:
+            skipped.append({"case": cid, "reason": exc.render()})
+    return rows, skipped
+
+
+def summary(rows: list[Row]) -> dict:
+    def part(sel: list[Row]) -> dict:
+        errs = [abs(r.error) for r in sel if r.error is not None]
+        return {
+            "figures": len(errs),
+            "cases": len({r.case for r in sel}),
+            "median_abs_error_pct": round(100 * statistics.median(errs), 1) if errs else None,
+            "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
+            "within_15pct": sum(1 for e in errs if e <= 0.15),
+            "within_25pct": sum(1 for e in errs if e <= 0.25),
+            "slower_than_one_gpu_right": sum(
+                1 for r in sel if r.predicted is not None and (r.predicted < 1) == (r.measured < 1)
+            ),
+            "not_predicted": sum(1 for r in sel if r.predicted is None),
+        }
+
+    return {
+        "all": part(rows),
+        "out_of_sample": part([r for r in rows if not r.in_sample]),
+        "in_sample": part([r for r in rows if r.in_sample]),
+        # the cases that test the communication model: measured scaling efficiency below 85%
+        "communication_bound": part([r for r in rows if r.measured / r.gpus < 0.85]),
+    }
+
+
+def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
+    import json
+
+    s = summary(rows)
+    if as_json:
+        return json.dumps(
+            {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
+        )
+    lines = [f"{'case':58} {'GPUs':>4} {'measured':>9} {'predicted':>9} {'error':>7}"]
+    for r in rows:
+        err = "" if r.error is None else f"{100 * r.error:+.0f}%"
+        pred = "-" if r.predicted is None else f"{r.predicted:.2f}x"
+        lines.append(
+            f"{r.case[:58]:58} {r.gpus:>4} {r.measured:>8.2f}x {pred:>9} {err:>7}"
+            + (" (in-sample)" if r.in_sample else "")
+            + (f" {r.note}" if r.note else "")
+        )
+    for sk in skipped:
+        lines.append(f"not described: {sk['case']}: {sk['reason']}")
+    for label in ("out_of_sample", "in_sample", "communication_bound"):
+        p = s[label]
+        if p["figures"]:
+            lines.append(
+                f"{label.replace('_', '-')}: {p['figures']} speed-ups over {p['cases']} cases, "
+                f"median absolute error {p['median_abs_error_pct']}%, {p['within_15pct']} within 15%, "
+                f"{p['within_25pct']} within 25%; slower-than-one-GPU called right "
+                f"{p['slower_than_one_gpu_right']}/{p['figures']}"
+            )
+    return "\n".join(lines)

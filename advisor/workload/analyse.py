@@ -1,0 +1,181 @@
+"""One call from a build and a workload to the answer: 1 GPU vs N GPUs, speed-up, bottleneck, changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from advisor.build.models import Build
+from advisor.catalog.store import Catalog, load_catalog
+from advisor.engine import evaluate
+from advisor.errors import UserError
+from advisor.predict import Figure, Prediction
+from advisor.workload.hardware import Fabric, device, fabric
+from advisor.workload.infer import infer_config
+from advisor.workload.models import INFER_STRATEGIES, TRAIN_STRATEGIES, Workload
+from advisor.workload.result import Config
+from advisor.workload.train import train_config
+
+
+@dataclass
+class Change:
+    change: str
+    why: str
+    config: Config | None
+    speedup: float | None  # with the change: N GPUs over 1 GPU
+    vs_now: float | None  # with the change, N GPUs / today's N GPUs (throughput)
+    fits: bool
+    vs_one_gpu_today: float | None = None  # with the change, N GPUs / today's single GPU
+
+    def to_json(self) -> dict:
+        def r(x):
+            return None if x is None else round(x, 2)
+
+        return {
+            "change": self.change,
+            "why": self.why,
+            "fits": self.fits,
+            "predicted_speedup": r(self.speedup),
+            "vs_now": r(self.vs_now),
+            "vs_one_gpu_today": r(self.vs_one_gpu_today),
+            "throughput": None
+            if self.config is None or not self.fits
+            else round(self.config.throughput.value, 2),
+            "unit": None if self.config is None else self.config.throughput.unit,
+        }
+
+
+@dataclass
+class Analysis:
+    workload: Workload
+    build: Build
+    prediction: Prediction
+    gpus: int
+    one: Config
+    many: Config
+    fabric: Fabric
+    speedup: Figure | None
+    efficiency: Figure | None
+    bottleneck: str = ""
+    changes: list[Change] = field(default_factory=list)
+    strategies: list[Config] = field(default_factory=list)
+    skipped_strategies: dict[str, str] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+
+
+def check(w: Workload, build_gpus: int) -> int:
+    allowed = TRAIN_STRATEGIES if w.task == "train" else INFER_STRATEGIES
+    if w.strategy not in allowed:
+        raise UserError(
+            f"--strategy {w.strategy} is not one for {'training' if w.task == 'train' else 'inference'}",
+            hint="choose from " + ", ".join(allowed),
+        )
+    for name, value in (
+        ("--batch", w.batch),
+        ("--accum", w.accum),
+        ("--seq", w.seq),
+        ("--prompt", w.prompt),
+        ("--gen", w.gen),
+    ):
+        if value < 1:
+            raise UserError(f"{name} must be at least 1 (got {value})")
+    n = w.gpus if w.gpus is not None else build_gpus
+    if n < 1:
+        raise UserError(f"--gpus must be at least 1 (got {n})")
+    if build_gpus == 0:
+        raise UserError("the build has no GPU with a working link: nothing to run the workload on")
+    if n > build_gpus:
+        raise UserError(f"--gpus {n} is more than the {build_gpus} GPU(s) this build has")
+    return n
+
+
+def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
+    dev = device(pred, n, w.precision, need_mem_bw=w.task == "infer")
+    fab = fabric(pred, n)
+    cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab)
+    return cfg, fab
+
+
+def ratio(a: Config, b: Config) -> float | None:
+    """Throughput of a over b, where both fit."""
+    if not (a.fits and b.fits) or not b.throughput.value:
+        return None
+    return a.throughput.value / b.throughput.value
+
+
+def analyse(
+    build: Build,
+    w: Workload,
+    catalog: Catalog | None = None,
+    pred: Prediction | None = None,
+    advise: bool = True,
+) -> Analysis:
+    catalog = catalog or load_catalog()
+    pred = pred or evaluate(build, catalog)
+    n = check(w, len(pred.machine.gpus))
+    one, _ = configure(w, pred, 1)
+    many, fab = configure(w, pred, n)
+    r = ratio(many, one)
+    speedup = eff = None
+    if r is not None:
+        speedup = Figure(
+            r,
+            "x",
+            "N-GPU throughput / 1-GPU throughput",
+            {
+                "n_gpu": round(many.throughput.value, 4),
+                "one_gpu": round(one.throughput.value, 4),
+                "unit": many.throughput.unit,
+            },
+            [],
+            "low",
+        )
+        eff = Figure(r / n, "", "speed-up / GPUs", {"speedup": round(r, 4), "gpus": n}, [], "low")
+    result = Analysis(w, build, pred, n, one, many, fab, speedup, eff)
+    if w.task == "infer" and n > 1:
+        for s in INFER_STRATEGIES:
+            try:
+                result.strategies.append(
+                    many if s == w.strategy else configure(w.but(strategy=s), pred, n)[0]
+                )
+            except UserError as exc:
+                result.skipped_strategies[s] = exc.render()
+    result.assumptions = assumptions(w, n, len(pred.machine.gpus))
+    from advisor.workload.advise import bottleneck, changes
+
+    result.bottleneck = bottleneck(result)
+    if advise:
+        result.changes = changes(result, catalog)
+    return result
+
+
+def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
+    out = []
+    if w.task == "train":
+        out.append(
+            "--batch is the micro-batch per GPU for data-parallel strategies (DDP, DataParallel, ZeRO, FSDP) "
+            "and per model replica for TP and PP; speed-up compares samples per second."
+        )
+        out.append(
+            "Compute runs at mfu_train of the catalog's dense tensor peak (low confidence, not measured on "
+            "your code); attention uses flash attention (no s x s scores stored)."
+        )
+        if w.strategy == "ddp":
+            out.append("DDP accumulates with no_sync: one gradient all-reduce per optimizer step.")
+    else:
+        out.append("--batch is the number of concurrent sequences; replicas split them evenly.")
+        out.append(
+            "Decode reads all weights and the KV cache each step at decode_memory_efficiency of the memory "
+            "bandwidth; prefill runs at mfu_prefill (low confidence)."
+        )
+    out.append(
+        "Collectives follow NCCL's ring: alpha (NCCL's latency model for the transport) + k x bytes / the "
+        "build's predicted all-reduce bus bandwidth."
+    )
+    if n < build_gpus:
+        out.append(
+            f"{n} of the build's {build_gpus} GPUs: the first {n} (CUDA_VISIBLE_DEVICES=0..{n - 1}), in the "
+            "slots and with the links the full build gives them."
+        )
+    if w.model.custom:
+        out.append(f"{w.model.name}: layers, hidden size and heads are those of preset {w.model.key}.")
+    return out

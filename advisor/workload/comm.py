@@ -1,0 +1,71 @@
+"""Collective and point-to-point times on the build's predicted interconnect (alpha-beta model).
+
+t = alpha + k x S / busbw, k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-scatter and all-gather
+(nccl-tests PERFORMANCE.md); alpha = NCCL's ring latency for the transport it will use.
+"""
+
+from __future__ import annotations
+
+from advisor.constants import const
+from advisor.predict import Figure
+from advisor.workload.hardware import Fabric
+
+W = "workload.yaml"
+KINDS = {"all-reduce": (2, 2), "reduce-scatter": (1, 1), "all-gather": (1, 1)}  # (k numerator, steps)
+
+
+def alpha_us(kind: str, fab: Fabric) -> float:
+    n = fab.gpus
+    steps = KINDS[kind][1] * (n - 1)
+    return const("nccl_base_latency_us", file=W) + steps * const("nccl_hop_latency_us", fab.transport, file=W)
+
+
+def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
+    """`count` collectives of `size_bytes` each (the full array size, as nccl-tests counts it)."""
+    n = fab.gpus
+    if n < 2 or not fab.busbw:
+        return Figure(0.0, "s", "one GPU: no collective", {}, [])
+    k = KINDS[kind][0] * (n - 1) / n
+    a = alpha_us(kind, fab)
+    t = count * (a * 1e-6 + k * size_bytes / (fab.busbw * 1e9))
+    return Figure(
+        t,
+        "s",
+        f"count x (alpha + k x S / busbw), {kind}, k = {KINDS[kind][0]}(n-1)/n",
+        {
+            "count": round(count, 3),
+            "S_bytes": round(size_bytes),
+            "n": n,
+            "k": round(k, 4),
+            "alpha_us": round(a, 2),
+            "busbw_gbps": round(fab.busbw, 2),
+            "transport": fab.transport,
+        },
+        [
+            "nccl_base_latency_us",
+            "nccl_hop_latency_us",
+            "allreduce_p2p_efficiency" if fab.transport != "SHM" else "allreduce_shm_efficiency",
+        ],
+        fab.allreduce.confidence if fab.allreduce else "low",
+    )
+
+
+def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
+    """Point-to-point sends between neighbouring pipeline stages: latency + S / one-way pair bandwidth."""
+    if fab.gpus < 2 or not fab.p2p_gbps:
+        return Figure(0.0, "s", "one GPU: no transfer", {}, [])
+    lat = fab.p2p_latency_us or 0.0
+    t = count * (lat * 1e-6 + size_bytes / (fab.p2p_gbps * 1e9))
+    return Figure(
+        t,
+        "s",
+        "count x (pair latency + S / pair one-way bandwidth)",
+        {
+            "count": round(count, 3),
+            "S_bytes": round(size_bytes),
+            "latency_us": round(lat, 2),
+            "pair_gbps": round(fab.p2p_gbps, 2),
+            "via": fab.pair_via,
+        },
+        ["staged_efficiency" if fab.pair_via == "staged" else "p2p_pcie_efficiency"],
+    )

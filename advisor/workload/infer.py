@@ -1,0 +1,180 @@
+"""Inference on k GPUs: prefill (time to first token) and decode, with TP, PP or independent replicas.
+
+Prefill is compute-bound (2N + 4*L*h*T FLOPs per token at mfu_prefill); a decode step reads every
+weight and the KV cache (memory bandwidth x decode_memory_efficiency) and, with TP, does 2L small
+all-reduces whose latency dominates without NVLink or P2P.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.constants import const
+from advisor.errors import UserError
+from advisor.predict import Figure
+from advisor.workload.comm import collective, p2p
+from advisor.workload.hardware import Device, Fabric
+from advisor.workload.memory import inference_memory
+from advisor.workload.models import Workload
+from advisor.workload.result import Config
+
+W = "workload.yaml"
+
+
+def _fig(
+    value: float, formula: str, inputs: dict, consts: list[str] | None = None, unit: str = "s"
+) -> Figure:
+    return Figure(value, unit, formula, inputs, consts or [], "low")
+
+
+def _flops_per_token(w: Workload, context: float) -> float:
+    m = w.model
+    return 2 * m.params + const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
+
+
+def _kv_bytes_per_token(w: Workload) -> float:
+    m = w.model
+    return 2 * m.layers * (m.kv_heads or m.heads) * m.head_dim * w.bytes_per_value
+
+
+def _compute_s(flops: float, dev: Device) -> float:
+    return flops / (dev.peak_tflops * 1e12 * const("mfu_prefill", file=W))
+
+
+def _memory_s(nbytes: float, dev: Device) -> float:
+    return nbytes / (dev.mem_gbps * 1e9 * const("decode_memory_efficiency", file=W))
+
+
+def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
+    m = w.model
+    if m.kind != "decoder":
+        raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {m.key}")
+    strategy = w.strategy if n > 1 else "single"
+    if strategy == "tp" and (m.heads or 0) % n:
+        raise UserError(
+            f"tensor parallel size {n} does not divide {m.key}'s {m.heads} attention heads",
+            hint="use a TP size that divides the head count (--gpus), or --strategy pp/replicas",
+        )
+    if strategy == "replicas":
+        replicas = min(n, w.batch)
+        seqs = math.ceil(w.batch / n)
+    else:
+        replicas, seqs = 1, w.batch
+    t = n if strategy == "tp" else 1
+    p = n if strategy == "pp" else 1
+    weights = m.params * w.bytes_per_value
+    kv_tok = _kv_bytes_per_token(w)
+    ctx_prefill, ctx_decode = w.prompt, w.prompt + w.gen / 2
+    act_bytes = m.hidden * w.bytes_per_value
+    mem = inference_memory(w, n, dev.vram_gb, seqs)
+    notes: list[str] = []
+
+    # prefill: all prompts of the replica's sequences at once
+    pf_flops = seqs * w.prompt * _flops_per_token(w, ctx_prefill)
+    pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(weights / t, dev))
+    if strategy == "tp":
+        pf_comm = collective("all-reduce", seqs * w.prompt * act_bytes, fab, 2 * m.layers)
+    elif strategy == "pp":
+        # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
+        chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
+        pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(weights, dev))
+        pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, p - 1)
+    else:
+        pf_comm = Figure(0.0, "s", "no communication", {}, [])
+    ttft = _fig(
+        pf_compute + pf_comm.value,
+        "max(prompt FLOPs / (t x peak x mfu_prefill), weights / (t x mem bw x eff)) + communication",
+        {
+            "sequences": seqs,
+            "prompt": w.prompt,
+            "flops": pf_flops,
+            "t": t,
+            "compute_s": round(pf_compute, 6),
+            "comm_s": round(pf_comm.value, 6),
+        },
+        ["mfu_prefill", "decode_memory_efficiency", "attention_flops_factor"],
+    )
+
+    # decode: one step advances every sequence of the replica by one token
+    if strategy == "pp":
+        micro = min(seqs, p)
+        per_micro = seqs / micro
+        stage_mem = _memory_s(weights / p + per_micro * ctx_decode * kv_tok / p, dev)
+        stage_cmp = _compute_s(per_micro * _flops_per_token(w, ctx_decode) / p, dev)
+        hop = p2p(per_micro * act_bytes, fab, 1)
+        t_stage = max(stage_mem, stage_cmp) + hop.value
+        cycle = max(micro, p) * t_stage
+        work, comm_tok = micro * (t_stage - hop.value), micro * hop.value
+        bubble_tok = cycle - micro * t_stage
+        step_formula = "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
+        step_inputs = {"micro_batches": micro, "stages": p, "stage_s": round(t_stage, 6)}
+    else:
+        mem_s = _memory_s(weights / t + seqs * ctx_decode * kv_tok / t, dev)
+        cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
+        work = max(mem_s, cmp_s)
+        if strategy == "tp":
+            ar = collective("all-reduce", seqs * act_bytes, fab, 2 * m.layers)
+            comm_tok = ar.value
+        else:
+            comm_tok = 0.0
+        bubble_tok = 0.0
+        cycle = work + comm_tok
+        step_formula = (
+            "max((weights/t + sequences x context x KV bytes/t) / (mem bw x eff), FLOPs / (t x peak x mfu))"
+            + (" + 2 x layers x all-reduce(sequences x h x bytes)" if strategy == "tp" else "")
+        )
+        step_inputs = {
+            "t": t,
+            "memory_s": round(mem_s, 6),
+            "compute_s": round(cmp_s, 6),
+            "comm_s": round(comm_tok, 6),
+            "bound": "memory" if mem_s >= cmp_s else "compute",
+        }
+    step = _fig(
+        cycle,
+        step_formula,
+        step_inputs | {"sequences": seqs, "context": ctx_decode},
+        ["decode_memory_efficiency", "mfu_prefill", "nccl_base_latency_us", "nccl_hop_latency_us"],
+    )
+    total = ttft.value + w.gen * cycle
+    tokens = replicas * seqs * w.gen if strategy == "replicas" else w.batch * w.gen
+    time = _fig(
+        total,
+        "TTFT + gen x decode step",
+        {"ttft_s": round(ttft.value, 6), "gen": w.gen, "decode_step_s": round(cycle, 6)},
+    )
+    thr = _fig(
+        tokens / total,
+        "generated tokens / (TTFT + gen x decode step)"
+        + (", summed over replicas" if strategy == "replicas" else ""),
+        {"tokens": tokens, "replicas": replicas, "time_s": round(total, 6)},
+        unit="tokens/s",
+    )
+    compute = _fig(pf_compute + w.gen * work, "prefill compute + gen x decode work", {})
+    exposed = _fig(
+        pf_comm.value + w.gen * comm_tok,
+        "prefill communication + gen x decode communication",
+        {"decode_comm_per_token_s": round(comm_tok, 7)},
+        pf_comm.constants,
+    )
+    bubble = _fig(w.gen * bubble_tok, "gen x pipeline idle time per decode step", {})
+    if strategy == "replicas" and w.batch < n:
+        notes.append(f"{w.batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy")
+    if strategy == "pp" and seqs < p:
+        notes.append(f"{seqs} concurrent sequence(s) cannot fill {p} pipeline stages")
+    comm_bytes = (2 * m.layers * seqs * act_bytes) if strategy == "tp" else 0.0
+    return Config(
+        n,
+        strategy,
+        "infer",
+        mem,
+        time,
+        thr,
+        compute,
+        exposed,
+        bubble,
+        {"ttft": ttft, "decode_step": step},
+        fab.label,
+        comm_bytes,
+        notes,
+    )

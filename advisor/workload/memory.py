@@ -1,0 +1,195 @@
+"""Memory per GPU: weights, gradients, optimizer state, activations, KV cache, against usable VRAM."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from advisor.constants import const
+from advisor.predict import Figure
+from advisor.workload.models import Workload
+
+W = "workload.yaml"
+GB = 1e9
+
+
+@dataclass
+class Memory:
+    terms: dict[str, Figure]
+    total: Figure
+    usable: Figure
+    fits: bool
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self, explain: bool) -> dict:
+        out = {
+            "per_gpu_gb": {k: _r(f.value) for k, f in self.terms.items()},
+            "total_gb": _r(self.total.value),
+            "usable_gb": _r(self.usable.value),
+            "fits": self.fits,
+            "notes": self.notes,
+        }
+        if explain:
+            out["derivation"] = {
+                k: f.to_json() for k, f in {**self.terms, "total": self.total, "usable": self.usable}.items()
+            }
+        return out
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+def _gb(
+    value: float | None, formula: str, inputs: dict, consts: list[str], conf: str = "calibrated"
+) -> Figure:
+    return Figure(None if value is None else value / GB, "GB", formula, inputs, consts, conf)
+
+
+def _states(w: Workload, n: int) -> dict[str, Figure]:
+    """Weights, gradients and Adam state per GPU for training strategy `w.strategy` on n GPUs."""
+    p = w.model.params
+    s = const("model_state_bytes_per_param", file=W)
+    if w.precision == "fp32" or w.strategy in ("ddp", "dataparallel"):  # fp32 weights and grads (autocast)
+        wb, gb, ob = s["amp_weights"], s["amp_grads"], s["adam_moments"]
+    else:  # 16-bit weights and grads, fp32 master + moments in the optimizer
+        wb, gb, ob = s["weights_16"], s["grads_16"], s["adam_fp32"]
+    shard = {
+        "ddp": (1, 1, 1),
+        "dataparallel": (1, 1, 1),
+        "zero2": (1, n, n),
+        "zero3": (n, n, n),
+        "fsdp": (n, n, n),
+        "tp": (n, n, n),
+        "pp": (n, n, n),
+    }[w.strategy]
+    why = {
+        "ddp": "replicated on every GPU",
+        "dataparallel": "replicated on every GPU",
+        "zero2": "gradients and optimizer state sharded over the GPUs",
+        "zero3": "everything sharded",
+        "fsdp": "everything sharded",
+        "tp": "split over the tensor-parallel GPUs",
+        "pp": "split over the pipeline stages",
+    }[w.strategy]
+    consts = ["model_state_bytes_per_param"]
+    inputs = {"params": p, "gpus": n, "strategy": w.strategy, "layout": why}
+    out = {
+        "weights": _gb(p * wb / shard[0], f"params x {wb} B / {shard[0]}", inputs, consts),
+        "gradients": _gb(p * gb / shard[1], f"params x {gb} B / {shard[1]}", inputs, consts),
+        "optimizer": _gb(p * ob / shard[2], f"params x {ob} B (Adam) / {shard[2]}", inputs, consts),
+    }
+    if w.strategy in ("zero3", "fsdp") and n > 1 and w.model.layers:
+        out["gathered_layers"] = _gb(
+            2 * p / w.model.layers * w.bytes_per_value,
+            "2 layers unsharded at a time (current + prefetched): 2 x params/L x bytes",
+            {"layers": w.model.layers},
+            [],
+        )
+    return out
+
+
+def activations(w: Workload, n: int) -> Figure:
+    m = w.model
+    if not m.transformer:
+        return Figure(
+            None,
+            "GB",
+            "activation memory of a CNN is not modelled (no sourced per-image figure)",
+            {"model": m.key},
+            [],
+            "low",
+        )
+    f = const("activation_bytes_per_layer", file=W)
+    b, s, h, L = w.batch, w.seq, m.hidden, m.layers
+    scale = 2 if w.precision == "fp32" else 1
+    if w.recompute:
+        per_layer, expr = f["recompute"], "recompute"
+    elif w.strategy == "tp" and n > 1:
+        per_layer, expr = f["tp_shared"] + f["tp_split"] / n, f"tp_shared + tp_split/{n}"
+    else:
+        per_layer, expr = f["base"], "base"
+    layers = L  # PP: the first stage holds p micro-batches of L/p layers = L layers' worth (1F1B)
+    acts = s * b * h * per_layer * layers * scale
+    logits = s * b * (m.vocab or 0) * const("logits_bytes_per_token", file=W)
+    if w.strategy == "tp" and n > 1:
+        logits /= n  # vocabulary-parallel output layer
+    return _gb(
+        acts + logits,
+        f"s x b x h x ({expr}) x layers x {scale} + s x b x vocab x logits_bytes",
+        {
+            "s": s,
+            "b": b,
+            "h": h,
+            "layers": layers,
+            "per_layer_factor": round(per_layer, 2),
+            "vocab": m.vocab,
+            "recompute": w.recompute,
+        },
+        ["activation_bytes_per_layer", "logits_bytes_per_token"],
+    )
+
+
+def kv_cache(w: Workload, n: int, sequences: int) -> Figure:
+    m = w.model
+    per_gpu_heads = (
+        math.ceil((m.kv_heads or m.heads or 1) / n) if w.strategy == "tp" else (m.kv_heads or m.heads)
+    )
+    layers = math.ceil((m.layers or 0) / n) if w.strategy == "pp" else m.layers
+    tokens = w.prompt + w.gen
+    value = 2 * layers * per_gpu_heads * m.head_dim * w.bytes_per_value * tokens * sequences
+    return _gb(
+        value,
+        "2 (K,V) x layers x kv_heads x head_dim x bytes x (prompt + gen) x sequences",
+        {
+            "layers": layers,
+            "kv_heads_per_gpu": per_gpu_heads,
+            "head_dim": m.head_dim,
+            "bytes": w.bytes_per_value,
+            "tokens": tokens,
+            "sequences": sequences,
+        },
+        [],
+    )
+
+
+def usable(vram_gb: float) -> Figure:
+    frac = const("vram_usable_fraction", file=W)
+    unit = const("vram_bytes_per_gb", file=W)
+    return Figure(
+        vram_gb * unit / GB * frac,
+        "GB",
+        "vram_gb x vram_bytes_per_gb x vram_usable_fraction",
+        {"vram_gb": vram_gb, "bytes_per_gb": unit, "fraction": frac},
+        ["vram_bytes_per_gb", "vram_usable_fraction"],
+    )
+
+
+def _total(terms: dict[str, Figure], vram_gb: float, notes: list[str]) -> Memory:
+    total = sum(f.value or 0.0 for f in terms.values())
+    tot = Figure(total, "GB", " + ".join(terms), {k: round(f.value or 0.0, 3) for k, f in terms.items()}, [])
+    use = usable(vram_gb)
+    return Memory(terms, tot, use, total <= use.value, notes)
+
+
+def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
+    terms = _states(w, n)
+    act = activations(w, n)
+    terms["activations"] = act
+    notes = [] if act.value is not None else ["activations not counted (CNN)"]
+    return _total(terms, vram_gb, notes)
+
+
+def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Memory:
+    p = w.model.params
+    split = n if w.strategy in ("tp", "pp") else 1
+    terms = {
+        "weights": _gb(
+            p * w.bytes_per_value / split,
+            f"params x {w.bytes_per_value} B / {split}",
+            {"params": p, "split": split},
+            [],
+        ),
+        "kv_cache": kv_cache(w, n if w.strategy in ("tp", "pp") else 1, sequences),
+    }
+    return _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])

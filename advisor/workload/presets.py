@@ -1,0 +1,82 @@
+"""Model presets (rules/workload.yaml `presets:`) and parameter counts given as text ("7b", "1.3e9")."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rapidfuzz import process
+
+from advisor.errors import UserError
+from advisor.resources import bundled
+from advisor.workload.models import ModelSpec
+from advisor.yamlio import load_file
+
+_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+@lru_cache(maxsize=1)
+def presets() -> dict[str, ModelSpec]:
+    data = load_file(bundled("rules") / "workload.yaml")
+    out: dict[str, ModelSpec] = {}
+    for key, p in (data.get("presets") or {}).items():
+        out[key] = ModelSpec(
+            key=key,
+            name=key,
+            kind=p["kind"],
+            params=float(p["params"]),
+            layers=p.get("layers"),
+            hidden=p.get("hidden"),
+            heads=p.get("heads"),
+            kv_heads=p.get("kv_heads"),
+            ffn=p.get("ffn"),
+            vocab=p.get("vocab"),
+            forward_flops_per_sample=p.get("forward_flops_per_sample"),
+            default_seq=p.get("default_seq"),
+            aliases=tuple(p.get("aliases") or ()),
+            sources=tuple(p["sources"]),
+        )
+    return out
+
+
+def _alias_table() -> dict[str, str]:
+    table = {}
+    for key, spec in presets().items():
+        for name in (key, *spec.aliases):
+            table[name.lower()] = key
+    return table
+
+
+def parse_count(text: str) -> float | None:
+    """'7b' -> 7e9, '1.3e9' -> 1.3e9, '350m' -> 3.5e8; None when the text is not a count."""
+    m = _COUNT.match(text)
+    if not m:
+        return None
+    value = float(m.group(1)) * _SCALE[m.group(2).lower()]
+    return value if value > 0 else None
+
+
+def resolve(name: str, params: float | None = None) -> ModelSpec:
+    """A preset by name or alias; a bare parameter count borrows the shape of the nearest decoder preset."""
+    table = _alias_table()
+    key = table.get(name.strip().lower())
+    if key is not None:
+        spec = presets()[key]
+        return spec.with_params(params) if params else spec
+    count = parse_count(name)
+    if count is not None or (params and not name.strip()):
+        return nearest(params or count)  # type: ignore[arg-type]
+    near = process.extract(name.lower(), list(table), limit=3)
+    hint = "did you mean: " + ", ".join(n for n, _, _ in near) + "?" if near else None
+    raise UserError(
+        f"no model preset {name!r}; give a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
+        "resnet-50) or a parameter count such as 3b or 2.7e9",
+        hint=hint,
+    )
+
+
+def nearest(params: float) -> ModelSpec:
+    decoders = [s for s in presets().values() if s.kind == "decoder"]
+    base = min(decoders, key=lambda s: abs(s.params - params) / s.params)
+    return base.with_params(params)

@@ -1,0 +1,213 @@
+"""`advisor workload` output: stable JSON and a short text report (1 GPU vs N GPUs, split, memory,
+bottleneck, what to change)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from advisor.constants import constants
+from advisor.workload.analyse import Analysis
+from advisor.workload.result import Config
+
+
+def _r(x: float | None, nd: int = 3) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def workload_json(w) -> dict[str, Any]:
+    m = w.model
+    out = {
+        "task": w.task,
+        "model": m.key if not m.custom else m.name,
+        "preset": m.key,
+        "params": m.params,
+        "strategy": w.strategy,
+        "precision": w.precision,
+        "batch": w.batch,
+    }
+    if w.task == "train":
+        out |= {"seq": w.seq, "accum": w.accum, "recompute": w.recompute}
+    else:
+        out |= {"prompt": w.prompt, "gen": w.gen}
+    return out
+
+
+def to_json(a: Analysis, explain: bool = False) -> dict[str, Any]:
+    fab = a.fabric
+    out: dict[str, Any] = {
+        "schema_version": 1,
+        "workload": workload_json(a.workload),
+        "gpus": a.gpus,
+        "interconnect": {
+            "transport": fab.transport,
+            "busbw_gbps": _r(fab.busbw, 2),
+            "pair_gbps": _r(fab.p2p_gbps, 2),
+            "pair_latency_us": _r(fab.p2p_latency_us, 2),
+        },
+        "speedup": _r(a.speedup.value) if a.speedup else None,
+        "efficiency": _r(a.efficiency.value) if a.efficiency else None,
+        "fits_one_gpu": a.one.fits,
+        "fits": a.many.fits,
+        "bottleneck": a.bottleneck,
+        "configurations": [c.to_json(explain) for c in ([a.one] if a.gpus == 1 else [a.one, a.many])],
+        "memory": a.many.memory.to_json(explain),
+        "changes": [c.to_json() for c in a.changes],
+        "assumptions": a.assumptions,
+    }
+    if a.strategies:
+        out["strategies"] = [c.to_json(explain) for c in a.strategies]
+        out["strategies_not_possible"] = a.skipped_strategies
+    if explain:
+        out["derivation"] = {
+            "speedup": a.speedup.to_json() if a.speedup else None,
+            "efficiency": a.efficiency.to_json() if a.efficiency else None,
+        }
+        out["constants"] = {
+            c.name: {"value": c.value, "unit": c.unit, "note": c.note, "sources": list(c.sources)}
+            for c in constants("workload.yaml").values()
+        }
+    return out
+
+
+def _t(x: float | None) -> str:
+    if x is None:
+        return "-"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} us"
+
+
+def _rate(c: Config) -> str:
+    if not c.fits:
+        return "does not fit"
+    return f"{c.throughput.value:,.1f} {c.throughput.unit}"
+
+
+def title(a: Analysis) -> str:
+    w, m = a.workload, a.workload.model
+    what = (
+        f"train {m.label}, {w.strategy_name}, {w.precision}, micro-batch {w.batch} x {w.seq} tokens, "
+        f"accumulation {w.accum}" + (", recompute" if w.recompute else "")
+        if w.task == "train" and m.transformer
+        else f"train {m.label}, {w.strategy_name}, {w.precision}, micro-batch {w.batch}, "
+        f"accumulation {w.accum}"
+        if w.task == "train"
+        else f"infer {m.label}, {w.strategy_name}, {w.precision}, {w.batch} concurrent sequence(s), "
+        f"prompt {w.prompt} "
+        f"+ {w.gen} generated tokens"
+    )
+    return what
+
+
+def render_text(a: Analysis, explain: bool = False, console: Console | None = None) -> None:
+    con = console or Console()
+    w = a.workload
+    con.print(f"[bold]Workload[/]: {title(a)}")
+    con.print(f"[bold]Interconnect[/] ({a.gpus} GPU{'s' if a.gpus > 1 else ''}): {a.many.fabric}")
+    cols = [a.one] if a.gpus == 1 else [a.one, a.many]
+    t = Table(title="1 GPU vs N GPUs")
+    t.add_column("")
+    for c in cols:
+        t.add_column(f"{c.gpus} GPU" + ("s" if c.gpus > 1 else ""), justify="right")
+    if w.task == "train":
+        t.add_row("time per step", *[_t(c.time.value) if c.fits else "does not fit" for c in cols])
+    else:
+        t.add_row(
+            "time to first token", *[_t(c.extra["ttft"].value) if c.fits else "does not fit" for c in cols]
+        )
+        t.add_row("decode per token", *[_t(c.extra["decode_step"].value) if c.fits else "-" for c in cols])
+    t.add_row("throughput", *[_rate(c) for c in cols])
+    for label, key in (
+        ("compute", "compute"),
+        ("exposed communication", "exposed_comm"),
+        ("bubbles", "bubble"),
+    ):
+        t.add_row(
+            label,
+            *[f"{_t(getattr(c, key).value)} ({100 * c.split()[key]:.0f}%)" if c.fits else "-" for c in cols],
+        )
+    if w.task == "train":
+        t.add_row("optimizer step", *[_t(c.extra["optimizer"].value) if c.fits else "-" for c in cols])
+    t.add_row(
+        "memory per GPU",
+        *[
+            f"{c.memory.total.value:.1f} of {c.memory.usable.value:.1f} GB "
+            f"({'fits' if c.fits else 'does not fit'})"
+            for c in cols
+        ],
+    )
+    con.print(t)
+    if a.gpus > 1:
+        if a.speedup:
+            con.print(
+                f"[bold]Speed-up[/]: {a.speedup.value:.2f}x one GPU, scaling efficiency "
+                f"{100 * a.efficiency.value:.0f}%"
+            )
+        else:
+            con.print(
+                "[bold]Speed-up[/]: none to give — "
+                + ("it does not fit on one GPU" if not a.one.fits else "it does not fit on the GPUs given")
+            )
+    terms = ", ".join(f"{k} {v.value:.1f}" for k, v in a.many.memory.terms.items() if v.value is not None)
+    con.print(
+        f"[bold]Memory per GPU[/] ({a.gpus} GPU{'s' if a.gpus > 1 else ''}): {terms} GB — total "
+        f"{a.many.memory.total.value:.1f} GB of {a.many.memory.usable.value:.1f} GB usable: "
+        f"{'fits' if a.many.fits else '[red]does not fit[/]'}"
+    )
+    con.print(f"[bold]Bottleneck[/]: {a.bottleneck}")
+    for note in a.many.notes:
+        con.print(f"[yellow]•[/] {note}")
+    if a.strategies:
+        st = Table(title=f"Strategies on {a.gpus} GPUs")
+        for col in ("strategy", "tokens/s", "time to first token", "decode per token", "memory per GPU"):
+            st.add_column(col)
+        for c in a.strategies:
+            st.add_row(
+                c.strategy,
+                _rate(c),
+                _t(c.extra["ttft"].value) if c.fits else "-",
+                _t(c.extra["decode_step"].value) if c.fits else "-",
+                f"{c.memory.total.value:.1f} GB{'' if c.fits else ' (does not fit)'}",
+            )
+        for s, why in a.skipped_strategies.items():
+            st.add_row(s, "not possible", why, "", "")
+        con.print(st)
+    if a.changes:
+        con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
+        for c in a.changes:
+            bits = []
+            if c.speedup is not None:
+                bits.append(f"{c.speedup:.2f}x one GPU with the same change")
+            if c.vs_now is not None:
+                bits.append(f"{c.vs_now:.2f}x today's {a.gpus}-GPU throughput")
+            elif c.vs_one_gpu_today is not None:
+                bits.append(f"{c.vs_one_gpu_today:.2f}x today's single GPU")
+            if c.config is not None:
+                bits.append(f"{c.config.throughput.value:,.1f} {c.config.throughput.unit}")
+            con.print(f"  • {c.change}: {', '.join(bits)} — {c.why}")
+    if explain:
+        con.print("[bold]Derivations[/]")
+        for c in cols:
+            figs = {
+                "time": c.time,
+                "throughput": c.throughput,
+                "compute": c.compute,
+                "exposed communication": c.exposed_comm,
+                "bubbles": c.bubble,
+                **c.extra,
+                **{f"memory {k}": v for k, v in c.memory.terms.items()},
+                "usable memory": c.memory.usable,
+            }
+            for name, f in figs.items():
+                used = f"; constants {', '.join(f.constants)}" if f.constants else ""
+                con.print(f"  {c.gpus} GPU {name} = {f.formula}; inputs {f.inputs}{used}")
+        if a.speedup:
+            con.print(f"  speed-up = {a.speedup.formula}; inputs {a.speedup.inputs}")
+        for k in constants("workload.yaml").values():
+            con.print(f"  {k.name} = {k.value} {k.unit}  [dim]sources: {', '.join(k.sources)}[/]")
+    con.print("Assumptions: " + " ".join(a.assumptions))

@@ -1,0 +1,298 @@
+"""Training step time on k GPUs: DDP, DataParallel, ZeRO-2, ZeRO-3/FSDP, tensor and pipeline parallel.
+
+Compute follows PaLM's model FLOPs at the MFU of rules/workload.yaml; communication runs on the
+build's predicted all-reduce bus bandwidth (comm.py). Formulas: ../shared/reference/workload-models.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+from advisor.constants import const
+from advisor.errors import UserError
+from advisor.predict import Figure
+from advisor.workload.comm import collective, p2p
+from advisor.workload.hardware import Device, Fabric
+from advisor.workload.memory import training_memory
+from advisor.workload.models import Workload
+from advisor.workload.result import Config
+
+W = "workload.yaml"
+
+
+def _fig(
+    value: float,
+    formula: str,
+    inputs: dict,
+    consts: list[str] | None = None,
+    conf: str = "low",
+    unit: str = "s",
+) -> Figure:
+    return Figure(value, unit, formula, inputs, consts or [], conf)
+
+
+def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
+    """Forward + backward of one micro-batch on one GPU, and the forward's share of it."""
+    m = w.model
+    mfu = const("mfu_train", m.kind, file=W)
+    if m.transformer:
+        att = const("attention_flops_factor", file=W)
+        per_param = const("recompute_flops_factor", file=W) if w.recompute else 6
+        flops_token = per_param * m.params + att["train"] * (per_param / 6) * m.layers * m.hidden * w.seq
+        flops = flops_token * w.batch * w.seq
+        formula = (
+            f"({per_param} x params + 12 x L x h x s{' x 8/6' if w.recompute else ''}) x b x s / "
+            "(peak x mfu_train)"
+        )
+        inputs = {"params": m.params, "L": m.layers, "h": m.hidden, "s": w.seq, "b": w.batch}
+        consts = ["mfu_train", "attention_flops_factor"] + (["recompute_flops_factor"] if w.recompute else [])
+        fwd_share = 2 / per_param
+    else:
+        flops = 3 * m.forward_flops_per_sample * w.batch  # forward + backward (2x forward)
+        formula = "3 x forward_flops_per_sample x b / (peak x mfu_train)"
+        inputs = {"forward_flops_per_sample": m.forward_flops_per_sample, "b": w.batch}
+        consts = ["mfu_train"]
+        fwd_share = 1 / 3
+    t = flops / (dev.peak_tflops * 1e12 * mfu)
+    inputs |= {"flops": flops, "peak_tflops": dev.peak_tflops, "mfu_train": mfu}
+    return _fig(t, formula, inputs, consts), fwd_share
+
+
+def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
+    if not dev.mem_gbps:
+        return _fig(0.0, "memory bandwidth unknown: optimizer step not counted", {})
+    b = const("adam_step_bytes_per_param", file=W)
+    eff = const("optimizer_memory_efficiency", file=W)
+    t = w.model.params / shards * b / (dev.mem_gbps * 1e9 * eff)
+    return _fig(
+        t,
+        f"params / {shards} x adam_step_bytes_per_param / (memory bandwidth x efficiency)",
+        {
+            "params": w.model.params,
+            "shards": shards,
+            "bytes_per_param": b,
+            "mem_gbps": dev.mem_gbps,
+            "efficiency": eff,
+        },
+        ["adam_step_bytes_per_param", "optimizer_memory_efficiency"],
+    )
+
+
+def grad_bytes(w: Workload) -> float:
+    per = 4 if w.precision == "fp32" else const("grad_bytes", w.strategy, file=W)
+    return w.model.params * per
+
+
+def _bucketed(kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float) -> tuple[Figure, Figure]:
+    """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass."""
+    overlap = const("overlap_fraction", file=W)
+    buckets = max(1, math.ceil(size / bucket))
+    total = collective(kind, size / buckets, fab, buckets)
+    last = collective(kind, size / buckets, fab, 1)
+    exposed = max(total.value - overlap * t_bwd, last.value)
+    return total, _fig(
+        exposed,
+        "max(T_comm - overlap_fraction x T_backward, T_last_bucket)",
+        {
+            "T_comm": round(total.value, 5),
+            "T_backward": round(t_bwd, 5),
+            "overlap_fraction": overlap,
+            "T_last_bucket": round(last.value, 5),
+            "buckets": buckets,
+            "bucket_bytes": round(size / buckets),
+        },
+        ["overlap_fraction", "ddp_bucket_mb"] + total.constants,
+    )
+
+
+def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
+    """The step on n GPUs; n = 1 is plain single-GPU training of the same micro-batch."""
+    if w.strategy in ("tp", "pp") and not w.model.transformer:
+        raise UserError(
+            f"{w.strategy_name} is modelled for transformer models, not {w.model.key}",
+            hint="use --strategy ddp (or zero2/zero3/fsdp) for this model",
+        )
+    micro, fwd_share = micro_step_compute(w, dev)
+    t_micro = micro.value
+    t_bwd = t_micro * (1 - fwd_share)
+    a = w.accum
+    strategy = w.strategy if n > 1 else "single"
+    mem = training_memory(w, n, dev.vram_gb)
+    zero = _fig(0.0, "none", {})
+    notes: list[str] = []
+    bubble = zero
+    samples = w.batch * a * (n if strategy in ("ddp", "dataparallel", "zero2", "zero3", "fsdp") else 1)
+    if strategy == "single":
+        opt = optimizer_time(w, dev, 1)
+        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        exposed = zero
+        comm_bytes = 0.0
+    elif strategy in ("ddp", "dataparallel"):
+        opt = optimizer_time(w, dev, 1)
+        g = grad_bytes(w)
+        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        bucket = const("ddp_bucket_mb", file=W) * 1e6
+        if strategy == "ddp":
+            total, exp = _bucketed("all-reduce", g, bucket, fab, t_bwd)
+            exposed = _fig(
+                exp.value,
+                "once per step (no_sync on the other accumulation micro-steps): " + exp.formula,
+                exp.inputs | {"gradient_bytes": round(g)},
+                exp.constants,
+                exp.confidence,
+            )
+            comm_bytes = g
+        else:
+            # DataParallel: weights replicated from GPU0 and gradients reduced to it on every micro-step,
+            # without overlap; the whole step is then slowed by the measured single-process overhead.
+            wbytes = w.model.params * 4
+            rep = collective("all-gather", wbytes * n / (n - 1) if n > 1 else 0, fab, a)
+            red = collective("reduce-scatter", g * n / (n - 1) if n > 1 else 0, fab, a)
+            exposed = _fig(
+                rep.value + red.value,
+                "accum x (replicate weights + reduce gradients), not overlapped",
+                {"replicate_s": round(rep.value, 5), "reduce_s": round(red.value, 5), "accum": a},
+                rep.constants,
+                "low",
+            )
+            comm_bytes = (wbytes + g) * a
+    elif strategy == "zero2":
+        opt = optimizer_time(w, dev, n)
+        g = grad_bytes(w)
+        bucket = const("zero_bucket_elements", file=W) * (4 if w.precision == "fp32" else 2)
+        total, exp = _bucketed("reduce-scatter", g, bucket, fab, t_bwd)
+        gather = collective("all-gather", w.model.params * w.bytes_per_value, fab)
+        exposed = _fig(
+            a * exp.value + gather.value,
+            "accum x exposed reduce-scatter (every micro-step: gradients are partitioned) + "
+            "all-gather of the updated weights once",
+            {
+                "accum": a,
+                "exposed_reduce_scatter_s": round(exp.value, 5),
+                "all_gather_s": round(gather.value, 5),
+            },
+            exp.constants + ["zero_bucket_elements"],
+        )
+        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        comm_bytes = a * g + w.model.params * w.bytes_per_value
+    elif strategy in ("zero3", "fsdp"):
+        opt = optimizer_time(w, dev, n)
+        layers = w.model.layers or 1
+        wb = w.model.params * w.bytes_per_value
+        g = grad_bytes(w)
+        ag = collective("all-gather", wb / layers, fab)
+        rs = collective("reduce-scatter", g / layers, fab)
+        t_fwd_l = t_micro * fwd_share / layers
+        t_bwd_l = t_bwd / layers
+        per_micro = layers * (max(t_fwd_l, ag.value) + max(t_bwd_l, ag.value + rs.value))
+        exposed_micro = per_micro - t_micro
+        exposed = _fig(
+            a * exposed_micro,
+            "accum x layers x [max(T_fwd/L, AG_layer) + max(T_bwd/L, AG_layer + RS_layer)] - compute; "
+            "3 collectives per layer on every micro-step",
+            {
+                "accum": a,
+                "layers": layers,
+                "AG_layer_s": round(ag.value, 6),
+                "RS_layer_s": round(rs.value, 6),
+                "T_fwd_layer_s": round(t_fwd_l, 6),
+                "T_bwd_layer_s": round(t_bwd_l, 6),
+            },
+            ag.constants,
+        )
+        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        comm_bytes = a * (2 * wb + g)
+    elif strategy == "tp":
+        _check_divides(w, n)
+        opt = optimizer_time(w, dev, n)
+        act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
+        ar = collective("all-reduce", act, fab, 4 * w.model.layers * a)
+        compute = _fig(
+            a * t_micro / n, "accum x T_micro / t", {"accum": a, "T_micro": t_micro, "t": n}, micro.constants
+        )
+        exposed = _fig(
+            ar.value,
+            "accum x 4 all-reduces per layer (2 forward, 2 backward) of b x s x h x bytes, "
+            "not overlapped (Megatron)",
+            ar.inputs,
+            ar.constants,
+            ar.confidence,
+        )
+        comm_bytes = 4 * w.model.layers * a * act
+    elif strategy == "pp":
+        opt = optimizer_time(w, dev, n)
+        act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
+        x = p2p(act, fab, 2)  # activations forward, their gradients backward
+        c = t_micro / n
+        compute = _fig(
+            a * c,
+            "micro-batches x T_micro / stages",
+            {"micro_batches": a, "T_micro": t_micro, "stages": n},
+            micro.constants,
+        )
+        exposed = _fig(
+            a * x.value, "micro-batches x (send activations + receive gradients)", x.inputs, x.constants
+        )
+        bubble = _fig(
+            (n - 1) * (c + x.value),
+            "(stages - 1) x (T_micro/stages + p2p): 1F1B fill and drain",
+            {"stages": n, "micro_batches": a, "bubble_fraction": round((n - 1) / (a + n - 1), 3)},
+            ["attention_flops_factor"],
+        )
+        comm_bytes = 2 * act * a
+        if a < n:
+            notes.append(f"{a} micro-batch(es) for {n} stages: raise --accum to fill the pipeline")
+    else:
+        raise UserError(
+            f"strategy {w.strategy!r} is not a training strategy",
+            hint="ddp, dataparallel, zero2, zero3, fsdp, tp or pp",
+        )
+    step = compute.value + exposed.value + bubble.value + opt.value
+    if strategy == "dataparallel":
+        factor = const("dataparallel_step_factor", file=W)
+        step *= factor
+        notes.append(
+            f"DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
+        )
+    time = _fig(
+        step,
+        "compute + exposed communication + bubble + optimizer step"
+        + (" x dataparallel_step_factor" if strategy == "dataparallel" else ""),
+        {
+            "compute_s": round(compute.value, 5),
+            "exposed_comm_s": round(exposed.value, 5),
+            "bubble_s": round(bubble.value, 5),
+            "optimizer_s": round(opt.value, 5),
+        },
+        ["dataparallel_step_factor"] if strategy == "dataparallel" else [],
+    )
+    thr = _fig(
+        samples / step,
+        "samples per step / step time",
+        {"samples_per_step": samples, "step_s": round(step, 5)},
+        unit="samples/s",
+    )
+    return Config(
+        n,
+        strategy,
+        "train",
+        mem,
+        time,
+        thr,
+        compute,
+        exposed,
+        bubble,
+        {"optimizer": opt},
+        fab.label,
+        comm_bytes / samples,
+        notes,
+    )
+
+
+def _check_divides(w: Workload, n: int) -> None:
+    heads = w.model.heads or 0
+    if heads % n:
+        raise UserError(
+            f"tensor parallel size {n} does not divide {w.model.key}'s {heads} attention heads",
+            hint="use a TP size that divides the head count, or --gpus with such a number",
+        )

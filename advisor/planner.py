@@ -203,12 +203,16 @@ class Planner:
             raise UserError(f"that change does not make a valid build: {exc.errors()[0]['msg']}") from None
         return self._apply(build, allow_error)
 
-    def replace(self, build: Build, path: str | Path | None = None) -> list[str]:
-        """Swap in another build (opened from a file or matched from a quote); undo brings the old one back."""
+    def replace(self, build: Build, path: str | Path | None = None, untitled: bool = False) -> list[str]:
+        """Swap in another build (opened from `path`, or a new one such as a quote's: `untitled`, so
+        that saving it never overwrites the file the previous build came from). Undo brings the
+        previous build back."""
         changes = self._apply(build, allow_error=True)
         if path is not None:
             self.path = Path(path)
             self.dirty = False
+        elif untitled:
+            self.path = None
         return changes
 
     def undo(self) -> list[str]:

@@ -434,8 +434,9 @@ class AdvisorApp(App):
             self.notify("the quote does not name a CPU and a board from the catalog: no build to open",
                         severity="warning", timeout=8)
             return
-        self.edit(self.planner.replace, event.build)
-        self.notify(f"{event.name}: its build is open in the planner (Ctrl+Z brings back the previous one)",
+        self.flush_autosave()
+        self.edit(self.planner.replace, event.build, untitled=True)
+        self.notify(f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
                     timeout=8)
 
     @on(Button.Pressed, "#quote-export")

@@ -290,7 +290,7 @@ Pick parts on the left; every view on the right follows each change at once.
 | **+** / **-** / **Delete** | one more of the selected card / remove the selected line |
 | **n** | add an NVMe SSD in an M.2 socket (shows what lanes it shares) |
 | **Enter** | edit the selected line of the build |
-| **v** | GPU matrix: one way / both ways / latency |
+| **v** | GPU matrix: one way / both ways / latency / path class |
 | **1**-**7** | Machine, Links, GPU matrix, Findings, Quote, Measure, Compare |
 | **Ctrl+O** / **Ctrl+S** | open / save a build file (atomic; unsaved work is autosaved) |
 | **Ctrl+E** | export the report as Markdown |
@@ -305,8 +305,9 @@ Pick parts on the left; every view on the right follows each change at once.
   devices, each with its negotiated link and predicted H2D/D2H.
 - **Links**: per GPU pinned host copies alone and with all GPUs copying at once; the selected
   row shows the derivation and what limits the link.
-- **GPU matrix**: like p2pBandwidthLatencyTest, with the path class (`nvidia-smi topo -m`) in each
-  cell; green = P2P or NVLink, yellow = staged through host memory. The selected pair shows CUDA
+- **GPUs**: the GPU-to-GPU matrix like p2pBandwidthLatencyTest, with the path class
+  (`nvidia-smi topo -m`) in each cell where the view is wide enough (**v** shows the paths alone);
+  green = P2P or NVLink, yellow = staged through host memory. The selected pair shows CUDA
   P2P and NCCL's transport, with reasons, and the derivation of its figure.
 - **Findings**: worst first; the selected finding's fix, why it matters and its sources.
 - **Quote**: paste a vendor's quote (or open a file) and check it: matched parts, false claims,

@@ -50,7 +50,8 @@ class QuotePane(VerticalScroll):
         yield Static(id="quote-claims")
 
     def on_mount(self) -> None:
-        self.query_one("#quote-lines", DataTable).add_columns("line", "status", "part", "conf", "qty", "price", "text")
+        self.query_one("#quote-lines", DataTable).add_columns("line", "status", "part, or the line's text", "conf",
+                                                              "qty", "price")
         self.query_one("#quote-lines", DataTable).display = False
 
     @on(Button.Pressed, "#quote-check")
@@ -93,8 +94,9 @@ class QuotePane(VerticalScroll):
             conf = "" if x.get("confidence") is None else f"{x['confidence']:.0f}"
             price = "" if x.get("price") is None else f"${x['price']:,.0f}"
             status = x["status"].replace("_", " ")
-            table.add_row(str(x["line"]), Text(status, style.get(x["status"], "")), part, conf,
-                          str(x.get("qty") or ""), price, x["text"][:80])
+            what = part if x["status"] == "matched" else x["text"][:60]
+            table.add_row(str(x["line"]), Text(status, style.get(x["status"], "")), what, conf,
+                          str(x.get("qty") or ""), price)
         lines = []
         for c in r["claims"]:
             mark = {True: "[green]true[/]", False: "[bold red]FALSE[/]"}.get(c["verdict"], "[yellow]unknown[/]")
@@ -203,7 +205,7 @@ class ComparePane(Vertical):
         yield Static(id="compare-detail", classes="detail")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("metric", "where", "predicted", "measured", "ratio", "", "source")
+        self.query_one(DataTable).add_columns("metric", "where", "predicted", "measured", "ratio", "")
         self.rows: list[tuple[str, Any]] = []
 
     def show(self, planner: Planner, measurements: list[tuple[str, Measurement]]) -> None:
@@ -228,7 +230,7 @@ class ComparePane(Vertical):
         for path, r in self.rows:
             ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
             flag = Text("OFF", "bold red") if r.flagged else Text("ok", "green")
-            table.add_row(r.metric, r.where, str(r.predicted), str(r.measured), ratio, flag, Path(path).name)
+            table.add_row(r.metric, r.where, str(r.predicted), str(r.measured), ratio, flag)
         if self.rows:
             table.move_cursor(row=min(row, len(self.rows) - 1))
         self._detail()
@@ -242,8 +244,10 @@ class ComparePane(Vertical):
         if not self.rows:
             out.update("")
             return
-        _, r = self.rows[min(self.query_one(DataTable).cursor_row, len(self.rows) - 1)]
+        path, r = self.rows[min(self.query_one(DataTable).cursor_row, len(self.rows) - 1)]
+        head = f"{r.metric} {r.where}, measured in [b]{escape(Path(path).name)}[/]: "
         if not r.causes:
-            out.update(f"{r.metric} {r.where}: within tolerance" if not r.flagged else f"{r.metric} {r.where}: off")
+            out.update(head + ("within 15% of the prediction" if not r.flagged else "off, no likely cause known"))
             return
-        out.update("\n".join(f"[b]{c['id']}[/] {escape(c['message'])}\n  check: {escape(c['fix'])}" for c in r.causes))
+        out.update(head + "likely causes, first suspect first\n" + "\n".join(
+            f"[b]{c['id']}[/] {escape(c['message'])}\n  check: {escape(c['fix'])}" for c in r.causes))

@@ -53,7 +53,7 @@ class BuildPanel(Vertical):
         b = planner.build
         options: list[Option | None] = []
 
-        width = max(16, (items.scrollable_content_region.width or 34) - 8)
+        width = max(16, (items.scrollable_content_region.width or 34) - 10)  # room for a scrollbar
 
         def line(key: str, label: str, value: str | list[Text], style: str = "") -> None:
             """A label and its value, the value's lines indented under it (Rich tables are too slow here)."""
@@ -84,7 +84,9 @@ class BuildPanel(Vertical):
                 link = n.link.label if n and n.link else "no lanes" if planner.prediction else "?"
                 style = "red" if not (n and n.link) else ("yellow" if n.link.width < n.link.max_width
                                                            or n.link.gen < n.link.max_gen else "cyan")
-                line(f"gpu:{i}", f"GPU{i}", [Text.assemble(model, " ", (link, style)), Text(f"{where}{how}", "dim")])
+                if len(model) > width:
+                    model = model[: width - 1] + "…"
+                line(f"gpu:{i}", f"GPU{i}", [Text(model), Text.assemble((link, style), (f"  {where}{how}", "dim"))])
             line("add-gpu", "", "+ add GPU (g)", "dim")
             options.append(None)
             for n in b.nvme:
@@ -194,7 +196,7 @@ class MachineTree(VerticalScroll):
             out.update(Text(f"cannot evaluate: {planner.error}", "red"))
             return
         m = pred.machine
-        text = Text(m.board.name if m.board else "explicit PCIe tree", "bold")
+        text = Text(m.board.name if m.board else "explicit PCIe tree", "bold", no_wrap=True)
         empty = _empty_slots(m)
         kids: dict[str | None, list[Node]] = {}
         for n in m.nodes.values():
@@ -285,7 +287,7 @@ class HostView(Vertical):
 # ---------------------------------------------------------------------- GPU matrix
 
 
-MATRIX_MODES = ("uni", "bidi", "latency")
+MATRIX_MODES = ("uni", "bidi", "latency", "path")
 
 
 class MatrixView(Vertical):
@@ -310,9 +312,11 @@ class MatrixView(Vertical):
         table.clear(columns=True)
         pred = planner.prediction
         self._pred = pred
-        unit = {"uni": "one way GB/s", "bidi": "both ways GB/s", "latency": "latency us"}[self.mode]
-        self.query_one("#matrix-title", Static).update(f"[b]GPU <-> GPU[/]: path class, {unit} [dim](v switches)[/]")
+        what = {"uni": "one way, GB/s", "bidi": "both ways, GB/s", "latency": "latency, us",
+                "path": "path class (nvidia-smi topo -m)"}[self.mode]
+        title = self.query_one("#matrix-title", Static)
         if pred is None:
+            title.update(f"[b]GPU <-> GPU[/]: {what}")
             self.query_one("#allreduce", Static).update(f"[red]cannot evaluate: {escape(planner.error or '')}[/]")
             self.query_one("#pair-detail", Static).update("")
             return
@@ -320,6 +324,10 @@ class MatrixView(Vertical):
         by = {}
         for p in pred.pairs:
             by[(p.a, p.b)] = by[(p.b, p.a)] = p
+        # "PIX 26.3" where the view is wide enough for every column, the figure alone where it is not
+        with_path = self.mode == "path" or (self.size.width or 66) >= 7 + len(gpus) * 11
+        title.update(f"[b]GPU <-> GPU[/]: {what}{', with the path class' if with_path and self.mode != 'path' else ''} "
+                     "[dim](v: next view)[/]")
         table.add_column("", key="row")
         for n in gpus:
             table.add_column(f"GPU{n.index}", key=str(n.index))
@@ -330,9 +338,12 @@ class MatrixView(Vertical):
                     cells.append(Text("X", "dim"))
                     continue
                 p = by[(a.index, b.index)]
+                if self.mode == "path":
+                    cells.append(Text(p.path, VIA_STYLE.get(p.via, "")))
+                    continue
                 fig = getattr(p, self.mode)
                 val = "?" if fig.value is None else f"{fig.value:.1f}"
-                cells.append(Text(f"{p.path} {val}", VIA_STYLE.get(p.via, "")))
+                cells.append(Text(f"{p.path} {val}" if with_path else val, VIA_STYLE.get(p.via, "")))
             table.add_row(*cells, key=str(a.index))
         if gpus:
             keep = cursor.row < len(gpus) and 0 < cursor.column <= len(gpus)
@@ -341,8 +352,8 @@ class MatrixView(Vertical):
         if ar is not None and ar.value is not None:
             self.query_one("#allreduce", Static).update(
                 f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{ar.value:.1f} GB/s[/] "
-                f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']})  "
-                "[green]P2P/NVLink[/] [yellow]staged[/]")
+                f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']}). Cells: "
+                "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]")
         else:
             self.query_one("#allreduce", Static).update("[dim]one GPU: no all-reduce[/]")
         self._detail()
@@ -369,7 +380,8 @@ class MatrixView(Vertical):
         nccl = "no CUDA P2P" if not p.p2p else p.nccl_reason
         out.update(f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "
                    f"({escape(p.p2p_reason)}); NCCL uses [b]{p.nccl_transport}[/] ({escape(nccl)})\n"
-                   + derivation(f"{self.mode}", fig))
+                   + derivation("one way" if self.mode in ("uni", "path") else
+                                "both ways" if self.mode == "bidi" else "latency", fig))
 
 
 # ---------------------------------------------------------------------- findings

@@ -159,8 +159,9 @@ class AdvisorApp(App):
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
         self._show_view(event.pane.id or "")
 
-    def edit(self, change: Callable[..., list[str]], *args: Any, **kwargs: Any) -> bool:
-        """Apply one edit to the planner; a mistake becomes a message, never a crash."""
+    def edit(self, change: Callable[..., list[str]], *args: Any, announce: bool = True, **kwargs: Any) -> bool:
+        """Apply one edit to the planner; a mistake becomes a message, never a crash. With `announce`,
+        links that moved are also said in a notification (the build panel always lists them)."""
         try:
             changes = change(*args, **kwargs)
         except UserError as exc:
@@ -169,7 +170,7 @@ class AdvisorApp(App):
         self.refresh_views()
         self._schedule_autosave()
         moved = [c for c in changes if "->" in c and "all-reduce" not in c]
-        if moved:
+        if moved and announce:
             self.notify("\n".join(moved[:4]), title="links changed", timeout=5)
         elif self.planner.error:
             self.notify(self.planner.error, title="cannot evaluate", severity="warning", timeout=8)
@@ -347,7 +348,7 @@ class AdvisorApp(App):
             self.notify(exc.render(), title="cannot open", severity="error", timeout=10)
             return
         self.flush_autosave()
-        self.edit(self.planner.replace, opened.build, path)
+        self.edit(self.planner.replace, opened.build, path, announce=False)
 
     def action_save(self) -> None:
         if self.planner.path is None:
@@ -435,7 +436,7 @@ class AdvisorApp(App):
                         severity="warning", timeout=8)
             return
         self.flush_autosave()
-        self.edit(self.planner.replace, event.build, untitled=True)
+        self.edit(self.planner.replace, event.build, untitled=True, announce=False)
         self.notify(f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
                     timeout=8)
 

@@ -60,7 +60,8 @@ class BuildPanel(Vertical):
             rows = value if isinstance(value, list) else [Text(w, style) for w in textwrap.wrap(value, width) or [""]]
             text = Text(f"{label:<6} ", "bold")
             for i, row in enumerate(rows):
-                text.append_text(row if i == 0 else Text("\n       ") + row)
+                # no-break spaces: the list's own wrapping drops ordinary spaces at the start of a line
+                text.append_text(row if i == 0 else Text("\n" + "\u00a0" * 7) + row)
             options.append(Option(text, id=key))
 
         if planner.explicit:
@@ -84,9 +85,9 @@ class BuildPanel(Vertical):
                 link = n.link.label if n and n.link else "no lanes" if planner.prediction else "?"
                 style = "red" if not (n and n.link) else ("yellow" if n.link.width < n.link.max_width
                                                            or n.link.gen < n.link.max_gen else "cyan")
-                if len(model) > width:
-                    model = model[: width - 1] + "…"
-                line(f"gpu:{i}", f"GPU{i}", [Text(model), Text.assemble((link, style), (f"  {where}{how}", "dim"))])
+                where = f"  {where}{how}" if len(link) + len(where) + len(how) + 2 <= width else f"  {where}"
+                line(f"gpu:{i}", f"GPU{i}", [Text(_fit(model, width)),
+                                             Text.assemble((link, style), (_fit(where, width - len(link)), "dim"))])
             line("add-gpu", "", "+ add GPU (g)", "dim")
             options.append(None)
             for n in b.nvme:
@@ -127,6 +128,10 @@ class BuildPanel(Vertical):
 
 def _short(name: str) -> str:
     return name.replace("NVIDIA ", "").replace("GeForce ", "")
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
 def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:

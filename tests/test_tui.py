@@ -34,7 +34,7 @@ def plain(renderable, width: int = 120) -> str:
 def build_lines(app: AdvisorApp) -> str:
     """The build panel's text, each value on one line again (the panel wraps long ones)."""
     items = app.query_one("#build-items", OptionList)
-    return re.sub(r"\n {7}", " ", "\n".join(plain(o.prompt) for o in items.options))
+    return re.sub(r"\n[ \u00a0]{7}", " ", "\n".join(plain(o.prompt) for o in items.options))
 
 
 def text_of(app: AdvisorApp, selector: str) -> str:

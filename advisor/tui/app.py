@@ -8,7 +8,7 @@ catches the user's mistakes (UserError) and shows them instead of crashing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -21,7 +21,6 @@ from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedCo
 from advisor.catalog.store import Catalog, load_catalog
 from advisor.engine import build_from_data, load_build
 from advisor.errors import UserError
-from advisor.measure.models import Measurement
 from advisor.planner import Choice, Planner, cards_of
 from advisor.resources import bundled
 from advisor.tui import autosave
@@ -30,6 +29,9 @@ from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScree
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.yamlio import atomic_write, loads, read_text
+
+if TYPE_CHECKING:  # measurements are read only when one is loaded
+    from advisor.measure.models import Measurement
 
 TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare")
 VIEWS = {"machine": MachineTree, "links": HostView, "matrix": MatrixView, "findings": FindingsView,

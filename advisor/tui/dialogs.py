@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import (Button, DataTable, DirectoryTree, Input, Label, Markdown, Select, Static, Switch)
+from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Select, Static, Switch
 
 from advisor.planner import Choice
 
@@ -326,6 +326,8 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "close", "Close")]
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # its parser is only needed when help is asked for
+
         with VerticalScroll(classes="dialog help"):
             yield Markdown(HELP)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.text import Text
@@ -21,8 +21,10 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Log, ProgressBar, Static, TextArea
 
 from advisor.errors import UserError
-from advisor.measure.models import Measurement
 from advisor.planner import Planner
+
+if TYPE_CHECKING:
+    from advisor.measure.models import Measurement
 
 VERDICT_STYLE = {"PASS": "bold green", "PROBLEMS": "bold red", "INCOMPLETE": "bold yellow"}
 

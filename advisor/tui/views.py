@@ -10,6 +10,7 @@ import textwrap
 
 from rich.markup import escape
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
@@ -40,11 +41,24 @@ def derivation(name: str, fig: Figure) -> str:
 # ---------------------------------------------------------------------- the build panel
 
 
+class BuildList(OptionList):
+    """An OptionList that keeps its drawn lines when only its height changes (a card added or
+    removed changes the panel below it): OptionList drops them on every resize, which costs a
+    second full frame per edit."""
+
+    _drawn_width: int | None = None
+
+    def _on_resize(self, event: events.Resize) -> None:
+        if event.size.width == self._drawn_width:
+            event.prevent_default()  # OptionList's own handler would clear the drawn lines
+        self._drawn_width = event.size.width
+
+
 class BuildPanel(Vertical):
     """The parts of the build as a list: Enter on a line edits it; the last edit's effect below."""
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="build-items")
+        yield BuildList(id="build-items")
         yield Static(id="changes")
 
     def show(self, planner: Planner) -> None:

@@ -14,12 +14,14 @@ from tests.conftest import ROOT
 
 
 def test_core_never_imports_textual_or_torch():
-    code = ("import sys, advisor.engine, advisor.report, advisor.accuracy, advisor.workload, advisor.workload.report; "
+    code = ("import sys, advisor.engine, advisor.report, advisor.accuracy, advisor.workload, advisor.workload.report, "
+            "advisor.planner, advisor.quote, advisor.compare, advisor.measure; "
             "from advisor.engine import build_from_flags, evaluate; "
             "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
             "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); evaluate(b); "
             "analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
             "analyse(b, Workload('infer', resolve('8b'), 'tp')); "
+            "from advisor.planner import Planner; p = Planner(b); p.add_gpu('RTX 4090'); p.undo(); "
             "bad = [m for m in ('textual', 'torch') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -330,3 +330,30 @@ async def test_a_broken_file_is_a_message_not_a_crash(tmp_path):
 def test_the_cli_refuses_a_missing_build_file_before_starting(cli):
     code, _, err = cli("tui", "no-such-build.yaml")
     assert code == 2 and "no-such-build.yaml: no such file" in err
+
+
+async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build():
+    from textual.widgets import Select
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("8")
+        await pilot.pause()
+        report = text_of(app, "#wl-report")
+        assert "train opt-1.3b" in report and "SHM, 7.6 GB/s" in report
+        slow = float(re.search(r"Speed-up: ([0-9.]+)x one GPU", report).group(1))
+        assert slow < 1  # DDP of 1.3B at micro-batch 1 over host-staged x8/x8 links: slower than one GPU
+        assert "WL002" in report  # the workload finding, with its expectation
+        app.query_one("#wl-accum", Input).value = "16"
+        await pilot.pause()
+        accumulated = float(re.search(r"Speed-up: ([0-9.]+)x", text_of(app, "#wl-report")).group(1))
+        assert accumulated > slow
+        app.query_one("#wl-task", Select).value = "infer"
+        await pilot.pause()
+        report = text_of(app, "#wl-report")
+        assert "time to first" in report and "decode per token" in report and "tokens/s" in report
+        app.query_one("#wl-batch", Input).value = "0"
+        await pilot.pause()
+        assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")
+        app.query_one("#wl-batch", Input).value = "1"
+        await pick(pilot, "c", "7975wx")  # the build changes: the job view follows
+        assert "cannot evaluate the build" in text_of(app, "#wl-report")

@@ -56,3 +56,7 @@ def test_help(snap_compare):
 
 def test_light_theme_full_screen(snap_compare):
     assert snap_compare(AdvisorApp(EIGHT), press=["ctrl+t"], terminal_size=(160, 48))
+
+
+def test_job_view(snap_compare):
+    assert snap_compare(AdvisorApp(HERO), press=["8"], terminal_size=SIZE)

@@ -28,14 +28,15 @@ from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
+from advisor.tui.workload_pane import WorkloadPane
 from advisor.yamlio import atomic_write, loads, read_text
 
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
-TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare")
+TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare", "workload")
 VIEWS = {"machine": MachineTree, "links": HostView, "matrix": MatrixView, "findings": FindingsView,
-         "compare": ComparePane}
+         "compare": ComparePane, "workload": WorkloadPane}
 EXAMPLE = "2x4090-z790-hero.yaml"
 
 
@@ -120,6 +121,8 @@ class AdvisorApp(App):
                     yield MeasurePane(id="measure-pane")
                 with TabPane("Compare", id="compare"):
                     yield ComparePane(id="compare-pane")
+                with TabPane("Job", id="workload"):
+                    yield WorkloadPane(id="workload-pane")
         yield Static(id="summary")
         yield Footer(compact=True)
 
@@ -160,6 +163,12 @@ class AdvisorApp(App):
     @on(TabbedContent.TabActivated)
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
         self._show_view(event.pane.id or "")
+
+    def redraw_view(self, tab: str) -> None:
+        """A view's own inputs changed: redraw it now if it is on screen, else when it is shown."""
+        self._stale = getattr(self, "_stale", set()) | {tab}
+        if self.is_mounted:
+            self._show_view(self.query_one(TabbedContent).active)
 
     def edit(self, change: Callable[..., list[str]], *args: Any, announce: bool = True, **kwargs: Any) -> bool:
         """Apply one edit to the planner; a mistake becomes a message, never a crash. With `announce`,
@@ -490,8 +499,7 @@ class AdvisorApp(App):
         self.measurements = [(p, m) for p, m in self.measurements if p != path] + [(path, meas)]
         if self.is_mounted:
             self.query_one(MeasurePane).listed(self.measurements)
-            self._stale = getattr(self, "_stale", set()) | {"compare"}
-            self._show_view(self.query_one(TabbedContent).active)
+            self.redraw_view("compare")
 
     # ------------------------------------------------------------------ view, history, app
 

@@ -291,7 +291,7 @@ Pick parts on the left; every view on the right follows each change at once.
 | **n** | add an NVMe SSD in an M.2 socket (shows what lanes it shares) |
 | **Enter** | edit the selected line of the build |
 | **v** | GPU matrix: one way / both ways / latency / path class |
-| **1**-**7** | Machine, Links, GPU matrix, Findings, Quote, Measure, Compare |
+| **1**-**8** | Machine, Links, GPUs, Findings, Quote, Measure, Compare, Workload |
 | **Ctrl+O** / **Ctrl+S** | open / save a build file (atomic; unsaved work is autosaved) |
 | **Ctrl+E** | export the report as Markdown |
 | **Ctrl+Z** / **Ctrl+Y** | undo / redo |
@@ -315,6 +315,9 @@ Pick parts on the left; every view on the right follows each change at once.
 - **Measure**: run the torch bench here (needs torch and a CUDA GPU) or load a measurement file
   (`advisor bench`, `advisor import`, or a tool's output).
 - **Compare**: predicted vs measured for this build; flagged rows name their likely causes.
+- **Workload**: will N GPUs beat one for your job? Pick training or inference, a model, the
+  strategy and the sizes: time per step or tokens/s on 1 GPU and on N of this build, the
+  speed-up, where the time goes, memory per GPU, the bottleneck and what to change.
 
 Every number is a prediction from the catalog and the model's constants (`advisor plan
 --explain` lists their sources). Not checked: BIOS settings beyond those in the build, risers,

@@ -1,0 +1,107 @@
+"""Will N GPUs beat one? The workload model (advisor.workload) on the build being planned.
+
+A small form (job, model, strategy, batch, sequence, accumulation, GPUs) and the same report as
+`advisor workload`, redrawn when the form or the build changes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.console import Console
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Input, Label, Select, Static
+
+from advisor.errors import UserError
+from advisor.planner import Planner
+
+STRATEGIES = {"train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
+              "infer": ("tp", "pp", "replicas")}
+
+
+class WorkloadPane(Vertical):
+    def compose(self) -> ComposeResult:
+        from advisor.workload.presets import presets
+
+        models = [(key, key) for key in presets()]
+        with Horizontal(classes="wl-row"):
+            yield Select([("train", "train"), ("infer", "infer")], value="train", allow_blank=False, id="wl-task",
+                         tooltip="training step or inference")
+            yield Select(models, value="opt-1.3b", allow_blank=False, id="wl-model", tooltip="model preset")
+            yield Select([(s, s) for s in STRATEGIES["train"]], value="ddp", allow_blank=False, id="wl-strategy",
+                         tooltip="parallel strategy")
+        with Horizontal(classes="wl-row"):
+            yield Label("batch", classes="wl-label")
+            yield Input("1", id="wl-batch", type="integer", tooltip="micro-batch per GPU (train); sequences (infer)")
+            yield Label("seq", classes="wl-label")
+            yield Input("1024", id="wl-seq", type="integer", tooltip="sequence length (train); prompt (infer)")
+            yield Label("accum", classes="wl-label")
+            yield Input("1", id="wl-accum", type="integer", tooltip="gradient accumulation steps")
+            yield Label("GPUs", classes="wl-label")
+            yield Input("", id="wl-gpus", type="integer", placeholder="all", tooltip="GPUs used (default all)")
+        with VerticalScroll(id="wl-scroll"):
+            yield Static(id="wl-report")
+
+    def workload(self):
+        """The Workload the form describes (a UserError when a field is unusable)."""
+        from advisor.workload.models import Workload
+        from advisor.workload.presets import resolve
+
+        task = self.query_one("#wl-task", Select).value
+        values = {}
+        for key, low in (("batch", 1), ("seq", 1), ("accum", 1), ("gpus", 1)):
+            raw = self.query_one(f"#wl-{key}", Input).value.strip()
+            if not raw and key == "gpus":
+                values[key] = None
+                continue
+            if not raw.isdigit() or int(raw) < low:
+                raise UserError(f"{key}: a whole number of at least {low}")
+            values[key] = int(raw)
+        model = resolve(str(self.query_one("#wl-model", Select).value))
+        strategy = str(self.query_one("#wl-strategy", Select).value)
+        if task == "infer":
+            return Workload("infer", model, strategy, batch=values["batch"], prompt=values["seq"], gpus=values["gpus"])
+        return Workload("train", model, strategy, batch=values["batch"], seq=values["seq"], accum=values["accum"],
+                        gpus=values["gpus"])
+
+    def show(self, planner: Planner) -> None:
+        out = self.query_one("#wl-report", Static)
+        pred = planner.prediction
+        if pred is None:
+            out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
+            return
+        from advisor.rules import evaluate_rules
+        from advisor.workload import analyse
+        from advisor.workload.report import render_text
+
+        try:
+            analysis = analyse(planner.build, self.workload(), planner.catalog, pred)
+            findings = [f for f in evaluate_rules(pred, workload=analysis) if f.subject == "workload"]
+        except UserError as exc:
+            out.update(Text(exc.render(), "yellow"))
+            return
+        width = max(40, (self.query_one("#wl-scroll").size.width or 66) - 2)
+        console = Console(record=True, width=width, file=open(os.devnull, "w"), color_system="truecolor",
+                          highlight=False)
+        render_text(analysis, console=console)
+        for f in findings:
+            style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "cyan")
+            console.print(f"[{style}]{f.severity.upper()} {f.id}[/]: {f.message}")
+        out.update(Text.from_ansi(console.export_text(styles=True)))
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "wl-task":
+            strategy = self.query_one("#wl-strategy", Select)
+            choices = STRATEGIES[str(event.value)]
+            strategy.set_options([(s, s) for s in choices])
+            strategy.value = choices[0]
+            self.query_one("#wl-seq", Input).value = "512" if event.value == "infer" else "1024"
+        self.app.redraw_view("workload")
+
+    @on(Input.Changed)
+    def _input_changed(self) -> None:
+        self.app.redraw_view("workload")

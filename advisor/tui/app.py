@@ -34,9 +34,13 @@ from advisor.yamlio import atomic_write, loads, read_text
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
-TABS = ("machine", "links", "matrix", "findings", "quote", "measure", "compare", "workload")
-VIEWS = {"machine": MachineTree, "links": HostView, "matrix": MatrixView, "findings": FindingsView,
-         "compare": ComparePane, "workload": WorkloadPane}
+# The tabs, in key order (1-8): title, tab id, widget, widget id.
+PANES = (("Machine", "machine", MachineTree, "machine-tree"), ("Links", "links", HostView, "host"),
+         ("GPUs", "matrix", MatrixView, "matrix-view"), ("Findings", "findings", FindingsView, "findings-view"),
+         ("Quote", "quote", QuotePane, "quote-pane"), ("Measure", "measure", MeasurePane, "measure-pane"),
+         ("Compare", "compare", ComparePane, "compare-pane"), ("Job", "workload", WorkloadPane, "workload-pane"))
+# The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
+VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
 
 
@@ -64,7 +68,7 @@ class AdvisorApp(App):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("f1", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        *[Binding(str(i + 1), f"view('{t}')", t.title(), show=False) for i, t in enumerate(TABS)],
+        *[Binding(str(i + 1), f"view('{tab}')", title, show=False) for i, (title, tab, _, _) in enumerate(PANES)],
     ]
 
     def __init__(self, build_path: str | None = None, catalog: Catalog | None = None,
@@ -107,22 +111,9 @@ class AdvisorApp(App):
         with Horizontal(id="main"):
             yield BuildPanel(id="build")
             with TabbedContent(id="views", initial="machine"):
-                with TabPane("Machine", id="machine"):
-                    yield MachineTree(id="machine-tree")
-                with TabPane("Links", id="links"):
-                    yield HostView(id="host")
-                with TabPane("GPUs", id="matrix"):
-                    yield MatrixView(id="matrix-view")
-                with TabPane("Findings", id="findings"):
-                    yield FindingsView(id="findings-view")
-                with TabPane("Quote", id="quote"):
-                    yield QuotePane(id="quote-pane")
-                with TabPane("Measure", id="measure"):
-                    yield MeasurePane(id="measure-pane")
-                with TabPane("Compare", id="compare"):
-                    yield ComparePane(id="compare-pane")
-                with TabPane("Job", id="workload"):
-                    yield WorkloadPane(id="workload-pane")
+                for title, tab, cls, wid in PANES:
+                    with TabPane(title, id=tab):
+                        yield cls(id=wid)
         yield Static(id="summary")
         yield Footer(compact=True)
 
@@ -567,5 +558,5 @@ class AdvisorApp(App):
             ("Help", "keys and views", self.action_help),
         ):
             yield SystemCommand(title, help_, action)
-        for i, tab in enumerate(TABS):
-            yield SystemCommand(f"Show {tab}", f"view {i + 1}", lambda t=tab: self.action_view(t))
+        for i, (title, tab, _, _) in enumerate(PANES):
+            yield SystemCommand(f"Show {title}", f"view {i + 1}", lambda t=tab: self.action_view(t))

@@ -79,8 +79,10 @@ class AdvisorApp(App):
         self.quote_path = quote_path
         self.measurement_paths = list(measurements)
         self.measurements: list[tuple[str, Measurement]] = []
-        self.planner = self._start_planner()
+        self._stale: set[str] = set()  # views to redraw when they are next shown
+        self._startup_note: str | None = None
         self._autosave_timer: Timer | None = None
+        self.planner = self._start_planner()
 
     # ------------------------------------------------------------------ start-up
 
@@ -123,9 +125,8 @@ class AdvisorApp(App):
             self.load_measurement(path)
         self.refresh_views()
         self.query_one("#build-items").focus()
-        note = getattr(self, "_startup_note", None)
-        if note:
-            self.notify(note, timeout=8)
+        if self._startup_note:
+            self.notify(self._startup_note, timeout=8)
         if self.quote_path:
             self.open_quote(self.quote_path)
 
@@ -142,14 +143,9 @@ class AdvisorApp(App):
         self._show_view(self.query_one(TabbedContent).active)
 
     def _show_view(self, tab: str) -> None:
-        if tab not in getattr(self, "_stale", ()):
-            return
-        self._stale.discard(tab)
-        view = self.query_one(VIEWS[tab])
-        if tab == "compare":
-            view.show(self.planner, self.measurements)
-        else:
-            view.show(self.planner)
+        if tab in self._stale:
+            self._stale.discard(tab)
+            self.query_one(VIEWS[tab]).show(self.planner)
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -157,7 +153,7 @@ class AdvisorApp(App):
 
     def redraw_view(self, tab: str) -> None:
         """A view's own inputs changed: redraw it now if it is on screen, else when it is shown."""
-        self._stale = getattr(self, "_stale", set()) | {tab}
+        self._stale.add(tab)
         if self.is_mounted:
             self._show_view(self.query_one(TabbedContent).active)
 

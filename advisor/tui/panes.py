@@ -210,8 +210,9 @@ class ComparePane(Vertical):
         self.query_one(DataTable).add_columns("metric", "where", "predicted", "measured", "ratio", "")
         self.rows: list[tuple[str, Any]] = []
 
-    def show(self, planner: Planner, measurements: list[tuple[str, Measurement]]) -> None:
+    def show(self, planner: Planner) -> None:
         from advisor.compare import compare
+        measurements: list[tuple[str, Measurement]] = self.app.measurements
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()

@@ -254,6 +254,8 @@ class MachineTree(VerticalScroll):
 class HostView(Vertical):
     """Per GPU: link and pinned H2D/D2H alone and with all GPUs copying; the derivation of the selected row."""
 
+    _pred: Prediction | None = None
+
     def compose(self) -> ComposeResult:
         yield DataTable(id="host-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(classes="detail"):
@@ -286,7 +288,7 @@ class HostView(Vertical):
         self._detail()
 
     def _detail(self) -> None:
-        pred = getattr(self, "_pred", None)
+        pred = self._pred
         table = self.query_one(DataTable)
         if pred is None or not pred.gpus:
             self.query_one("#host-detail", Static).update("[dim]no GPU has a link[/]")
@@ -320,6 +322,7 @@ class MatrixView(Vertical):
             yield Static(id="pair-detail")
 
     mode = "uni"
+    _pred: Prediction | None = None
 
     def cycle_mode(self, planner: Planner) -> None:
         self.mode = MATRIX_MODES[(MATRIX_MODES.index(self.mode) + 1) % len(MATRIX_MODES)]
@@ -382,7 +385,7 @@ class MatrixView(Vertical):
         self._detail()
 
     def _detail(self) -> None:
-        pred = getattr(self, "_pred", None)
+        pred = self._pred
         out = self.query_one("#pair-detail", Static)
         if pred is None or not pred.pairs:
             out.update("[dim]one GPU: no pairs[/]" if pred else "")
@@ -425,6 +428,7 @@ class FindingsView(Vertical):
         table.refresh()
 
     _shown: tuple = ()
+    _findings: list = []
 
     def show(self, planner: Planner) -> None:
         shown = tuple((f.id, f.subject, f.message) for f in planner.findings)
@@ -448,7 +452,7 @@ class FindingsView(Vertical):
 
     def _detail(self) -> None:
         out = self.query_one("#finding-detail", Static)
-        findings = getattr(self, "_findings", [])
+        findings = self._findings
         if not findings:
             out.update("No findings for this build." if self.app.planner.prediction else "")
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -266,7 +267,7 @@ def cmd_plan(args) -> int:
         if analysis is not None:
             from rich.console import Console
             from advisor.workload.report import render_text as workload_text
-            con = Console(record=True, width=100, file=open(os.devnull, "w"))
+            con = Console(record=True, width=100, file=io.StringIO())
             workload_text(analysis, explain=args.explain, console=con)
             print("\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```")
     else:

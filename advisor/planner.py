@@ -55,7 +55,9 @@ def part_specs(p: Part) -> str:
         return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
     if isinstance(p, Board):
         cpu_x16 = sum(1 for c in p.slots if c.width >= 16 and p.group(c.group).source != "chipset")
-        return f"{p.socket}, {p.segment}, {len(p.slots)} slots ({cpu_x16} x16 not via chipset), {len(p.m2)} M.2"
+        return (
+            f"{p.socket}, {p.segment}, {len(p.slots)} slots ({cpu_x16} x16 not via chipset), {len(p.m2)} M.2"
+        )
     return ""
 
 
@@ -100,8 +102,22 @@ def build_yaml(build: Build, header: str = HEADER) -> str:
     data = build.model_dump(mode="json", exclude_defaults=True)
     if build.gpus:
         data["gpus"] = compact_gpus(cards_of(build))
-    order = ["name", "cpu", "cpu_count", "board", "gpus", "nvme", "nics", "nvlink", "topology", "software",
-             "psu_w", "psu_12v_2x6", "ram_gb", "dimms"]
+    order = [
+        "name",
+        "cpu",
+        "cpu_count",
+        "board",
+        "gpus",
+        "nvme",
+        "nics",
+        "nvlink",
+        "topology",
+        "software",
+        "psu_w",
+        "psu_12v_2x6",
+        "ram_gb",
+        "dimms",
+    ]
     data = {k: data[k] for k in order if k in data}
     return header + dumps(data)
 
@@ -134,8 +150,10 @@ class Planner:
         try:
             atomic_write(target, build_yaml(self.build, leading_comments(target) or HEADER))
         except OSError as exc:
-            raise UserError(f"{target}: cannot be written ({exc.strerror or exc})",
-                            hint="pick another folder or file name") from None
+            raise UserError(
+                f"{target}: cannot be written ({exc.strerror or exc})",
+                hint="pick another folder or file name",
+            ) from None
         self.path = target
         self.dirty = False
         return target
@@ -165,6 +183,7 @@ class Planner:
 
     def _evaluate(self, build: Build) -> Evaluation:
         from advisor.rules import evaluate_rules
+
         try:
             pred = evaluate(build, self.catalog)
             return Evaluation(pred, evaluate_rules(pred))
@@ -239,8 +258,10 @@ class Planner:
 
     def _require_catalog_build(self) -> None:
         if self.explicit:
-            raise UserError("this build is an explicit PCIe tree: its parts and slots are edited in the file",
-                            hint="or start a catalog build: pick a board")
+            raise UserError(
+                "this build is an explicit PCIe tree: its parts and slots are edited in the file",
+                hint="or start a catalog build: pick a board",
+            )
 
     def set_cpu(self, part: str) -> list[str]:
         cpu = self.catalog.resolve(part, "cpu", "CPU")
@@ -257,9 +278,13 @@ class Planner:
     def set_board(self, part: str) -> list[str]:
         board = self.catalog.resolve(part, "board", "motherboard")
         cards = [GpuSpec(model=c.model) for c in cards_of(self.build)]  # slots belong to the old board
-        update: dict[str, Any] = {"board": board.id, "gpus": [c.model_dump() for c in cards], "nvme": [],
-                                  "nics": [n.model_copy(update={"slot": None}).model_dump() for n in self.build.nics],
-                                  "topology": None}
+        update: dict[str, Any] = {
+            "board": board.id,
+            "gpus": [c.model_dump() for c in cards],
+            "nvme": [],
+            "nics": [n.model_copy(update={"slot": None}).model_dump() for n in self.build.nics],
+            "topology": None,
+        }
         m2 = [n for n in self.build.nvme if board.connector(n.socket)]
         update["nvme"] = [n.model_dump() for n in m2]
         if self.explicit or not self.build.cpu:
@@ -273,7 +298,9 @@ class Planner:
         self._require_catalog_build()
         gpu = self.catalog.resolve(model, "gpu", "GPU")
         if slot is not None and count != 1:
-            raise UserError("a slot takes one card", hint="add the cards one by one, or leave the slot automatic")
+            raise UserError(
+                "a slot takes one card", hint="add the cards one by one, or leave the slot automatic"
+            )
         cards = cards_of(self.build) + [GpuSpec(model=gpu.id, slot=slot) for _ in range(count)]
         return self._edit(gpus=[c.model_dump() for c in cards])
 
@@ -307,8 +334,10 @@ class Planner:
             board = self.board
             names = {c.name.casefold(): c.name for c in board.slots} if board else {}
             if slot.casefold() not in names:
-                raise UserError(f"{board.name if board else 'the board'} has no slot {slot!r}",
-                                hint="its slots: " + ", ".join(names.values()))
+                raise UserError(
+                    f"{board.name if board else 'the board'} has no slot {slot!r}",
+                    hint="its slots: " + ", ".join(names.values()),
+                )
             slot = names[slot.casefold()]
             here = self.placement.get(index)
             for i, c in enumerate(cards):
@@ -329,7 +358,9 @@ class Planner:
         self._require_catalog_build()
         if any(n.socket.casefold() == socket.casefold() for n in self.build.nvme):
             raise UserError(f"{socket} already holds an SSD")
-        return self._edit(nvme=[n.model_dump() for n in self.build.nvme] + [NvmeSpec(socket=socket, gen=gen).model_dump()])
+        return self._edit(
+            nvme=[n.model_dump() for n in self.build.nvme] + [NvmeSpec(socket=socket, gen=gen).model_dump()]
+        )
 
     def remove_nvme(self, socket: str) -> list[str]:
         rest = [n for n in self.build.nvme if n.socket.casefold() != socket.casefold()]
@@ -385,8 +416,11 @@ class Planner:
     def placement(self) -> dict[int, str]:
         """GPU index -> the slot it is in now (chosen by hand or by automatic placement)."""
         pred = self.prediction
-        return dict(pred.machine.placement) if pred else {
-            i: c.slot for i, c in enumerate(cards_of(self.build)) if c.slot}
+        return (
+            dict(pred.machine.placement)
+            if pred
+            else {i: c.slot for i, c in enumerate(cards_of(self.build)) if c.slot}
+        )
 
     def cpu_choices(self, board: Board | None = None) -> list[Choice]:
         board = board if board is not None else self.board
@@ -405,8 +439,10 @@ class Planner:
         return sorted(out, key=lambda c: not c.fits)
 
     def gpu_choices(self) -> list[Choice]:
-        return [Choice(g.id, g.name, part_specs(g), g.price_usd)
-                for g in sorted(self.catalog.gpus, key=lambda g: (g.segment, g.name))]
+        return [
+            Choice(g.id, g.name, part_specs(g), g.price_usd)
+            for g in sorted(self.catalog.gpus, key=lambda g: (g.segment, g.name))
+        ]
 
     def slot_choices(self, index: int) -> list[Choice]:
         """Every slot of the board with what GPU `index` would get there (link, or why it cannot go)."""
@@ -419,8 +455,11 @@ class Planner:
         out = [Choice("", "automatic", "the slots that give the GPUs the most bandwidth")]
         for conn in board.slots:
             group = board.group(conn.group)
-            source = {"cpu": f"CPU{group.socket + 1} lanes" if board.sockets > 1 else "CPU lanes",
-                      "chipset": "chipset", "switch": f"switch {group.switch}"}[group.source]
+            source = {
+                "cpu": f"CPU{group.socket + 1} lanes" if board.sockets > 1 else "CPU lanes",
+                "chipset": "chipset",
+                "switch": f"switch {group.switch}",
+            }[group.source]
             wired = f"x{conn.width} ({'x' + str(conn.physical) + ' long, ' if conn.physical else ''}{source})"
             who = occupant.get(conn.name)
             if who == index:
@@ -432,18 +471,32 @@ class Planner:
             except UserError as exc:
                 out.append(Choice(conn.name, conn.name, wired, fits=False, why_not=exc.render()))
                 continue
-            note = f"swaps with GPU{who}" if who is not None else ("NIC moves" if conn.name in nic_slots else "free")
+            note = (
+                f"swaps with GPU{who}"
+                if who is not None
+                else ("NIC moves" if conn.name in nic_slots else "free")
+            )
             if trial.error:
                 out.append(Choice(conn.name, conn.name, f"{wired}, {note}", fits=False, why_not=trial.error))
                 continue
             node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
             link = node.link.label if node and node.link else "no lanes"
-            out.append(Choice(conn.name, conn.name, f"{wired}, {note}: would be {link}",
-                              fits=bool(node and node.link)))
+            out.append(
+                Choice(
+                    conn.name, conn.name, f"{wired}, {note}: would be {link}", fits=bool(node and node.link)
+                )
+            )
         return out
 
     def _trial_move(self, index: int, slot: str) -> Evaluation:
-        saved = (self.build, self.current, list(self.undo_stack), list(self.redo_stack), self.dirty, self.changes)
+        saved = (
+            self.build,
+            self.current,
+            list(self.undo_stack),
+            list(self.redo_stack),
+            self.dirty,
+            self.changes,
+        )
         try:
             self.move_gpu(index, slot)
             return self.current
@@ -459,16 +512,29 @@ class Planner:
         out = []
         for m in board.m2:
             group = board.group(m.group)
-            shares = [c.name for c in board.slots if c.group == m.group and not group.independent
-                      and c.first_lane < m.first_lane + m.width and m.first_lane < c.first_lane + c.width]
+            shares = [
+                c.name
+                for c in board.slots
+                if c.group == m.group
+                and not group.independent
+                and c.first_lane < m.first_lane + m.width
+                and m.first_lane < c.first_lane + c.width
+            ]
             shares += [t for r in board.sharing if m.name in r.when for t in r.effect]
             src = "chipset" if group.source == "chipset" else "CPU" if group.source == "cpu" else group.source
             text = f"Gen{m.gen or group.gen} x{m.width} from the {src}"
             if shares:
                 text += "; shares lanes with " + ", ".join(dict.fromkeys(shares))
             taken = m.name.casefold() in used
-            out.append(Choice(m.name, m.name, text + ("; has an SSD" if taken else ""), fits=not taken,
-                              why_not="already has an SSD" if taken else ""))
+            out.append(
+                Choice(
+                    m.name,
+                    m.name,
+                    text + ("; has an SSD" if taken else ""),
+                    fits=not taken,
+                    why_not="already has an SSD" if taken else "",
+                )
+            )
         return out
 
     def _gpu_label(self, index: int) -> str:
@@ -495,11 +561,17 @@ def _links(ev: Evaluation) -> dict[str, tuple[str, str, str]]:
     for n in ev.prediction.machine.nodes.values():
         if n.kind == "gpu":
             key = f"GPU{n.index}"
-            out[key] = (f"GPU{n.index} {n.gpu.name if n.gpu else n.label}", n.connector or "-",
-                        n.link.label if n.link else "no lanes")
+            out[key] = (
+                f"GPU{n.index} {n.gpu.name if n.gpu else n.label}",
+                n.connector or "-",
+                n.link.label if n.link else "no lanes",
+            )
         elif n.kind in ("nvme", "nic"):
-            out[f"{n.kind}:{n.connector}"] = ("SSD" if n.kind == "nvme" else n.label,
-                                              n.connector or "-", n.link.label if n.link else "no lanes")
+            out[f"{n.kind}:{n.connector}"] = (
+                "SSD" if n.kind == "nvme" else n.label,
+                n.connector or "-",
+                n.link.label if n.link else "no lanes",
+            )
     return out
 
 

@@ -17,6 +17,7 @@ Both figures are taken the way a person meets them: the app runs in a pseudo-ter
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import pty
 import select
@@ -26,7 +27,6 @@ import struct
 import sys
 import tempfile
 import termios
-import fcntl
 import time
 from pathlib import Path
 
@@ -121,6 +121,7 @@ def parts(path: str) -> dict[str, float]:
                     samples.append(1000 * (time.perf_counter() - t))
                 out[name] = statistics.median(samples)
             return out
+
     return asyncio.run(run())
 
 
@@ -129,11 +130,15 @@ def main() -> None:
         os.environ["ADVISOR_STATE_DIR"] = d
         path = str(EIGHT)
         ready = ready_time(path)
-        print(f"`advisor tui` ready (first full screen): median {statistics.median(ready):.2f} s over {len(ready)} runs "
-              f"(min {min(ready):.2f}, max {max(ready):.2f})")
+        print(
+            f"`advisor tui` ready (first full screen): median {statistics.median(ready):.2f} s over {len(ready)} runs "
+            f"(min {min(ready):.2f}, max {max(ready):.2f})"
+        )
         t = sorted(key_to_views(path))
-        print(f"key press -> updated views, 8-GPU build, 100x30: median {statistics.median(t):.0f} ms, "
-              f"p90 {t[int(0.9 * len(t))]:.0f} ms, max {t[-1]:.0f} ms over {len(t)} edits")
+        print(
+            f"key press -> updated views, 8-GPU build, 100x30: median {statistics.median(t):.0f} ms, "
+            f"p90 {t[int(0.9 * len(t))]:.0f} ms, max {t[-1]:.0f} ms over {len(t)} edits"
+        )
         for name, ms in parts(path).items():
             print(f"  {name}: {ms:.1f} ms")
 

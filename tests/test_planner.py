@@ -25,7 +25,9 @@ def test_an_ssd_that_steals_gpu_lanes_is_named_in_the_change():
     assert "shares lanes with PCIEX16(G5)" in m2_1.specs
     changes = p.add_nvme("M.2_1")
     assert links(p) == {0: ("PCIEX16(G5)", "Gen4 x8")}
-    assert any("GPU0" in c and "Gen4 x16 -> Gen4 x8" in c and "M.2_1 shares its lanes" in c for c in changes), changes
+    assert any(
+        "GPU0" in c and "Gen4 x16 -> Gen4 x8" in c and "M.2_1 shares its lanes" in c for c in changes
+    ), changes
     assert "new findings: LANE001" in changes
     changes = p.remove_nvme("M.2_1")
     assert links(p)[0][1] == "Gen4 x16" and "resolved: LANE001" in changes

@@ -20,9 +20,23 @@ def free_port() -> int:
 
 def test_serve_answers_with_the_app_page(tmp_path):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", "serve", str(ROOT / "examples" / "2x4090-z790-hero.yaml"),
-                             "--host", "127.0.0.1", "--port", str(port)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "advisor",
+            "serve",
+            str(ROOT / "examples" / "2x4090-z790-hero.yaml"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         page = None
         deadline = time.monotonic() + 30
@@ -34,7 +48,9 @@ def test_serve_answers_with_the_app_page(tmp_path):
                 if proc.poll() is not None:
                     break
                 time.sleep(0.2)
-        assert page is not None, proc.communicate(timeout=5)[0] if proc.poll() is not None else "no answer in 30 s"
+        assert page is not None, (
+            proc.communicate(timeout=5)[0] if proc.poll() is not None else "no answer in 30 s"
+        )
         status, html = page
         assert status == 200
         assert "<div>advisor</div>" in html  # textual-serve's page, titled with the app's name
@@ -49,6 +65,7 @@ def test_serve_answers_with_the_app_page(tmp_path):
 
 async def _screen_through_websocket(url: str, timeout: float = 30) -> str:
     import aiohttp
+
     seen = ""
     async with aiohttp.ClientSession() as session:
         async with session.ws_connect(url) as ws:

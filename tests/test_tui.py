@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import re
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def state_dir(tmp_path, monkeypatch):
 
 
 def plain(renderable, width: int = 120) -> str:
-    console = Console(width=width, record=True, file=open("/dev/null", "w"))
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -68,8 +69,13 @@ async def test_swap_cpu_then_board_and_watch_the_views_follow():
         await pilot.press("b")
         await pilot.pause()
         picker = pilot.app.screen
-        names = [str(r[0]) for r in (picker.query_one(DataTable).get_row_at(i)
-                                      for i in range(picker.query_one(DataTable).row_count))]
+        names = [
+            str(r[0])
+            for r in (
+                picker.query_one(DataTable).get_row_at(i)
+                for i in range(picker.query_one(DataTable).row_count)
+            )
+        ]
         assert names and all("WRX90" in n or "sTR5" in n or "TRX50" in n or "WRX" in n for n in names), names
         await pilot.press(*"wrx90", "enter")
         await pilot.pause()
@@ -221,6 +227,7 @@ async def test_the_bench_says_plainly_what_is_missing():
             assert run.disabled and "torch is not installed" in text_of(app, "#bench-status")
             return
         import torch
+
         if torch.cuda.is_available():
             pytest.skip("a CUDA GPU is present: the bench would really run")
         await pilot.click("#bench-run")
@@ -232,8 +239,12 @@ async def test_the_bench_says_plainly_what_is_missing():
 
 
 async def test_a_loaded_measurement_is_compared_with_the_build_and_gaps_have_causes():
-    app = AdvisorApp(HERO, measurements=[str(ROOT / "tests" / "fixtures" / "tools" / "p2p" /
-                                             "kinghorn_2x4090_driver525_cannot_access.txt")])
+    app = AdvisorApp(
+        HERO,
+        measurements=[
+            str(ROOT / "tests" / "fixtures" / "tools" / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt")
+        ],
+    )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("7")
         await pilot.pause()
@@ -313,7 +324,10 @@ async def test_export_writes_the_markdown_report(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
     report = out.read_text()
-    assert report.startswith("# 2x RTX 4090") and "| 0 | NVIDIA GeForce RTX 4090 | PCIEX16(G5)_1 | Gen4 x8 |" in report
+    assert (
+        report.startswith("# 2x RTX 4090")
+        and "| 0 | NVIDIA GeForce RTX 4090 | PCIEX16(G5)_1 | Gen4 x8 |" in report
+    )
 
 
 async def test_a_broken_file_is_a_message_not_a_crash(tmp_path):
@@ -334,6 +348,7 @@ def test_the_cli_refuses_a_missing_build_file_before_starting(cli):
 
 async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build():
     from textual.widgets import Select
+
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("8")

@@ -42,7 +42,9 @@ def test_quote_checked(snap_compare):
 
 
 def test_compare_with_a_measurement(snap_compare):
-    app = AdvisorApp(HERO, measurements=["tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt"])
+    app = AdvisorApp(
+        HERO, measurements=["tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt"]
+    )
     assert snap_compare(app, press=["7"], terminal_size=SIZE)
 
 

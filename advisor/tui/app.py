@@ -7,7 +7,6 @@ catches the user's mistakes (UserError) and shows them instead of crashing.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import on
@@ -35,10 +34,16 @@ if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
 # The tabs, in key order (1-8): title, tab id, widget, widget id.
-PANES = (("Machine", "machine", MachineTree, "machine-tree"), ("Links", "links", HostView, "host"),
-         ("GPUs", "matrix", MatrixView, "matrix-view"), ("Findings", "findings", FindingsView, "findings-view"),
-         ("Quote", "quote", QuotePane, "quote-pane"), ("Measure", "measure", MeasurePane, "measure-pane"),
-         ("Compare", "compare", ComparePane, "compare-pane"), ("Job", "workload", WorkloadPane, "workload-pane"))
+PANES = (
+    ("Machine", "machine", MachineTree, "machine-tree"),
+    ("Links", "links", HostView, "host"),
+    ("GPUs", "matrix", MatrixView, "matrix-view"),
+    ("Findings", "findings", FindingsView, "findings-view"),
+    ("Quote", "quote", QuotePane, "quote-pane"),
+    ("Measure", "measure", MeasurePane, "measure-pane"),
+    ("Compare", "compare", ComparePane, "compare-pane"),
+    ("Job", "workload", WorkloadPane, "workload-pane"),
+)
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
 VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
@@ -68,11 +73,19 @@ class AdvisorApp(App):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("f1", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        *[Binding(str(i + 1), f"view('{tab}')", title, show=False) for i, (title, tab, _, _) in enumerate(PANES)],
+        *[
+            Binding(str(i + 1), f"view('{tab}')", title, show=False)
+            for i, (title, tab, _, _) in enumerate(PANES)
+        ],
     ]
 
-    def __init__(self, build_path: str | None = None, catalog: Catalog | None = None,
-                 quote_path: str | None = None, measurements: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        build_path: str | None = None,
+        catalog: Catalog | None = None,
+        quote_path: str | None = None,
+        measurements: Iterable[str] = (),
+    ) -> None:
         super().__init__()
         self.catalog = catalog or load_catalog()
         self.build_path = build_path
@@ -91,8 +104,12 @@ class AdvisorApp(App):
             planner = Planner.open(self.build_path, self.catalog)
             saved = autosave.pending(planner.path)
             if saved is not None:
-                self._restore(planner, saved, f"restored unsaved changes to {self.build_path} from the autosave; "
-                              "'Revert to saved file' in the palette drops them")
+                self._restore(
+                    planner,
+                    saved,
+                    f"restored unsaved changes to {self.build_path} from the autosave; "
+                    "'Revert to saved file' in the palette drops them",
+                )
             return planner
         saved = autosave.pending(None)
         planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog)
@@ -157,7 +174,9 @@ class AdvisorApp(App):
         if self.is_mounted:
             self._show_view(self.query_one(TabbedContent).active)
 
-    def edit(self, change: Callable[..., list[str]], *args: Any, announce: bool = True, **kwargs: Any) -> bool:
+    def edit(
+        self, change: Callable[..., list[str]], *args: Any, announce: bool = True, **kwargs: Any
+    ) -> bool:
         """Apply one edit to the planner; a mistake becomes a message, never a crash. With `announce`,
         links that moved are also said in a notification (the build panel always lists them)."""
         try:
@@ -204,12 +223,17 @@ class AdvisorApp(App):
         def done(result: Any) -> None:
             if result is not None:
                 then(result)
+
         self.push_screen(ChoicePicker(title, choices, **kwargs), done)
 
     def action_pick_cpu(self) -> None:
         cur = self.planner.cpu.id if self.planner.cpu else None
-        self.pick("CPU (ones that fit the board first)", self.planner.cpu_choices(),
-                  lambda key: self.edit(self.planner.set_cpu, key), current=cur)
+        self.pick(
+            "CPU (ones that fit the board first)",
+            self.planner.cpu_choices(),
+            lambda key: self.edit(self.planner.set_cpu, key),
+            current=cur,
+        )
 
     def action_pick_board(self) -> None:
         cpu = self.planner.cpu
@@ -219,8 +243,12 @@ class AdvisorApp(App):
         self.pick(title, choices, lambda key: self.edit(self.planner.set_board, key), current=cur)
 
     def action_add_gpu(self) -> None:
-        self.pick("Add GPUs (model, and how many in the second field)", self.planner.gpu_choices(),
-                  lambda r: self.edit(self.planner.add_gpu, r[0], count=r[1]), count=True)
+        self.pick(
+            "Add GPUs (model, and how many in the second field)",
+            self.planner.gpu_choices(),
+            lambda r: self.edit(self.planner.add_gpu, r[0], count=r[1]),
+            count=True,
+        )
 
     def action_more(self) -> None:
         i = self.selected_gpu()
@@ -237,9 +265,13 @@ class AdvisorApp(App):
         if self.planner.explicit:
             self.notify("an explicit PCIe tree: move cards by editing its file", severity="warning")
             return
-        self.pick(f"Move GPU{i} to a slot (what it would get there)", self.planner.slot_choices(i),
-                  lambda slot: self.edit(self.planner.move_gpu, i, slot or None), prices=False,
-                  current=self.planner.placement.get(i))
+        self.pick(
+            f"Move GPU{i} to a slot (what it would get there)",
+            self.planner.slot_choices(i),
+            lambda slot: self.edit(self.planner.move_gpu, i, slot or None),
+            prices=False,
+            current=self.planner.placement.get(i),
+        )
 
     def action_auto_place(self) -> None:
         self.edit(self.planner.auto_place)
@@ -261,16 +293,29 @@ class AdvisorApp(App):
         if not choices:
             self.notify("this build has no board with M.2 sockets in the catalog", severity="warning")
             return
-        self.pick("Add an NVMe SSD: M.2 socket (and the lanes it shares)", choices,
-                  lambda s: self.edit(self.planner.add_nvme, s), prices=False)
+        self.pick(
+            "Add an NVMe SSD: M.2 socket (and the lanes it shares)",
+            choices,
+            lambda s: self.edit(self.planner.add_nvme, s),
+            prices=False,
+        )
 
     def action_add_nic(self) -> None:
         def done(v: dict | None) -> None:
             if v:
                 self.edit(self.planner.add_nic, v["name"] or "NIC", None, v["gen"], v["width"])
-        self.push_screen(FormDialog("Add a network card (placed automatically)", [
-            ("name", "name", "text", "NIC"), ("gen", "PCIe generation", [3, 4, 5], 4),
-            ("width", "lanes", [1, 4, 8, 16], 16)]), done)
+
+        self.push_screen(
+            FormDialog(
+                "Add a network card (placed automatically)",
+                [
+                    ("name", "name", "text", "NIC"),
+                    ("gen", "PCIe generation", [3, 4, 5], 4),
+                    ("width", "lanes", [1, 4, 8, 16], 16),
+                ],
+            ),
+            done,
+        )
 
     def action_psu(self) -> None:
         b = self.planner.build
@@ -278,8 +323,17 @@ class AdvisorApp(App):
         def done(v: dict | None) -> None:
             if v:
                 self.edit(self.planner.set_psu, v["psu_w"], v["cables"])
-        self.push_screen(FormDialog("Power supply", [
-            ("psu_w", "watts", "int", b.psu_w), ("cables", "native 12V-2x6 cables", "int", b.psu_12v_2x6)]), done)
+
+        self.push_screen(
+            FormDialog(
+                "Power supply",
+                [
+                    ("psu_w", "watts", "int", b.psu_w),
+                    ("cables", "native 12V-2x6 cables", "int", b.psu_12v_2x6),
+                ],
+            ),
+            done,
+        )
 
     def action_software(self) -> None:
         sw = self.planner.build.software
@@ -289,18 +343,33 @@ class AdvisorApp(App):
                 v["nccl_p2p_level"] = None if v["nccl_p2p_level"] == "default" else v["nccl_p2p_level"]
                 v["framework"] = None if v["framework"] == "unknown" else v["framework"]
                 self.edit(self.planner.set_software, **v)
-        self.push_screen(FormDialog("Software and BIOS settings", [
-            ("driver", "NVIDIA driver", ["stock", "patched-p2p"], sw.driver),
-            ("iommu", "IOMMU", ["passthrough", "on", "off"], sw.iommu),
-            ("acs", "PCIe ACS", ["off", "on"], sw.acs),
-            ("large_bar", "large / resizable BAR", "bool", sw.large_bar),
-            ("nccl_p2p_level", "NCCL_P2P_LEVEL", ["default", "LOC", "NVL", "PIX", "PXB", "PHB", "SYS"],
-             sw.nccl_p2p_level or "default"),
-            ("nccl_p2p_disable", "NCCL_P2P_DISABLE=1", "bool", sw.nccl_p2p_disable),
-            ("cuda_p2p", "program enables peer access", "bool", sw.cuda_p2p),
-            ("framework", "training framework", ["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"],
-             sw.framework or "unknown"),
-        ]), done)
+
+        self.push_screen(
+            FormDialog(
+                "Software and BIOS settings",
+                [
+                    ("driver", "NVIDIA driver", ["stock", "patched-p2p"], sw.driver),
+                    ("iommu", "IOMMU", ["passthrough", "on", "off"], sw.iommu),
+                    ("acs", "PCIe ACS", ["off", "on"], sw.acs),
+                    ("large_bar", "large / resizable BAR", "bool", sw.large_bar),
+                    (
+                        "nccl_p2p_level",
+                        "NCCL_P2P_LEVEL",
+                        ["default", "LOC", "NVL", "PIX", "PXB", "PHB", "SYS"],
+                        sw.nccl_p2p_level or "default",
+                    ),
+                    ("nccl_p2p_disable", "NCCL_P2P_DISABLE=1", "bool", sw.nccl_p2p_disable),
+                    ("cuda_p2p", "program enables peer access", "bool", sw.cuda_p2p),
+                    (
+                        "framework",
+                        "training framework",
+                        ["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"],
+                        sw.framework or "unknown",
+                    ),
+                ],
+            ),
+            done,
+        )
 
     def action_nvlink(self) -> None:
         pred = self.planner.prediction
@@ -308,36 +377,75 @@ class AdvisorApp(App):
         bridged = {tuple(sorted(p)) for p in self.planner.build.nvlink}
         choices = []
         for i, a in enumerate(gpus):
-            for b in gpus[i + 1:]:
+            for b in gpus[i + 1 :]:
                 ok = bool(a.gpu and b.gpu and a.gpu.nvlink.supported and b.gpu.nvlink.supported)
                 key = f"{a.index}-{b.index}"
                 state = "bridged: pick to remove" if (a.index, b.index) in bridged else "no bridge"
-                choices.append(Choice(key, f"GPU{a.index}-GPU{b.index}", state, fits=ok,
-                                      why_not="" if ok else "a card without an NVLink connector"))
+                choices.append(
+                    Choice(
+                        key,
+                        f"GPU{a.index}-GPU{b.index}",
+                        state,
+                        fits=ok,
+                        why_not="" if ok else "a card without an NVLink connector",
+                    )
+                )
         if not choices:
             self.notify("NVLink bridges join two GPUs: add another GPU first", severity="warning")
             return
-        self.pick("NVLink bridge between", choices,
-                  lambda key: self.edit(self.planner.toggle_nvlink, *map(int, key.split("-"))), prices=False)
+        self.pick(
+            "NVLink bridge between",
+            choices,
+            lambda key: self.edit(self.planner.toggle_nvlink, *map(int, key.split("-"))),
+            prices=False,
+        )
 
     @on(OptionList.OptionSelected, "#build-items")
     def _line_chosen(self, event: OptionList.OptionSelected) -> None:
         key = event.option.id or ""
         kind = key.split(":")[0]
-        action = {"cpu": self.action_pick_cpu, "board": self.action_pick_board, "tree": self.action_pick_board,
-                  "gpu": self.action_move_gpu, "add-gpu": self.action_add_gpu, "add-nvme": self.action_add_nvme,
-                  "nvme": self.action_remove, "add-nic": self.action_add_nic, "nic": self.action_remove,
-                  "psu": self.action_psu, "software": self.action_software, "nvlink": self.action_nvlink}.get(kind)
+        action = {
+            "cpu": self.action_pick_cpu,
+            "board": self.action_pick_board,
+            "tree": self.action_pick_board,
+            "gpu": self.action_move_gpu,
+            "add-gpu": self.action_add_gpu,
+            "add-nvme": self.action_add_nvme,
+            "nvme": self.action_remove,
+            "add-nic": self.action_add_nic,
+            "nic": self.action_remove,
+            "psu": self.action_psu,
+            "software": self.action_software,
+            "nvlink": self.action_nvlink,
+        }.get(kind)
         if action:
             action()
 
     # ------------------------------------------------------------------ files
 
+    def ask_path(
+        self,
+        title: str,
+        then: Callable[[str], Any],
+        value: str = "",
+        suffixes: Iterable[str] = (".yaml", ".yml"),
+        must_exist: bool = True,
+    ) -> None:
+        """Ask for a file path; `then(path)` runs only if the user gave one."""
+        self.push_screen(
+            PathPrompt(title, value, suffixes, must_exist), lambda path: then(path) if path else None
+        )
+
+    def write_report(self, path: str, text: str, what: str) -> None:
+        try:
+            atomic_write(path, text)
+        except OSError as exc:
+            self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
+            return
+        self.notify(f"{what} written to {path}")
+
     def action_open(self) -> None:
-        def done(path: str | None) -> None:
-            if path:
-                self.open_build(path)
-        self.push_screen(PathPrompt("Open a build file", suffixes=(".yaml", ".yml")), done)
+        self.ask_path("Open a build file", self.open_build)
 
     def open_build(self, path: str) -> None:
         try:
@@ -358,10 +466,11 @@ class AdvisorApp(App):
         name = (self.planner.build.name or "build").lower()
         suggestion = "".join(ch if ch.isalnum() else "-" for ch in name).strip("-")[:40] + ".yaml"
 
-        def done(path: str | None) -> None:
-            if path and self.save_to(path) and then:
+        def done(path: str) -> None:
+            if self.save_to(path) and then:
                 then()
-        self.push_screen(PathPrompt("Save the build as", str(self.planner.path or suggestion), must_exist=False), done)
+
+        self.ask_path("Save the build as", done, str(self.planner.path or suggestion), must_exist=False)
 
     def save_to(self, path: str) -> bool:
         old = self.planner.path
@@ -390,29 +499,26 @@ class AdvisorApp(App):
         if pred is None:
             self.notify(f"nothing to export: {self.planner.error}", severity="error")
             return
-        stem = self.planner.path.stem if self.planner.path else "build"
+        from advisor.report import render_markdown
 
-        def done(path: str | None) -> None:
-            if not path:
-                return
-            from advisor.report import render_markdown
-            try:
-                atomic_write(path, render_markdown(pred, [f.to_json() for f in self.planner.findings]))
-            except OSError as exc:
-                self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
-                return
-            self.notify(f"report written to {path}")
-        self.push_screen(PathPrompt("Export the report (Markdown)", f"{stem}-report.md", suffixes=(".md",),
-                                    must_exist=False), done)
+        stem = self.planner.path.stem if self.planner.path else "build"
+        text = render_markdown(pred, [f.to_json() for f in self.planner.findings])
+        self.ask_path(
+            "Export the report (Markdown)",
+            lambda path: self.write_report(path, text, "report"),
+            f"{stem}-report.md",
+            (".md",),
+            must_exist=False,
+        )
 
     # ------------------------------------------------------------------ quote, measure
 
     def action_open_quote(self) -> None:
-        def done(path: str | None) -> None:
-            if path:
-                self.open_quote(path)
-        self.push_screen(PathPrompt("Open a quote (text, CSV or YAML)",
-                                    suffixes=(".txt", ".csv", ".yaml", ".yml", ".eml", ".md")), done)
+        self.ask_path(
+            "Open a quote (text, CSV or YAML)",
+            self.open_quote,
+            suffixes=(".txt", ".csv", ".yaml", ".yml", ".eml", ".md"),
+        )
 
     @on(Button.Pressed, "#quote-open")
     def _quote_open_pressed(self) -> None:
@@ -430,38 +536,41 @@ class AdvisorApp(App):
     @on(QuotePane.Checked)
     def _quote_checked(self, event: QuotePane.Checked) -> None:
         if event.build is None:
-            self.notify("the quote does not name a CPU and a board from the catalog: no build to open",
-                        severity="warning", timeout=8)
+            self.notify(
+                "the quote does not name a CPU and a board from the catalog: no build to open",
+                severity="warning",
+                timeout=8,
+            )
             return
         self.flush_autosave()
         self.edit(self.planner.replace, event.build, untitled=True, announce=False)
-        self.notify(f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
-                    timeout=8)
+        self.notify(
+            f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
+            timeout=8,
+        )
 
     @on(Button.Pressed, "#quote-export")
     def _quote_export(self) -> None:
         text = self.query_one(QuotePane).markdown()
-        if text is None:
-            return
-
-        def done(path: str | None) -> None:
-            if path:
-                try:
-                    atomic_write(path, text)
-                except OSError as exc:
-                    self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
-                    return
-                self.notify(f"quote report written to {path}")
-        self.push_screen(PathPrompt("Export the quote report (Markdown)", "quote-report.md", suffixes=(".md",),
-                                    must_exist=False), done)
+        if text is not None:
+            self.ask_path(
+                "Export the quote report (Markdown)",
+                lambda path: self.write_report(path, text, "quote report"),
+                "quote-report.md",
+                (".md",),
+                must_exist=False,
+            )
 
     def action_load_measurement(self) -> None:
-        def done(path: str | None) -> None:
-            if path:
-                self.load_measurement(path)
+        def done(path: str) -> None:
+            if self.load_measurement(path):
                 self.action_view("compare")
-        self.push_screen(PathPrompt("Load a measurement (advisor bench/import JSON, or a tool's output)",
-                                    suffixes=(".json", ".txt", ".log", ".xml", ".out")), done)
+
+        self.ask_path(
+            "Load a measurement (advisor bench/import JSON, or a tool's output)",
+            done,
+            suffixes=(".json", ".txt", ".log", ".xml", ".out"),
+        )
 
     @on(Button.Pressed, "#bench-load")
     def _bench_load_pressed(self) -> None:
@@ -469,6 +578,7 @@ class AdvisorApp(App):
 
     def load_measurement(self, path: str) -> bool:
         from advisor.measure import load
+
         try:
             meas = load(path)
         except UserError as exc:
@@ -530,6 +640,7 @@ class AdvisorApp(App):
                         self.exit()
                 else:
                     self.action_save_as(then=self.exit)
+
         self.push_screen(ConfirmQuit(self.planner.build.name or "This build"), done)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

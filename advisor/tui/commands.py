@@ -18,8 +18,11 @@ class PartsCommands(Provider):
         planner = app.planner
         edit = app.edit
         for c in planner.cpu_choices():
-            yield f"CPU: {c.label}", c.specs + (f" (does not fit: {c.why_not})" if c.why_not else ""), \
-                partial(edit, planner.set_cpu, c.key)
+            yield (
+                f"CPU: {c.label}",
+                c.specs + (f" (does not fit: {c.why_not})" if c.why_not else ""),
+                partial(edit, planner.set_cpu, c.key),
+            )
         for c in planner.board_choices():
             if c.fits:
                 yield f"Board: {c.label}", c.specs, partial(edit, planner.set_board, c.key)
@@ -30,8 +33,11 @@ class PartsCommands(Provider):
                 board = planner.board
                 for conn in board.slots if board else []:
                     if conn.name != slot:
-                        yield f"Move GPU{i} to {conn.name}", f"now in {slot}", \
-                            partial(edit, planner.move_gpu, i, conn.name)
+                        yield (
+                            f"Move GPU{i} to {conn.name}",
+                            f"now in {slot}",
+                            partial(edit, planner.move_gpu, i, conn.name),
+                        )
             for c in planner.m2_choices():
                 if c.fits:
                     yield f"Add SSD in {c.label}", c.specs, partial(edit, planner.add_nvme, c.key)

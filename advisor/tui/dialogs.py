@@ -23,12 +23,22 @@ class ChoicePicker(ModalScreen[Any]):
     `count=True` a second field asks how many (for GPUs) and the result is (key, count).
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("down", "down", show=False),
-                Binding("up", "up", show=False), Binding("pagedown", "page_down", show=False),
-                Binding("pageup", "page_up", show=False)]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("down", "down", show=False),
+        Binding("up", "up", show=False),
+        Binding("pagedown", "page_down", show=False),
+        Binding("pageup", "page_up", show=False),
+    ]
 
-    def __init__(self, title: str, choices: list[Choice], prices: bool = True, count: bool = False,
-                 current: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        choices: list[Choice],
+        prices: bool = True,
+        count: bool = False,
+        current: str | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices
@@ -62,21 +72,26 @@ class ChoicePicker(ModalScreen[Any]):
         words = text.lower().split()
         table = self.query_one(DataTable)
         table.clear()
-        self.shown = [c for c in self.choices
-                      if all(w in f"{c.label} {c.key} {c.specs}".lower() for w in words)]
+        self.shown = [
+            c for c in self.choices if all(w in f"{c.label} {c.key} {c.specs}".lower() for w in words)
+        ]
         for c in self.shown:
             style = "" if c.fits else "dim"
             cells = [Text(c.label, style + (" bold" if c.key == self.current else "")), Text(c.specs, style)]
             if self.prices:
                 cells.append(Text(f"${c.price:,.0f}" if c.price else "", style))
-            cells.append(Text(c.why_not, "yellow") if c.why_not else Text("current" if c.key == self.current else "",
-                                                                            "green"))
+            cells.append(
+                Text(c.why_not, "yellow")
+                if c.why_not
+                else Text("current" if c.key == self.current else "", "green")
+            )
             table.add_row(*cells)
         if not self.shown:
             self.query_one("#picker-help", Static).update("[yellow]nothing matches: fewer or other words[/]")
         else:
             self.query_one("#picker-help", Static).update(
-                f"[dim]{len(self.shown)} of {len(self.choices)} · Enter picks · Esc cancels[/]")
+                f"[dim]{len(self.shown)} of {len(self.choices)} · Enter picks · Esc cancels[/]"
+            )
 
     @on(Input.Changed, "#filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -127,7 +142,11 @@ class _Files(DirectoryTree):
         super().__init__(path, **kwargs)
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [p for p in paths if not p.name.startswith(".") and (p.is_dir() or p.suffix.lower() in self.suffixes)]
+        return [
+            p
+            for p in paths
+            if not p.name.startswith(".") and (p.is_dir() or p.suffix.lower() in self.suffixes)
+        ]
 
 
 class PathPrompt(ModalScreen[str | None]):
@@ -135,10 +154,20 @@ class PathPrompt(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, value: str = "", suffixes: Iterable[str] = (".yaml", ".yml"),
-                 must_exist: bool = True) -> None:
+    def __init__(
+        self,
+        title: str,
+        value: str = "",
+        suffixes: Iterable[str] = (".yaml", ".yml"),
+        must_exist: bool = True,
+    ) -> None:
         super().__init__()
-        self.title_text, self.value, self.suffixes, self.must_exist = title, value, tuple(suffixes), must_exist
+        self.title_text, self.value, self.suffixes, self.must_exist = (
+            title,
+            value,
+            tuple(suffixes),
+            must_exist,
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog path-dialog"):
@@ -199,10 +228,15 @@ class FormDialog(ModalScreen[dict | None]):
                         if kind == "bool":
                             yield Switch(bool(value), id=f"f-{key}")
                         elif isinstance(kind, list):
-                            yield Select([(str(o), o) for o in kind], value=value, allow_blank=False, id=f"f-{key}")
+                            yield Select(
+                                [(str(o), o) for o in kind], value=value, allow_blank=False, id=f"f-{key}"
+                            )
                         else:
-                            yield Input("" if value is None else str(value), id=f"f-{key}",
-                                        type="integer" if kind == "int" else "text")
+                            yield Input(
+                                "" if value is None else str(value),
+                                id=f"f-{key}",
+                                type="integer" if kind == "int" else "text",
+                            )
             with Horizontal(classes="buttons"):
                 yield Button("Apply", variant="primary", id="apply")
                 yield Button("Cancel", id="cancel")
@@ -247,8 +281,11 @@ class FormDialog(ModalScreen[dict | None]):
 class ConfirmQuit(ModalScreen[str | None]):
     """Unsaved changes: save, quit without saving, or stay."""
 
-    BINDINGS = [Binding("escape", "stay", "Stay"), Binding("s", "choose('save')", "Save"),
-                Binding("d", "choose('discard')", "Discard")]
+    BINDINGS = [
+        Binding("escape", "stay", "Stay"),
+        Binding("s", "choose('save')", "Save"),
+        Binding("d", "choose('discard')", "Discard"),
+    ]
 
     def __init__(self, name: str) -> None:
         super().__init__()

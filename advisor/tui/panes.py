@@ -40,8 +40,11 @@ class QuotePane(VerticalScroll):
     result: dict | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Paste the vendor's quote below (text, CSV or YAML), or open a file. "
-                     "[b]Check[/] matches it to the catalog and opens its build in the planner.", classes="intro")
+        yield Static(
+            "Paste the vendor's quote below (text, CSV or YAML), or open a file. "
+            "[b]Check[/] matches it to the catalog and opens its build in the planner.",
+            classes="intro",
+        )
         yield TextArea(id="quote-text", soft_wrap=True, show_line_numbers=True)
         with Horizontal(classes="buttons"):
             yield Button("Check", variant="primary", id="quote-check")
@@ -52,8 +55,9 @@ class QuotePane(VerticalScroll):
         yield Static(id="quote-claims")
 
     def on_mount(self) -> None:
-        self.query_one("#quote-lines", DataTable).add_columns("line", "status", "part, or the line's text", "conf",
-                                                              "qty", "price")
+        self.query_one("#quote-lines", DataTable).add_columns(
+            "line", "status", "part, or the line's text", "conf", "qty", "price"
+        )
         self.query_one("#quote-lines", DataTable).display = False
 
     @on(Button.Pressed, "#quote-check")
@@ -66,6 +70,7 @@ class QuotePane(VerticalScroll):
 
     def check(self, text: str, name: str) -> None:
         from advisor.quote import evaluate_quote, read_quote
+
         verdict = self.query_one("#quote-verdict", Static)
         if not text.strip():
             verdict.update("[yellow]The quote is empty: paste it above or open a file.[/]")
@@ -84,9 +89,14 @@ class QuotePane(VerticalScroll):
 
     def _show(self, r: dict) -> None:
         from advisor.quote_report import why_verdict
+
         q = r["quote"]
         self.query_one("#quote-verdict", Static).update(
-            Text.assemble((r["verdict"], VERDICT_STYLE[r["verdict"]]), f"  {q['file']} ({q['format']}): {why_verdict(r)}"))
+            Text.assemble(
+                (r["verdict"], VERDICT_STYLE[r["verdict"]]),
+                f"  {q['file']} ({q['format']}): {why_verdict(r)}",
+            )
+        )
         table = self.query_one("#quote-lines", DataTable)
         table.clear()
         table.display = True
@@ -97,12 +107,20 @@ class QuotePane(VerticalScroll):
             price = "" if x.get("price") is None else f"${x['price']:,.0f}"
             status = x["status"].replace("_", " ")
             what = part if x["status"] == "matched" else x["text"][:60]
-            table.add_row(str(x["line"]), Text(status, style.get(x["status"], "")), what, conf,
-                          str(x.get("qty") or ""), price)
+            table.add_row(
+                str(x["line"]),
+                Text(status, style.get(x["status"], "")),
+                what,
+                conf,
+                str(x.get("qty") or ""),
+                price,
+            )
         lines = []
         for c in r["claims"]:
-            mark = {True: "[green]true[/]", False: "[bold red]FALSE[/]"}.get(c["verdict"], "[yellow]unknown[/]")
-            lines.append(f"{mark} line {c['line']}: \"{escape(c['claim'])}\" - {escape(c['why'])}")
+            mark = {True: "[green]true[/]", False: "[bold red]FALSE[/]"}.get(
+                c["verdict"], "[yellow]unknown[/]"
+            )
+            lines.append(f'{mark} line {c["line"]}: "{escape(c["claim"])}" - {escape(c["why"])}')
         if r["missing"]:
             lines.append(f"[yellow]missing from the quote:[/] {', '.join(r['missing'])}")
         for p in r["build_problems"]:
@@ -110,13 +128,20 @@ class QuotePane(VerticalScroll):
         findings = (r["plan"] or {}).get("findings", [])
         worst = [f for f in findings if f["severity"] in ("error", "warning")]
         if worst:
-            lines.append(f"{len(findings)} findings; the worst: " + "; ".join(
-                f"[{'red' if f['severity'] == 'error' else 'yellow'}]{f['id']}[/] {escape(f['message'])}"
-                for f in worst[:3]))
-        self.query_one("#quote-claims", Static).update("\n".join(lines) or "[dim]no claims found in the quote[/]")
+            lines.append(
+                f"{len(findings)} findings; the worst: "
+                + "; ".join(
+                    f"[{'red' if f['severity'] == 'error' else 'yellow'}]{f['id']}[/] {escape(f['message'])}"
+                    for f in worst[:3]
+                )
+            )
+        self.query_one("#quote-claims", Static).update(
+            "\n".join(lines) or "[dim]no claims found in the quote[/]"
+        )
 
     def markdown(self) -> str | None:
         from advisor.quote_report import render
+
         return render(self.result, "markdown") if self.result else None
 
 
@@ -144,12 +169,14 @@ class MeasurePane(Vertical):
             self.query_one("#bench-status", Static).update(
                 "[yellow]torch is not installed here[/], so the bench cannot run: `pip install 'advisor[bench]'` "
                 "on the GPU machine. You can still load a measurement file: `advisor bench`, `advisor import`, "
-                "or a tool's output (nvbandwidth, p2pBandwidthLatencyTest, nccl-tests, nvidia-smi).")
+                "or a tool's output (nvbandwidth, p2pBandwidthLatencyTest, nccl-tests, nvidia-smi)."
+            )
             self.query_one("#bench-run", Button).disabled = True
         else:
             self.query_one("#bench-status", Static).update(
                 "torch is installed: [b]Run bench[/] measures this machine's GPUs (host copies, peer copies, "
-                "all-reduce, memory, matmul) and compares them with the build. Or load a measurement file.")
+                "all-reduce, memory, matmul) and compares them with the build. Or load a measurement file."
+            )
 
     @on(Button.Pressed, "#bench-run")
     def _run(self) -> None:
@@ -166,19 +193,28 @@ class MeasurePane(Vertical):
         say = self.app.call_from_thread
         try:
             import torch
+
             if not torch.cuda.is_available() or torch.cuda.device_count() == 0:
-                say(self._finished, None, "No CUDA GPU is visible to torch here: nothing to measure. Load a "
-                    "measurement file from the GPU machine instead (`advisor bench -o FILE` there).")
+                say(
+                    self._finished,
+                    None,
+                    "No CUDA GPU is visible to torch here: nothing to measure. Load a "
+                    "measurement file from the GPU machine instead (`advisor bench -o FILE` there).",
+                )
                 return
             from advisor.bench.torch_bench import Settings, run
+
             meas = run(Settings.quick(), progress=lambda text: say(self._progress, text))
             path = Path(f"advisor-bench-{time.strftime('%Y%m%d-%H%M%S')}.json").resolve()
             meas.save(path)
         except Exception as exc:  # the bench is the user's machine talking: report, never crash the app
             say(self._finished, None, f"the bench failed: {type(exc).__name__}: {exc}")
             return
-        say(self._finished, (meas, str(path)),
-            f"done in {time.monotonic() - started:.0f} s: {len(meas.results)} results, saved to {path}")
+        say(
+            self._finished,
+            (meas, str(path)),
+            f"done in {time.monotonic() - started:.0f} s: {len(meas.results)} results, saved to {path}",
+        )
 
     def _progress(self, text: str) -> None:
         self.query_one(Log).write_line(text)
@@ -195,7 +231,9 @@ class MeasurePane(Vertical):
         table = self.query_one("#measurements", DataTable)
         table.clear()
         for path, m in measurements:
-            table.add_row(Path(path).name, m.source.tool, str(len(m.results)), str(len(m.machine.gpus) or "?"))
+            table.add_row(
+                Path(path).name, m.source.tool, str(len(m.results)), str(len(m.machine.gpus) or "?")
+            )
 
 
 class ComparePane(Vertical):
@@ -212,6 +250,7 @@ class ComparePane(Vertical):
 
     def show(self, planner: Planner) -> None:
         from advisor.compare import compare
+
         measurements: list[tuple[str, Measurement]] = self.app.measurements
         table = self.query_one(DataTable)
         row = table.cursor_row
@@ -228,8 +267,10 @@ class ComparePane(Vertical):
         for path, meas in measurements:
             self.rows += [(path, r) for r in compare(planner.prediction, meas)]
         flagged = sum(1 for _, r in self.rows if r.flagged)
-        title.update(f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
-                     "15%[/]; select a row for its likely causes")
+        title.update(
+            f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
+            "15%[/]; select a row for its likely causes"
+        )
         for path, r in self.rows:
             ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
             flag = Text("OFF", "bold red") if r.flagged else Text("ok", "green")
@@ -250,7 +291,14 @@ class ComparePane(Vertical):
         path, r = self.rows[min(self.query_one(DataTable).cursor_row, len(self.rows) - 1)]
         head = f"{r.metric} {r.where}, measured in [b]{escape(Path(path).name)}[/]: "
         if not r.causes:
-            out.update(head + ("within 15% of the prediction" if not r.flagged else "off, no likely cause known"))
+            out.update(
+                head + ("within 15% of the prediction" if not r.flagged else "off, no likely cause known")
+            )
             return
-        out.update(head + "likely causes, first suspect first\n" + "\n".join(
-            f"[b]{c['id']}[/] {escape(c['message'])}\n  check: {escape(c['fix'])}" for c in r.causes))
+        out.update(
+            head
+            + "likely causes, first suspect first\n"
+            + "\n".join(
+                f"[b]{c['id']}[/] {escape(c['message'])}\n  check: {escape(c['fix'])}" for c in r.causes
+            )
+        )

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from advisor.machine import Machine, Node
 from advisor.planner import Planner, cards_of
@@ -33,9 +33,11 @@ def derivation(name: str, fig: Figure) -> str:
         value = f"{fig.value:.2f} {fig.unit}"
     inputs = ", ".join(f"{k} = {v}" for k, v in fig.inputs.items() if k != "hops")
     low = " [yellow](low confidence)[/]" if fig.confidence == "low" else ""
-    return (f"[b]{escape(name)}[/] = [b]{value}[/]{low}\n  = {escape(fig.formula)}\n"
-            f"  [dim]inputs: {escape(inputs)}\n  constants: {escape(', '.join(fig.constants))} "
-            "(advisor plan --explain lists their sources)[/]")
+    return (
+        f"[b]{escape(name)}[/] = [b]{value}[/]{low}\n  = {escape(fig.formula)}\n"
+        f"  [dim]inputs: {escape(inputs)}\n  constants: {escape(', '.join(fig.constants))} "
+        "(advisor plan --explain lists their sources)[/]"
+    )
 
 
 # ---------------------------------------------------------------------- the build panel
@@ -71,7 +73,11 @@ class BuildPanel(Vertical):
 
         def line(key: str, label: str, value: str | list[Text], style: str = "") -> None:
             """A label and its value, the value's lines indented under it (Rich tables are too slow here)."""
-            rows = value if isinstance(value, list) else [Text(w, style) for w in textwrap.wrap(value, width) or [""]]
+            rows = (
+                value
+                if isinstance(value, list)
+                else [Text(w, style) for w in textwrap.wrap(value, width) or [""]]
+            )
             text = Text(f"{label:<6} ", "bold")
             for i, row in enumerate(rows):
                 # no-break spaces: the list's own wrapping drops ordinary spaces at the start of a line
@@ -79,7 +85,11 @@ class BuildPanel(Vertical):
             options.append(Option(text, id=key))
 
         if planner.explicit:
-            line("tree", "Tree", f"explicit PCIe tree ({len(planner.prediction.gpus) if planner.prediction else '?'} GPUs)")
+            line(
+                "tree",
+                "Tree",
+                f"explicit PCIe tree ({len(planner.prediction.gpus) if planner.prediction else '?'} GPUs)",
+            )
             line("board", "Board", "pick one to start a catalog build", "dim")
         else:
             line("cpu", "CPU", planner.cpu.name if planner.cpu else (b.cpu or "-"))
@@ -97,11 +107,22 @@ class BuildPanel(Vertical):
                 where = placement.get(i) or "?"
                 how = "" if card.slot else " (auto)"
                 link = n.link.label if n and n.link else "no lanes" if planner.prediction else "?"
-                style = "red" if not (n and n.link) else ("yellow" if n.link.width < n.link.max_width
-                                                           or n.link.gen < n.link.max_gen else "cyan")
+                style = (
+                    "red"
+                    if not (n and n.link)
+                    else (
+                        "yellow" if n.link.width < n.link.max_width or n.link.gen < n.link.max_gen else "cyan"
+                    )
+                )
                 where = f"  {where}{how}" if len(link) + len(where) + len(how) + 2 <= width else f"  {where}"
-                line(f"gpu:{i}", f"GPU{i}", [Text(_fit(model, width)),
-                                             Text.assemble((link, style), (_fit(where, width - len(link)), "dim"))])
+                line(
+                    f"gpu:{i}",
+                    f"GPU{i}",
+                    [
+                        Text(_fit(model, width)),
+                        Text.assemble((link, style), (_fit(where, width - len(link)), "dim")),
+                    ],
+                )
             line("add-gpu", "", "+ add GPU (g)", "dim")
             options.append(None)
             for n in b.nvme:
@@ -126,7 +147,7 @@ class BuildPanel(Vertical):
         if keep is not None:
             try:
                 items.highlighted = items.get_option_index(keep)
-            except Exception:  # the line is gone (a removed card)
+            except OptionDoesNotExist:  # the line is gone (a removed card)
                 items.highlighted = 0
         # Measure the new lines now rather than while drawing, which would cost a second full frame.
         items.scroll_to_highlight()
@@ -162,8 +183,12 @@ def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:
             low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
             t.append(f" {n.link.label}", "yellow" if low else "cyan")
             if low:
-                t.append(f" (of x{n.link.max_width})" if n.link.gen == n.link.max_gen else
-                         f" (of Gen{n.link.max_gen} x{n.link.max_width})", "yellow")
+                t.append(
+                    f" (of x{n.link.max_width})"
+                    if n.link.gen == n.link.max_gen
+                    else f" (of Gen{n.link.max_gen} x{n.link.max_width})",
+                    "yellow",
+                )
         if gp:
             t.append(f" H2D/D2H {gp.h2d.value:.1f}/{gp.d2h.value:.1f} GB/s", "green")
     else:
@@ -175,6 +200,7 @@ def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:
             t.append(f"  {n.link.label}", "cyan")
             if n.kind in ("chipset", "switch"):
                 from advisor.graph import raw_gbps
+
                 t.append(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
     return t
 
@@ -190,8 +216,11 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
         if c.name in used:
             continue
         g = board.group(c.group)
-        parent = {"cpu": f"cpu{g.socket}/hb{g.host_bridge or '0'}", "chipset": f"chipset{g.socket}",
-                  "switch": f"switch:{g.switch}"}[g.source]
+        parent = {
+            "cpu": f"cpu{g.socket}/hb{g.host_bridge or '0'}",
+            "chipset": f"chipset{g.socket}",
+            "switch": f"switch:{g.switch}",
+        }[g.source]
         if parent not in m.nodes:
             parent = f"cpu{g.socket}" if f"cpu{g.socket}" in m.nodes else "cpu0"
         src = {"cpu": "CPU", "chipset": "chipset", "switch": "switch"}[g.source]
@@ -226,8 +255,9 @@ class MachineTree(VerticalScroll):
             text.append_text(label)
 
         def add(node: Node, prefix: str) -> None:
-            children: list[Text | Node] = sorted(kids.get(node.id, []),
-                                                 key=lambda c: (c.kind != "switch", c.index or 0, c.id))
+            children: list[Text | Node] = sorted(
+                kids.get(node.id, []), key=lambda c: (c.kind != "switch", c.index or 0, c.id)
+            )
             children += [Text(label, "dim") for label in empty.get(node.id, [])]
             for i, c in enumerate(children):
                 last = i == len(children) - 1
@@ -271,14 +301,23 @@ class HostView(Vertical):
         pred = planner.prediction
         self._pred = pred
         if pred is None:
-            self.query_one("#host-detail", Static).update(f"[red]cannot evaluate: {escape(planner.error or '')}[/]")
+            self.query_one("#host-detail", Static).update(
+                f"[red]cannot evaluate: {escape(planner.error or '')}[/]"
+            )
             return
         for p in pred.gpus:
             n = p.node
             low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
-            table.add_row(f"GPU{n.index}", n.connector or "-", Text(n.link.label, "yellow" if low else ""),
-                          f"{p.h2d.value:.1f}", f"{p.d2h.value:.1f}", f"{p.h2d_all.value:.1f}",
-                          f"{p.d2h_all.value:.1f}", key=str(n.index))
+            table.add_row(
+                f"GPU{n.index}",
+                n.connector or "-",
+                Text(n.link.label, "yellow" if low else ""),
+                f"{p.h2d.value:.1f}",
+                f"{p.d2h.value:.1f}",
+                f"{p.h2d_all.value:.1f}",
+                f"{p.d2h_all.value:.1f}",
+                key=str(n.index),
+            )
         if pred.gpus:
             table.move_cursor(row=min(row, len(pred.gpus) - 1))
         self._detail()
@@ -297,11 +336,16 @@ class HostView(Vertical):
         n = p.node
         why = "; ".join(n.link.limited_by) or "nothing: the card's own maximum"
         shared = p.h2d_all.inputs.get("limited_by")
-        text = (f"GPU{n.index} {escape(n.gpu.name if n.gpu else '?')}: {n.link.label} "
-                f"(card Gen{n.link.max_gen} x{n.link.max_width}); link limited by {escape(why)}; "
-                f"bottleneck to host: {escape(p.bottleneck)}"
-                + (f"; with all GPUs copying: {escape(shared)}" if shared else "") + "\n"
-                + derivation("H2D", p.h2d) + "\n" + derivation("H2D with all GPUs copying", p.h2d_all))
+        text = (
+            f"GPU{n.index} {escape(n.gpu.name if n.gpu else '?')}: {n.link.label} "
+            f"(card Gen{n.link.max_gen} x{n.link.max_width}); link limited by {escape(why)}; "
+            f"bottleneck to host: {escape(p.bottleneck)}"
+            + (f"; with all GPUs copying: {escape(shared)}" if shared else "")
+            + "\n"
+            + derivation("H2D", p.h2d)
+            + "\n"
+            + derivation("H2D with all GPUs copying", p.h2d_all)
+        )
         self.query_one("#host-detail", Static).update(text)
 
 
@@ -334,12 +378,18 @@ class MatrixView(Vertical):
         table.clear(columns=True)
         pred = planner.prediction
         self._pred = pred
-        what = {"uni": "one way, GB/s", "bidi": "both ways, GB/s", "latency": "latency, us",
-                "path": "path class (nvidia-smi topo -m)"}[self.mode]
+        what = {
+            "uni": "one way, GB/s",
+            "bidi": "both ways, GB/s",
+            "latency": "latency, us",
+            "path": "path class (nvidia-smi topo -m)",
+        }[self.mode]
         title = self.query_one("#matrix-title", Static)
         if pred is None:
             title.update(f"[b]GPU <-> GPU[/]: {what}")
-            self.query_one("#allreduce", Static).update(f"[red]cannot evaluate: {escape(planner.error or '')}[/]")
+            self.query_one("#allreduce", Static).update(
+                f"[red]cannot evaluate: {escape(planner.error or '')}[/]"
+            )
             self.query_one("#pair-detail", Static).update("")
             return
         gpus = pred.machine.gpus
@@ -348,8 +398,10 @@ class MatrixView(Vertical):
             by[(p.a, p.b)] = by[(p.b, p.a)] = p
         # "PIX 26.3" where the view is wide enough for every column, the figure alone where it is not
         with_path = self.mode == "path" or (self.size.width or 66) >= 7 + len(gpus) * 11
-        title.update(f"[b]GPU <-> GPU[/]: {what}{', with the path class' if with_path and self.mode != 'path' else ''} "
-                     "[dim](v: next view)[/]")
+        title.update(
+            f"[b]GPU <-> GPU[/]: {what}{', with the path class' if with_path and self.mode != 'path' else ''} "
+            "[dim](v: next view)[/]"
+        )
         table.add_column("", key="row")
         for n in gpus:
             table.add_column(f"GPU{n.index}", key=str(n.index))
@@ -375,7 +427,8 @@ class MatrixView(Vertical):
             self.query_one("#allreduce", Static).update(
                 f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{ar.value:.1f} GB/s[/] "
                 f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']}). Cells: "
-                "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]")
+                "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]"
+            )
         else:
             self.query_one("#allreduce", Static).update("[dim]one GPU: no all-reduce[/]")
         self._detail()
@@ -400,10 +453,18 @@ class MatrixView(Vertical):
         p = next(p for p in pred.pairs if {p.a, p.b} == {a, b})
         fig = getattr(p, self.mode)
         nccl = "no CUDA P2P" if not p.p2p else p.nccl_reason
-        out.update(f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "
-                   f"({escape(p.p2p_reason)}); NCCL uses [b]{p.nccl_transport}[/] ({escape(nccl)})\n"
-                   + derivation("one way" if self.mode in ("uni", "path") else
-                                "both ways" if self.mode == "bidi" else "latency", fig))
+        out.update(
+            f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "
+            f"({escape(p.p2p_reason)}); NCCL uses [b]{p.nccl_transport}[/] ({escape(nccl)})\n"
+            + derivation(
+                "one way"
+                if self.mode in ("uni", "path")
+                else "both ways"
+                if self.mode == "bidi"
+                else "latency",
+                fig,
+            )
+        )
 
 
 # ---------------------------------------------------------------------- findings
@@ -428,7 +489,7 @@ class FindingsView(Vertical):
         table.refresh()
 
     _shown: tuple = ()
-    _findings: list = []
+    _findings: list = []  # replaced, never mutated
 
     def show(self, planner: Planner) -> None:
         shown = tuple((f.id, f.subject, f.message) for f in planner.findings)
@@ -440,8 +501,13 @@ class FindingsView(Vertical):
         table.clear()
         self._findings = list(planner.findings)
         for i, f in enumerate(self._findings):
-            table.add_row(Text(f.severity, SEVERITY_STYLE.get(f.severity, "")), f.id, f.subject,
-                          Text(f.message, no_wrap=True, overflow="ellipsis"), key=str(i))
+            table.add_row(
+                Text(f.severity, SEVERITY_STYLE.get(f.severity, "")),
+                f.id,
+                f.subject,
+                Text(f.message, no_wrap=True, overflow="ellipsis"),
+                key=str(i),
+            )
         if self._findings:
             table.move_cursor(row=min(row, len(self._findings) - 1))
         self._detail()
@@ -457,12 +523,25 @@ class FindingsView(Vertical):
             out.update("No findings for this build." if self.app.planner.prediction else "")
             return
         from advisor.rules import load_rules
+
         f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
         rule = next((r for r in load_rules() if r.id == f.id), None)
-        text = Text.assemble((f"{f.severity.upper()} {f.id}", SEVERITY_STYLE.get(f.severity, "")), f" ({f.subject})",
-                             "\n", f.message, "\n\n", ("Fix: ", "bold"), f.fix, "\n\n", ("Why: ", "bold"), f.why)
+        text = Text.assemble(
+            (f"{f.severity.upper()} {f.id}", SEVERITY_STYLE.get(f.severity, "")),
+            f" ({f.subject})",
+            "\n",
+            f.message,
+            "\n\n",
+            ("Fix: ", "bold"),
+            f.fix,
+            "\n\n",
+            ("Why: ", "bold"),
+            f.why,
+        )
         if rule is not None:
-            text.append_text(Text.assemble("\n\n", ("Rule: ", "bold"), f"{rule.title}: ", (rule.when, "italic")))
+            text.append_text(
+                Text.assemble("\n\n", ("Rule: ", "bold"), f"{rule.title}: ", (rule.when, "italic"))
+            )
             if rule.example:
                 text.append_text(Text.assemble("\n\n", ("Example: ", "bold"), rule.example))
             text.append_text(Text.assemble("\n\n", ("Sources: ", "bold"), ", ".join(rule.sources)))

@@ -6,7 +6,7 @@ A small form (job, model, strategy, batch, sequence, accumulation, GPUs) and the
 
 from __future__ import annotations
 
-import os
+import io
 
 from rich.console import Console
 from rich.text import Text
@@ -18,8 +18,10 @@ from textual.widgets import Input, Label, Select, Static
 from advisor.errors import UserError
 from advisor.planner import Planner
 
-STRATEGIES = {"train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
-              "infer": ("tp", "pp", "replicas")}
+STRATEGIES = {
+    "train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
+    "infer": ("tp", "pp", "replicas"),
+}
 
 
 class WorkloadPane(Vertical):
@@ -28,20 +30,36 @@ class WorkloadPane(Vertical):
 
         models = [(key, key) for key in presets()]
         with Horizontal(classes="wl-row"):
-            yield Select([("train", "train"), ("infer", "infer")], value="train", allow_blank=False, id="wl-task",
-                         tooltip="training step or inference")
+            yield Select(
+                [("train", "train"), ("infer", "infer")],
+                value="train",
+                allow_blank=False,
+                id="wl-task",
+                tooltip="training step or inference",
+            )
             yield Select(models, value="opt-1.3b", allow_blank=False, id="wl-model", tooltip="model preset")
-            yield Select([(s, s) for s in STRATEGIES["train"]], value="ddp", allow_blank=False, id="wl-strategy",
-                         tooltip="parallel strategy")
+            yield Select(
+                [(s, s) for s in STRATEGIES["train"]],
+                value="ddp",
+                allow_blank=False,
+                id="wl-strategy",
+                tooltip="parallel strategy",
+            )
         with Horizontal(classes="wl-row"):
             yield Label("batch", classes="wl-label")
-            yield Input("1", id="wl-batch", type="integer", tooltip="micro-batch per GPU (train); sequences (infer)")
+            yield Input(
+                "1", id="wl-batch", type="integer", tooltip="micro-batch per GPU (train); sequences (infer)"
+            )
             yield Label("seq", classes="wl-label")
-            yield Input("1024", id="wl-seq", type="integer", tooltip="sequence length (train); prompt (infer)")
+            yield Input(
+                "1024", id="wl-seq", type="integer", tooltip="sequence length (train); prompt (infer)"
+            )
             yield Label("accum", classes="wl-label")
             yield Input("1", id="wl-accum", type="integer", tooltip="gradient accumulation steps")
             yield Label("GPUs", classes="wl-label")
-            yield Input("", id="wl-gpus", type="integer", placeholder="all", tooltip="GPUs used (default all)")
+            yield Input(
+                "", id="wl-gpus", type="integer", placeholder="all", tooltip="GPUs used (default all)"
+            )
         with VerticalScroll(id="wl-scroll"):
             yield Static(id="wl-report")
 
@@ -63,9 +81,18 @@ class WorkloadPane(Vertical):
         model = resolve(str(self.query_one("#wl-model", Select).value))
         strategy = str(self.query_one("#wl-strategy", Select).value)
         if task == "infer":
-            return Workload("infer", model, strategy, batch=values["batch"], prompt=values["seq"], gpus=values["gpus"])
-        return Workload("train", model, strategy, batch=values["batch"], seq=values["seq"], accum=values["accum"],
-                        gpus=values["gpus"])
+            return Workload(
+                "infer", model, strategy, batch=values["batch"], prompt=values["seq"], gpus=values["gpus"]
+            )
+        return Workload(
+            "train",
+            model,
+            strategy,
+            batch=values["batch"],
+            seq=values["seq"],
+            accum=values["accum"],
+            gpus=values["gpus"],
+        )
 
     def show(self, planner: Planner) -> None:
         out = self.query_one("#wl-report", Static)
@@ -84,8 +111,9 @@ class WorkloadPane(Vertical):
             out.update(Text(exc.render(), "yellow"))
             return
         width = max(40, (self.query_one("#wl-scroll").size.width or 66) - 2)
-        console = Console(record=True, width=width, file=open(os.devnull, "w"), color_system="truecolor",
-                          highlight=False)
+        console = Console(
+            record=True, width=width, file=io.StringIO(), color_system="truecolor", highlight=False
+        )
         render_text(analysis, console=console)
         for f in findings:
             style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "cyan")

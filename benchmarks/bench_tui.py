@@ -83,7 +83,7 @@ def ready_time(path: str, runs: int = 5) -> list[float]:
     return out
 
 
-def key_to_views(path: str, rounds: int = 40) -> list[float]:
+def key_to_views(path: str, rounds: int = 100) -> list[float]:
     term = Terminal(path, env())
     term.wait_for(b"all-reduce")
     time.sleep(0.5)

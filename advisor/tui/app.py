@@ -13,6 +13,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedContent, TabPane
@@ -132,7 +133,8 @@ class AdvisorApp(App):
             with TabbedContent(id="views", initial="machine"):
                 for title, tab, cls, wid in PANES:
                     with TabPane(title, id=tab):
-                        yield cls(id=wid)
+                        # the hidden tabs are mounted after the first screen is drawn
+                        yield cls(id=wid) if tab == "machine" else Lazy(cls(id=wid))
         yield Static(id="summary")
         yield Footer(compact=True)
 
@@ -160,9 +162,14 @@ class AdvisorApp(App):
         self._show_view(self.query_one(TabbedContent).active)
 
     def _show_view(self, tab: str) -> None:
-        if tab in self._stale:
-            self._stale.discard(tab)
-            self.query_one(VIEWS[tab]).show(self.planner)
+        if tab not in self._stale:
+            return
+        view = self.query(VIEWS[tab])
+        if not view:  # a lazy tab not mounted yet: draw it once it is
+            self.call_after_refresh(self._show_view, tab)
+            return
+        self._stale.discard(tab)
+        view.first().show(self.planner)
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -525,13 +532,17 @@ class AdvisorApp(App):
         self.action_open_quote()
 
     def open_quote(self, path: str) -> None:
+        pane = self.query(QuotePane)
+        if not pane:  # at start-up, before the lazy tab is mounted
+            self.call_after_refresh(self.open_quote, path)
+            return
         try:
             text = read_text(path)
         except UserError as exc:
             self.notify(exc.render(), severity="error")
             return
         self.action_view("quote")
-        self.query_one(QuotePane).load_text(text, path)
+        pane.first().load_text(text, path)
 
     @on(QuotePane.Checked)
     def _quote_checked(self, event: QuotePane.Checked) -> None:
@@ -595,7 +606,8 @@ class AdvisorApp(App):
     def _add_measurement(self, meas: Measurement, path: str) -> None:
         self.measurements = [(p, m) for p, m in self.measurements if p != path] + [(path, meas)]
         if self.is_mounted:
-            self.query_one(MeasurePane).listed(self.measurements)
+            for pane in self.query(MeasurePane):  # none yet at start-up: it lists them when mounted
+                pane.listed(self.measurements)
             self.redraw_view("compare")
 
     # ------------------------------------------------------------------ view, history, app

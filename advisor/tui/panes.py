@@ -164,6 +164,7 @@ class MeasurePane(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#measurements", DataTable).add_columns("file", "tool", "results", "GPUs")
+        self.listed(self.app.measurements)
         self.query_one(ProgressBar).display = False
         if importlib.util.find_spec("torch") is None:
             self.query_one("#bench-status", Static).update(

@@ -165,7 +165,7 @@ class AdvisorApp(App):
         if tab not in self._stale:
             return
         view = self.query(VIEWS[tab])
-        if not view:  # a lazy tab not mounted yet: draw it once it is
+        if not view or not view.first().size.width:  # a lazy tab not mounted or laid out yet: draw it once it is
             self.call_after_refresh(self._show_view, tab)
             return
         self._stale.discard(tab)

@@ -479,14 +479,11 @@ class FindingsView(Vertical):
             yield Static(id="finding-detail")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("severity", "id", "on")
-        table.add_column("message", key="message", width=40)
+        self.query_one(DataTable).add_columns("severity", "id", "on", "message")
 
     def on_resize(self) -> None:
-        table = self.query_one(DataTable)
-        table.columns["message"].width = max(20, self.size.width - 40)
-        table.refresh()
+        self._shown = ()  # messages are cut to the width: draw them again for the new one
+        self.app.redraw_view("findings")
 
     _shown: tuple = ()
     _findings: list = []  # replaced, never mutated
@@ -500,12 +497,13 @@ class FindingsView(Vertical):
         row = table.cursor_row
         table.clear()
         self._findings = list(planner.findings)
+        room = max(20, self.size.width - 32)  # what the severity, id and subject columns leave
         for i, f in enumerate(self._findings):
             table.add_row(
                 Text(f.severity, SEVERITY_STYLE.get(f.severity, "")),
                 f.id,
                 f.subject,
-                Text(f.message, no_wrap=True, overflow="ellipsis"),
+                _fit(f.message, room),
                 key=str(i),
             )
         if self._findings:

@@ -99,9 +99,6 @@ class WorkloadPane(Vertical):
 
     def show(self, planner: Planner) -> None:
         scroll = self.query_one("#wl-scroll")
-        if not scroll.size.width:  # not laid out yet (a lazily mounted tab): draw once it is
-            self.call_after_refresh(self.show, planner)
-            return
         out = self.query_one("#wl-report", Static)
         pred = planner.prediction
         if pred is None:
@@ -117,7 +114,7 @@ class WorkloadPane(Vertical):
         except UserError as exc:
             out.update(Text(exc.render(), "yellow"))
             return
-        width = max(40, scroll.size.width - 2)
+        width = max(40, (scroll.size.width or self.size.width) - 2)
         console = Console(
             record=True, width=width, file=io.StringIO(), color_system="truecolor", highlight=False
         )

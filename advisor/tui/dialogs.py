@@ -25,10 +25,11 @@ class ChoicePicker(ModalScreen[Any]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
-        Binding("down", "down", show=False),
-        Binding("up", "up", show=False),
-        Binding("pagedown", "page_down", show=False),
-        Binding("pageup", "page_up", show=False),
+        # the filter field keeps the focus; these keys move the list under it
+        Binding("down", "table('cursor_down')", show=False),
+        Binding("up", "table('cursor_up')", show=False),
+        Binding("pagedown", "table('page_down')", show=False),
+        Binding("pageup", "table('page_up')", show=False),
     ]
 
     def __init__(
@@ -123,17 +124,8 @@ class ChoicePicker(ModalScreen[Any]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    def action_down(self) -> None:
-        self.query_one(DataTable).action_cursor_down()
-
-    def action_up(self) -> None:
-        self.query_one(DataTable).action_cursor_up()
-
-    def action_page_down(self) -> None:
-        self.query_one(DataTable).action_page_down()
-
-    def action_page_up(self) -> None:
-        self.query_one(DataTable).action_page_up()
+    def action_table(self, action: str) -> None:
+        getattr(self.query_one(DataTable), f"action_{action}")()
 
 
 class _Files(DirectoryTree):

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from advisor.cli import main
+from advisor.cli.main import main
 
 raise SystemExit(main())

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from advisor.catalog.store import load_catalog  # noqa: E402
-from advisor.engine import build_from_data, evaluate  # noqa: E402
-from advisor.yamlio import loads  # noqa: E402
+from advisor.model.catalog.store import load_catalog  # noqa: E402
+from advisor.model.engine import build_from_data, evaluate  # noqa: E402
+from advisor.base.yamlio import loads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,10 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor.catalog.store import load_catalog  # noqa: E402
-from advisor.engine import build_from_data, evaluate  # noqa: E402
-from advisor.rules import evaluate_rules  # noqa: E402
-from advisor.yamlio import loads  # noqa: E402
+from advisor.model.catalog.store import load_catalog  # noqa: E402
+from advisor.model.engine import build_from_data, evaluate  # noqa: E402
+from advisor.findings.rules import evaluate_rules  # noqa: E402
+from advisor.base.yamlio import loads  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_engine import EIGHT_GPU_TREE  # noqa: E402

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog.store import load_catalog
-from advisor.engine import build_from_data, evaluate
-from advisor.errors import UserError
-from advisor.yamlio import dumps, loads
+from advisor.model.catalog.store import load_catalog
+from advisor.model.engine import build_from_data, evaluate
+from advisor.base.errors import UserError
+from advisor.base.yamlio import dumps, loads
 
 KEYS = ["cpu", "board", "gpus", "nvme", "nvlink", "topology", "software", "psu_w", "ram_gb", "name", "colour"]
 values = st.recursive(st.none() | st.booleans() | st.integers(-5, 50) | st.text(max_size=12),
@@ -65,5 +65,5 @@ def test_any_catalog_combination_plans_or_explains_why_not(pair, gpus, nvme, bri
         assert g.h2d.value > 0 and g.h2d_all.value <= g.h2d.value + 1e-6
     for p in pred.pairs:
         assert p.uni.value is None or p.uni.value > 0
-    from advisor.rules import evaluate_rules
+    from advisor.findings.rules import evaluate_rules
     assert all(f.message for f in evaluate_rules(pred))

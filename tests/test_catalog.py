@@ -6,10 +6,10 @@ import json
 
 import jsonschema
 
-from advisor.catalog.store import load_catalog_checked
-from advisor.resources import bundled
-from advisor.schema import schemas
-from advisor.yamlio import load_file, to_plain
+from advisor.model.catalog.store import load_catalog_checked
+from advisor.base.resources import bundled
+from advisor.outputs.schema import schemas
+from advisor.base.yamlio import load_file, to_plain
 
 
 def test_bundled_catalog_validates_and_is_big_enough(cli):
@@ -71,5 +71,5 @@ def test_exported_schema_accepts_every_bundled_file():
 
 
 def test_yaml_does_not_turn_ids_into_other_types():
-    from advisor.yamlio import loads
+    from advisor.base.yamlio import loads
     assert loads("a: no\nb: 0x16\nc: 2024-01-01\nd: 08") == {"a": "no", "b": "0x16", "c": "2024-01-01", "d": "08"}

@@ -55,7 +55,7 @@ def test_import_of_garbage_is_a_clear_error(cli, write):
 def test_a_build_from_topo_reproduces_its_path_classes(cli, tmp_path):
     from advisor.measure.models import Measurement, Result, Source
     from advisor.measure.to_build import build_from
-    from advisor.yamlio import dumps
+    from advisor.base.yamlio import dumps
     labels = {(0, 1): "PIX", (0, 2): "PXB", (1, 2): "PXB", (0, 3): "NODE", (1, 3): "NODE", (2, 3): "NODE",
               (0, 4): "SYS", (1, 4): "SYS", (2, 4): "SYS", (3, 4): "SYS"}
     results = [Result(metric="path", a=a, b=b, value=v, tool="topo") for (a, b), v in labels.items()]

@@ -14,14 +14,14 @@ from tests.conftest import ROOT
 
 
 def test_core_never_imports_textual_or_torch():
-    code = ("import sys, advisor.engine, advisor.report, advisor.accuracy, advisor.workload, advisor.workload.report, "
-            "advisor.planner, advisor.quote, advisor.compare, advisor.measure; "
-            "from advisor.engine import build_from_flags, evaluate; "
+    code = ("import sys, advisor.model.engine, advisor.render.plan, advisor.model.accuracy, advisor.workload, advisor.workload.report, "
+            "advisor.session.planner, advisor.quote.reader, advisor.measure.compare, advisor.measure; "
+            "from advisor.model.engine import build_from_flags, evaluate; "
             "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
             "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); evaluate(b); "
             "analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
             "analyse(b, Workload('infer', resolve('8b'), 'tp')); "
-            "from advisor.planner import Planner; p = Planner(b); p.add_gpu('RTX 4090'); p.undo(); "
+            "from advisor.session.planner import Planner; p = Planner(b); p.add_gpu('RTX 4090'); p.undo(); "
             "bad = [m for m in ('textual', 'torch') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -52,6 +52,6 @@ def test_wheel_installs_and_finds_its_catalog(tmp_path):
     assert r.returncode == 0, r.stderr
     plan = json.loads(r.stdout)
     assert [g["link"]["width"] for g in plan["gpus"]] == [8, 8]
-    r = subprocess.run([str(py), "-c", "import advisor.resources as r; print(r.bundled('catalog'))"],
+    r = subprocess.run([str(py), "-c", "import advisor.base.resources as r; print(r.bundled('catalog'))"],
                        capture_output=True, text=True, cwd=tmp_path, env=env)
     assert "site-packages" in r.stdout and "_bundled" in r.stdout

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 from advisor.measure import Measurement, parse
 from advisor.measure.parsers.lspci import GEN_BY_SPEED
 from tests.mutate import mutated

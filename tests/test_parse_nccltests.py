@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 from advisor.measure import Measurement, parse
 from tests.mutate import mutated
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 from advisor.measure import METRICS, TOOLS, Measurement, Result, detect, parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools"

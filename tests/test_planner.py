@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.engine import build_from_flags, load_build
-from advisor.errors import UserError
-from advisor.planner import Planner
+from advisor.model.engine import build_from_flags, load_build
+from advisor.base.errors import UserError
+from advisor.session.planner import Planner
 from tests.conftest import ROOT
 
 

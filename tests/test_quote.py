@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog.store import load_catalog
-from advisor.errors import UserError
-from advisor.quote import evaluate_quote, read_quote
+from advisor.model.catalog.store import load_catalog
+from advisor.base.errors import UserError
+from advisor.quote.reader import evaluate_quote, read_quote
 from tests.conftest import ROOT
 
 QUOTES = ROOT / "examples" / "quotes"

@@ -100,7 +100,7 @@ def test_rule_fixture_fires_and_its_twin_does_not(plan_json, rule):
 
 
 def test_every_rule_has_a_firing_and_a_quiet_example():
-    from advisor.rules import load_rules
+    from advisor.findings.rules import load_rules
     covered = set(RULES_WITH_FIXTURES) | {"LANE001", "LANE002", "P2P001", "P2P002", "PLAT001", "NVL001",
                                           "PWR001", "MEM001", "FIT001", "CAT001"}
     assert {r.id for r in load_rules()} <= covered
@@ -108,7 +108,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
 
 
 def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_json):
-    from advisor.catalog.store import load_catalog
+    from advisor.model.catalog.store import load_catalog
     fix = _ids(plan_json(*TWO_4090_X8), "PLAT001")[0]["fix"]
     boards = [b.name for b in load_catalog().boards if b.segment == "workstation"]
     assert any(name in fix for name in boards), fix

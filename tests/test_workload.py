@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from advisor.constants import const
+from advisor.model.constants import const
 
 W = "workload.yaml"
 Z790_2X4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")

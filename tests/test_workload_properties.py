@@ -7,12 +7,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog.store import load_catalog
-from advisor.engine import build_from_data
+from advisor.model.catalog.store import load_catalog
+from advisor.model.engine import build_from_data
 from advisor.workload import Workload, analyse
 from advisor.workload.models import INFER_STRATEGIES, TRAIN_STRATEGIES
 from advisor.workload.presets import presets
-from advisor.yamlio import dumps, loads
+from advisor.base.yamlio import dumps, loads
 
 CAT = load_catalog()
 P2P_GPUS = sorted(
@@ -157,8 +157,8 @@ _PAIRS = sorted(
     gpus=st.one_of(st.none(), st.integers(0, 5)),
 )
 def test_any_catalog_build_and_job_gives_an_answer_or_one_clear_error(pair, gpu, count, job, gpus):
-    from advisor.errors import UserError
-    from advisor.rules import evaluate_rules
+    from advisor.base.errors import UserError
+    from advisor.findings.rules import evaluate_rules
 
     w = _workload(job, 1)
     if w is None:

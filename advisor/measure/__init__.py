@@ -17,7 +17,7 @@ __all__ = ["METRICS", "TOOLS", "GpuInfo", "Machine", "Measurement", "Result", "S
 
 def load(path: str | Path) -> Measurement:
     """A measurement file (from `advisor import`, `bench` or `probe`), or a tool's raw output read as such."""
-    from advisor.yamlio import read_text
+    from advisor.base.yamlio import read_text
     text = read_text(path)
     if text.lstrip().startswith("{") and '"schema_version"' in text and '"results"' in text:
         return Measurement.from_file(path)

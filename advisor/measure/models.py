@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from advisor.errors import Problem, UserError
-from advisor.yamlio import atomic_write, read_text
+from advisor.base.errors import Problem, UserError
+from advisor.base.yamlio import atomic_write, read_text
 
 Metric = Literal[
     "h2d_gbps",

@@ -6,7 +6,7 @@ with a note, and the maximum beside it.
 
 from __future__ import annotations
 
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 
 # nvmlGpuTopologyLevel_t -> nvidia-smi topo -m labels

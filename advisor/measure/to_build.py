@@ -8,7 +8,7 @@ host bridge, within PXB -> same root port (behind switches), PIX -> same switch.
 
 from __future__ import annotations
 
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 from advisor.measure.models import Measurement
 
 _RANK = {"PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}

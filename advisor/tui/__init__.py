@@ -1,1 +1,1 @@
-"""`advisor tui`: a Textual face over the planner. It shows what advisor.planner computes; no model logic lives here."""
+"""`advisor tui`: a Textual face over the planner. It shows what advisor.session.planner computes; no model logic lives here."""

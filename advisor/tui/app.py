@@ -1,6 +1,6 @@
 """The advisor app: a planner on the left, live views on the right, quote / measure / compare in tabs.
 
-State lives in an advisor.planner.Planner (the build, its evaluation, undo) and in the list of
+State lives in an advisor.session.planner.Planner (the build, its evaluation, undo) and in the list of
 loaded measurements; widgets read them after every change. Every edit goes through `edit()`, which
 catches the user's mistakes (UserError) and shows them instead of crashing.
 """
@@ -18,18 +18,18 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedContent, TabPane
 
-from advisor.catalog.store import Catalog, load_catalog
-from advisor.engine import build_from_data, load_build
-from advisor.errors import UserError
-from advisor.planner import Choice, Planner, cards_of
-from advisor.resources import bundled
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.engine import build_from_data, load_build
+from advisor.base.errors import UserError
+from advisor.session.planner import Choice, Planner, cards_of
+from advisor.base.resources import bundled
 from advisor.tui import autosave
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
-from advisor.yamlio import atomic_write, loads, read_text
+from advisor.base.yamlio import atomic_write, loads, read_text
 
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
@@ -506,7 +506,7 @@ class AdvisorApp(App):
         if pred is None:
             self.notify(f"nothing to export: {self.planner.error}", severity="error")
             return
-        from advisor.report import render_markdown
+        from advisor.render.plan import render_markdown
 
         stem = self.planner.path.stem if self.planner.path else "build"
         text = render_markdown(pred, [f.to_json() for f in self.planner.findings])

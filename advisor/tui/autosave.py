@@ -10,7 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from advisor.yamlio import atomic_write
+from advisor.base.yamlio import atomic_write
 
 
 def state_dir() -> Path:

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Select, Static, Switch
 
-from advisor.planner import Choice
+from advisor.session.planner import Choice
 
 
 class ChoicePicker(ModalScreen[Any]):

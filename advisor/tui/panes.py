@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, DataTable, Log, ProgressBar, Static, TextArea
 
-from advisor.errors import UserError
-from advisor.planner import Planner
+from advisor.base.errors import UserError
+from advisor.session.planner import Planner
 
 if TYPE_CHECKING:
     from advisor.measure.models import Measurement
@@ -69,7 +69,7 @@ class QuotePane(VerticalScroll):
         self.check(text, name)
 
     def check(self, text: str, name: str) -> None:
-        from advisor.quote import evaluate_quote, read_quote
+        from advisor.quote.reader import evaluate_quote, read_quote
 
         verdict = self.query_one("#quote-verdict", Static)
         if not text.strip():
@@ -88,7 +88,7 @@ class QuotePane(VerticalScroll):
         self.post_message(self.Checked(result, quote.build, name))
 
     def _show(self, r: dict) -> None:
-        from advisor.quote_report import why_verdict
+        from advisor.render.quote import why_verdict
 
         q = r["quote"]
         self.query_one("#quote-verdict", Static).update(
@@ -140,7 +140,7 @@ class QuotePane(VerticalScroll):
         )
 
     def markdown(self) -> str | None:
-        from advisor.quote_report import render
+        from advisor.render.quote import render
 
         return render(self.result, "markdown") if self.result else None
 
@@ -250,7 +250,7 @@ class ComparePane(Vertical):
         self.rows: list[tuple[str, Any]] = []
 
     def show(self, planner: Planner) -> None:
-        from advisor.compare import compare
+        from advisor.measure.compare import compare
 
         measurements: list[tuple[str, Measurement]] = self.app.measurements
         table = self.query_one(DataTable)

@@ -17,9 +17,9 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from advisor.machine import Machine, Node
-from advisor.planner import Planner, cards_of
-from advisor.predict import Figure, Prediction
+from advisor.model.machine import Machine, Node
+from advisor.session.planner import Planner, cards_of
+from advisor.model.predict import Figure, Prediction
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
@@ -199,7 +199,7 @@ def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:
         if n.link:
             t.append(f"  {n.link.label}", "cyan")
             if n.kind in ("chipset", "switch"):
-                from advisor.graph import raw_gbps
+                from advisor.model.graph import raw_gbps
 
                 t.append(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
     return t
@@ -520,7 +520,7 @@ class FindingsView(Vertical):
         if not findings:
             out.update("No findings for this build." if self.app.planner.prediction else "")
             return
-        from advisor.rules import load_rules
+        from advisor.findings.rules import load_rules
 
         f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
         rule = next((r for r in load_rules() if r.id == f.id), None)

@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Label, Select, Static
 
-from advisor.errors import UserError
-from advisor.planner import Planner
+from advisor.base.errors import UserError
+from advisor.session.planner import Planner
 
 STRATEGIES = {
     "train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
@@ -104,7 +104,7 @@ class WorkloadPane(Vertical):
         if pred is None:
             out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
             return
-        from advisor.rules import evaluate_rules
+        from advisor.findings.rules import evaluate_rules
         from advisor.workload import analyse
         from advisor.workload.report import render_text
 

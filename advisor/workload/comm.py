@@ -6,8 +6,8 @@ t = alpha + k x S / busbw, k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-sc
 
 from __future__ import annotations
 
-from advisor.constants import const
-from advisor.predict import Figure
+from advisor.model.constants import const
+from advisor.model.predict import Figure
 from advisor.workload.hardware import Fabric
 
 W = "workload.yaml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from advisor.constants import const
+from advisor.model.constants import const
 from advisor.workload.analyse import Analysis
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from advisor.constants import const
-from advisor.errors import UserError
-from advisor.machine import Machine
-from advisor.predict import Figure, Prediction, predict
+from advisor.model.constants import const
+from advisor.base.errors import UserError
+from advisor.model.machine import Machine
+from advisor.model.predict import Figure, Prediction, predict
 
 W = "workload.yaml"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from advisor.constants import const
-from advisor.errors import UserError
-from advisor.predict import Figure
+from advisor.model.constants import const
+from advisor.base.errors import UserError
+from advisor.model.predict import Figure
 from advisor.workload.comm import collective, p2p
 from advisor.workload.hardware import Device, Fabric
 from advisor.workload.memory import inference_memory

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from advisor.constants import const
-from advisor.predict import Figure
+from advisor.model.constants import const
+from advisor.model.predict import Figure
 from advisor.workload.models import Workload
 
 W = "workload.yaml"

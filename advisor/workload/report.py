@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from advisor.constants import constants
+from advisor.model.constants import constants
 from advisor.workload.analyse import Analysis
 from advisor.workload.result import Config
 

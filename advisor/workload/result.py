@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.predict import Figure
+from advisor.model.predict import Figure
 from advisor.workload.memory import Memory
 
 

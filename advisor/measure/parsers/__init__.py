@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from advisor.errors import Problem, UserError
+from advisor.base.errors import Problem, UserError
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import lspci, nccltests, nvbandwidth, p2p, smiq, topo
 from advisor.measure.parsers._common import check_not_empty

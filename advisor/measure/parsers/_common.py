@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from advisor.errors import Problem, UserError
+from advisor.base.errors import Problem, UserError
 from advisor.measure.parsers.detect import TOOL_LABELS, detect
 
 MAX_GPUS = 512  # larger matrices are refused: no real machine has them, and they would take minutes

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from advisor.errors import Problem, UserError
+from advisor.base.errors import Problem, UserError
 
 
 class LineDict(dict):

@@ -7,9 +7,9 @@ from typing import Any
 
 import networkx as nx
 
-from advisor.constants import const
-from advisor.graph import build_graph, class_rank, host_path, path_class, pcie_path, raw_gbps
-from advisor.machine import Machine, Node
+from advisor.model.constants import const
+from advisor.model.graph import build_graph, class_rank, host_path, path_class, pcie_path, raw_gbps
+from advisor.model.machine import Machine, Node
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor.catalog.models import Board, Cpu, Gpu, Part
-from advisor.catalog.store import Catalog, load_catalog
+from advisor.model.catalog.models import Board, Cpu, Gpu, Part
+from advisor.model.catalog.store import Catalog, load_catalog
 
 __all__ = ["Board", "Catalog", "Cpu", "Gpu", "Part", "load_catalog"]

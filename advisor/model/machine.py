@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.catalog.models import Board, Cpu, Gpu
+from advisor.model.catalog.models import Board, Cpu, Gpu
 
 
 @dataclass

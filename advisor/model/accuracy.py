@@ -6,12 +6,12 @@ import json
 import statistics
 from dataclasses import dataclass
 
-from advisor.build.models import Build
-from advisor.catalog.store import Catalog, load_catalog
-from advisor.engine import build_from_data, evaluate
-from advisor.errors import UserError
-from advisor.resources import bundled
-from advisor.yamlio import LineDict, load_file
+from advisor.model.build import Build
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.engine import build_from_data, evaluate
+from advisor.base.errors import UserError
+from advisor.base.resources import bundled
+from advisor.base.yamlio import LineDict, load_file
 
 
 @dataclass

@@ -8,9 +8,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
-from advisor.constants import constants
-from advisor.machine import Machine
-from advisor.predict import Figure, Prediction, topo_matrix
+from advisor.model.constants import constants
+from advisor.model.machine import Machine
+from advisor.model.predict import Figure, Prediction, topo_matrix
 
 NOT_CHECKED = ("Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
                "driver and NCCL versions other than the defaults named, and network (multi-node) traffic.")

@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from advisor.errors import Problem, UserError
+from advisor.base.errors import Problem, UserError
 
 MATCH_MIN = 88.0
 # Capacities, clocks, wattages, quantities: numbers that name no model.
@@ -87,7 +87,7 @@ class Quote:
     lines: list[QuoteLine] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     build_data: dict = field(default_factory=dict)
-    build: Any = None  # advisor.build.models.Build, or None when incomplete
+    build: Any = None  # advisor.model.build.Build, or None when incomplete
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -147,7 +147,7 @@ def _detect(text: str, filename: str) -> str:
     first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     if re.search(r"^(cpu|board|gpus|items)\s*:", text, re.M) or stripped.startswith("- "):
         try:
-            from advisor.yamlio import loads
+            from advisor.base.yamlio import loads
             data = loads(text, filename)
             if (isinstance(data, list) and data) or (isinstance(data, dict) and set(data) & {"cpu", "board", "gpus", "items"}):
                 return "yaml"
@@ -343,7 +343,7 @@ def _read_csv(text: str, q: Quote, catalog) -> None:
 
 
 def _read_yaml(text: str, q: Quote, catalog) -> None:
-    from advisor.yamlio import loads
+    from advisor.base.yamlio import loads
     data = loads(text, q.filename)
     if isinstance(data, list):
         _yaml_items(data, q, catalog, 1)
@@ -474,7 +474,7 @@ def _yaml_items(items: list, q: Quote, catalog, base_line: int) -> None:
 
 
 def _assemble(q: Quote, catalog) -> None:
-    from advisor.build.models import Build
+    from advisor.model.build import Build
     data: dict[str, Any] = {"name": q.filename}
     gpus: dict[str, int] = {}
     ram = 0
@@ -600,15 +600,15 @@ def evaluate_quote(quote: Quote, catalog) -> dict:
     """The plan JSON for the quote's build, the claim verdicts and the overall verdict with its exit code."""
     plan, problems = None, []
     if quote.build is not None:
-        from advisor.engine import evaluate
-        from advisor.report import to_json
+        from advisor.model.engine import evaluate
+        from advisor.render.plan import to_json
         try:
             pred = evaluate(quote.build, catalog)
         except UserError as exc:
             problems.append(exc.render())
         else:
             try:
-                from advisor.rules import evaluate_rules
+                from advisor.findings.rules import evaluate_rules
                 findings = [f.to_json() for f in evaluate_rules(pred)]
             except ImportError:
                 findings = []

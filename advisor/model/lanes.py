@@ -10,11 +10,11 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from advisor.build.models import Build
-from advisor.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
-from advisor.catalog.store import Catalog
-from advisor.errors import UserError
-from advisor.machine import Link, Machine, Node
+from advisor.model.build import Build
+from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
+from advisor.model.catalog.store import Catalog
+from advisor.base.errors import UserError
+from advisor.model.machine import Link, Machine, Node
 
 
 @dataclass

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from advisor.build.models import Build, GpuSpec, NvmeSpec
-from advisor.catalog.store import Catalog, load_catalog
-from advisor.errors import UserError
-from advisor.lanes import allocate
-from advisor.machine import Machine
-from advisor.predict import Prediction, predict
-from advisor.tree import machine_from_tree
-from advisor.validation import validate
-from advisor.yamlio import LineDict, load_file, loads
+from advisor.model.build import Build, GpuSpec, NvmeSpec
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.base.errors import UserError
+from advisor.model.lanes import allocate
+from advisor.model.machine import Machine
+from advisor.model.predict import Prediction, predict
+from advisor.model.tree import machine_from_tree
+from advisor.base.validation import validate
+from advisor.base.yamlio import LineDict, load_file, loads
 
 
 def load_build(path: str | Path) -> Build:

@@ -6,7 +6,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from advisor.measure.models import Measurement
-from advisor.predict import Prediction
+from advisor.model.predict import Prediction
 
 TOLERANCE = 0.15  # a figure more than 15% off the prediction is flagged
 

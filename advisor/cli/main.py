@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from advisor import __version__
-from advisor.errors import UserError
+from advisor.base.errors import UserError
 
 
 def _add_build_args(p: argparse.ArgumentParser) -> None:
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         ap.print_help()
         return 0
-    from advisor import rules as rules_module
+    from advisor.findings import rules as rules_module
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         if args.command == "plan":
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "from-machine":
             from advisor.measure import load
             from advisor.measure.to_build import build_from
-            from advisor.yamlio import atomic_write, dumps
+            from advisor.base.yamlio import atomic_write, dumps
             text = dumps(build_from([load(f) for f in args.files], args.gpu))
             if args.output:
                 atomic_write(args.output, text)
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows, skipped = run_cases()
                 print(render(rows, skipped, args.json))
                 return 0
-            from advisor.accuracy import cmd_accuracy
+            from advisor.model.accuracy import cmd_accuracy
             return cmd_accuracy(args)
         if args.command == "tui":
             return cmd_tui(args)
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build_from_args(args):
-    from advisor.engine import build_from_flags, load_build
+    from advisor.model.engine import build_from_flags, load_build
     base = load_build(args.build) if args.build else None
     if base is not None and not (args.cpu or args.board or args.gpu or args.nvme):
         return base
@@ -242,9 +242,9 @@ def _build_from_args(args):
 
 
 def cmd_plan(args) -> int:
-    from advisor.catalog.store import load_catalog
-    from advisor.engine import evaluate
-    from advisor.report import render_text, to_json
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate
+    from advisor.render.plan import render_text, to_json
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = _build_from_args(args)
     pred = evaluate(build, catalog)
@@ -262,7 +262,7 @@ def cmd_plan(args) -> int:
             out["workload"] = workload_json(analysis, explain=args.explain)
         print(json.dumps(out, indent=2))
     elif fmt == "markdown":
-        from advisor.report import render_markdown
+        from advisor.render.plan import render_markdown
         print(render_markdown(pred, findings), end="")
         if analysis is not None:
             from rich.console import Console
@@ -282,8 +282,8 @@ def cmd_plan(args) -> int:
 
 
 def cmd_workload(args) -> int:
-    from advisor.catalog.store import load_catalog
-    from advisor.engine import evaluate
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate
     from advisor.workload import analyse
     from advisor.workload.report import render_text, to_json
     catalog = load_catalog([Path(d) for d in args.catalog])
@@ -291,7 +291,7 @@ def cmd_workload(args) -> int:
     workload = _workload_from_args(args)
     pred = evaluate(build, catalog)
     analysis = analyse(build, workload, catalog, pred)
-    from advisor.rules import load_rules
+    from advisor.findings.rules import load_rules
     scoped = {r.id for r in load_rules() if r.scope == "workload"}
     findings = [f for f in _findings(pred, analysis) if f["id"] in scoped]
     if args.json:
@@ -311,7 +311,7 @@ def cmd_workload(args) -> int:
 
 
 def cmd_tui(args) -> int:
-    from advisor.catalog.store import load_catalog
+    from advisor.model.catalog.store import load_catalog
     from advisor.tui.app import AdvisorApp
     for path in [args.build, args.quote, *args.measurement]:
         if path and not Path(path).is_file():
@@ -336,9 +336,9 @@ def cmd_serve(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from advisor.catalog.store import load_catalog
-    from advisor.quote import evaluate_quote, read_quote
-    from advisor.quote_report import render
+    from advisor.model.catalog.store import load_catalog
+    from advisor.quote.reader import evaluate_quote, read_quote
+    from advisor.render.quote import render
     if args.quote == "-":
         raw, name = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(), "<stdin>"
     else:
@@ -359,12 +359,12 @@ def cmd_validate(args) -> int:
 
 
 def _findings(pred, analysis=None) -> list[dict]:
-    from advisor.rules import evaluate_rules
+    from advisor.findings.rules import evaluate_rules
     return [f.to_json() for f in evaluate_rules(pred, workload=analysis)]
 
 
 def cmd_catalog(args, ap) -> int:
-    from advisor.catalog.store import load_catalog, load_catalog_checked
+    from advisor.model.catalog.store import load_catalog, load_catalog_checked
     dirs = [Path(d) for d in getattr(args, "catalog", [])]
     action = args.catalog_command
     if action == "validate":
@@ -376,7 +376,7 @@ def cmd_catalog(args, ap) -> int:
               f"{len(problems)} problem(s)")
         return 1 if problems else 0
     if action == "schema":
-        from advisor.schema import schemas
+        from advisor.outputs.schema import schemas
         out = schemas()
         print(json.dumps(out[args.kind] if args.kind else out, indent=2))
         return 0
@@ -405,7 +405,7 @@ def cmd_catalog(args, ap) -> int:
         if args.json:
             print(json.dumps(data, indent=2))
         else:
-            from advisor.yamlio import dumps
+            from advisor.base.yamlio import dumps
             file, line = catalog.origin[part.id]
             print(f"# {file}")
             print(dumps(data), end="")
@@ -415,7 +415,7 @@ def cmd_catalog(args, ap) -> int:
 
 
 def _read_text(path: str) -> str:
-    from advisor.yamlio import read_text
+    from advisor.base.yamlio import read_text
     return read_text(path)
 
 
@@ -456,9 +456,9 @@ def cmd_import(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from advisor.catalog.store import load_catalog
-    from advisor.compare import compare
-    from advisor.engine import evaluate, load_build
+    from advisor.model.catalog.store import load_catalog
+    from advisor.measure.compare import compare
+    from advisor.model.engine import evaluate, load_build
     from advisor.measure import load
     catalog = load_catalog([Path(d) for d in args.catalog])
     pred = evaluate(load_build(args.build), catalog)
@@ -491,7 +491,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_rules(args, ap) -> int:
-    from advisor.rules import load_rules
+    from advisor.findings.rules import load_rules
     rules = load_rules()
     if args.rules_command == "explain":
         rule = next((r for r in rules if r.id.lower() == args.id.lower()), None)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from advisor.build.models import Build
-from advisor.catalog.models import Board, Cpu, Gpu
+from advisor.model.build import Build
+from advisor.model.catalog.models import Board, Cpu, Gpu
 
 
 def schemas() -> dict[str, dict]:

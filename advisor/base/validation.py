@@ -6,8 +6,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from advisor.errors import Problem
-from advisor.yamlio import line_of
+from advisor.base.errors import Problem
+from advisor.base.yamlio import line_of
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from advisor.errors import Problem, UserError
-from advisor.resources import bundled
-from advisor.yamlio import load_file
+from advisor.base.errors import Problem, UserError
+from advisor.base.resources import bundled
+from advisor.base.yamlio import load_file
 
 
 @dataclass(frozen=True)

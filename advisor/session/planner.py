@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor.build.models import Build, GpuSpec, NicSpec, NvmeSpec
-from advisor.catalog.models import Board, Cpu, Gpu, Part
-from advisor.catalog.store import Catalog, load_catalog
-from advisor.engine import build_from_data, evaluate
-from advisor.errors import UserError
-from advisor.predict import Prediction
-from advisor.yamlio import atomic_write, dumps, load_file
+from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
+from advisor.model.catalog.models import Board, Cpu, Gpu, Part
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.engine import build_from_data, evaluate
+from advisor.base.errors import UserError
+from advisor.model.predict import Prediction
+from advisor.base.yamlio import atomic_write, dumps, load_file
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Choice:
 @dataclass
 class Evaluation:
     prediction: Prediction | None
-    findings: list[Any] = field(default_factory=list)  # advisor.rules.Finding
+    findings: list[Any] = field(default_factory=list)  # advisor.findings.rules.Finding
     error: str | None = None  # why the build cannot be evaluated, in the user's words
 
 
@@ -182,7 +182,7 @@ class Planner:
         return self.build.topology is not None
 
     def _evaluate(self, build: Build) -> Evaluation:
-        from advisor.rules import evaluate_rules
+        from advisor.findings.rules import evaluate_rules
 
         try:
             pred = evaluate(build, self.catalog)

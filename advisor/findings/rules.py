@@ -18,12 +18,12 @@ from typing import Literal
 from pydantic import Field
 from simpleeval import EvalWithCompoundTypes
 
-from advisor.catalog.models import Strict
-from advisor.errors import Problem, UserError
-from advisor.predict import Prediction
-from advisor.resources import bundled
-from advisor.validation import validate
-from advisor.yamlio import LineDict, load_file
+from advisor.model.catalog.models import Strict
+from advisor.base.errors import Problem, UserError
+from advisor.model.predict import Prediction
+from advisor.base.resources import bundled
+from advisor.base.validation import validate
+from advisor.base.yamlio import LineDict, load_file
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 CATEGORIES = ("lanes", "p2p", "nvlink", "numa", "power", "fit", "memory", "software", "workload", "catalog")
@@ -193,7 +193,7 @@ def facts(pred: Prediction) -> tuple[SimpleNamespace, list[SimpleNamespace], lis
 @lru_cache(maxsize=16)
 def _alternative(n_gpus: int) -> str:
     """A concrete workstation platform from the catalog that gives n GPUs a CPU x16 link each."""
-    from advisor.catalog.store import load_catalog
+    from advisor.model.catalog.store import load_catalog
     catalog = load_catalog()
     best = None
     for board in sorted(catalog.boards, key=lambda b: (not b.verified, b.price_usd or 1e9, b.id)):

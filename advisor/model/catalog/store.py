@@ -14,11 +14,11 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from advisor.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
-from advisor.errors import Problem, UserError
-from advisor.resources import bundled
-from advisor.validation import validate
-from advisor.yamlio import LineDict, load_file
+from advisor.model.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
+from advisor.base.errors import Problem, UserError
+from advisor.base.resources import bundled
+from advisor.base.validation import validate
+from advisor.base.yamlio import LineDict, load_file
 
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
 

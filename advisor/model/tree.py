@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from advisor.build.models import Build, TreeDevice, TreeNode, TreeSwitch
-from advisor.catalog.store import Catalog
-from advisor.errors import UserError
-from advisor.machine import Link, Machine, Node
+from advisor.model.build import Build, TreeDevice, TreeNode, TreeSwitch
+from advisor.model.catalog.store import Catalog
+from advisor.base.errors import UserError
+from advisor.model.machine import Link, Machine, Node
 
 
 def machine_from_tree(build: Build, catalog: Catalog) -> Machine:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from advisor.constants import const
-from advisor.machine import Machine
+from advisor.model.constants import const
+from advisor.model.machine import Machine
 
 PATH_ORDER = ["NV", "PIX", "PXB", "PHB", "NODE", "SYS"]
 

@@ -10,7 +10,7 @@ from typing import Literal, Union
 
 from pydantic import Field, model_validator
 
-from advisor.catalog.models import Strict
+from advisor.model.catalog.models import Strict
 
 
 class GpuSpec(Strict):

@@ -1,1 +1,0 @@
-"""A build: what the user describes (catalog parts and placements, or an explicit PCIe tree)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 
@@ -12,12 +13,21 @@ from advisor.outputs.schema import schemas
 from advisor.base.yamlio import load_file, to_plain
 
 
-def test_bundled_catalog_validates_and_is_big_enough(cli):
+def test_bundled_catalog_validates_and_every_file_is_one_part(cli, monkeypatch):
+    monkeypatch.delenv("ADVISOR_CATALOG", raising=False)  # the bundled catalog alone
     code, out, err = cli("catalog", "validate")
     assert code == 0, err
     catalog, problems = load_catalog_checked()
     assert not problems
-    assert len(catalog.cpus) >= 20 and len(catalog.boards) >= 15 and len(catalog.gpus) >= 15
+    # read independently: each file under catalog/<kind>s/ is exactly one part of that kind
+    import yaml
+    for kind in ("cpu", "board", "gpu"):
+        files = sorted((bundled("catalog") / f"{kind}s").glob("*.y*ml"))
+        ids = sorted(yaml.safe_load(f.read_text())["id"] for f in files)
+        parts = catalog.of_kind(kind)
+        assert files and sorted(p.id for p in parts) == ids, kind
+        assert sorted(Path(catalog.origin[p.id][0]) for p in parts) == files, kind
+    assert len(catalog.parts) == len([p for p in bundled("catalog").rglob("*.y*ml") if p.is_file()])
 
 
 def test_every_part_has_sources_and_says_if_verified():

@@ -8,14 +8,25 @@ import math
 
 import pytest
 
+from advisor.model.catalog.store import load_catalog
 from advisor.model.constants import const
+from advisor.workload.presets import presets
 
 W = "workload.yaml"
 Z790_2X4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")
+RTX4090 = load_catalog().get("nvidia-rtx-4090")  # peak, memory bandwidth and VRAM from the catalog
+PEAK, MEM_BW = RTX4090.bf16_tflops_dense * 1e12, RTX4090.memory_bandwidth_gbps * 1e9
+S = 5e-5  # the JSON rounds times to 4 decimals: half a step of slack on top of rel
 
 
 def c(name, key=None):
     return const(name, key, file=W)
+
+
+def alpha(out) -> float:
+    """NCCL ring latency of one all-reduce on 2 GPUs: base + 2(n-1) hops (rules/workload.yaml)."""
+    hop = c("nccl_hop_latency_us", out["interconnect"]["transport"])
+    return (c("nccl_base_latency_us") + 2 * hop) * 1e-6
 
 
 @pytest.fixture
@@ -36,25 +47,25 @@ def test_ddp_step_of_resnet50_by_hand(workload_json, plan_json):
     out = workload_json(*Z790_2X4090, "--train", "resnet-50", "--batch", "64")
     busbw = out["interconnect"]["busbw_gbps"] * 1e9
     assert busbw == pytest.approx(_busbw(plan_json, *Z790_2X4090) * 1e9, rel=0.01)
-    params = 25_557_032
-    # compute: 3 x forward FLOPs (8.18e9 per image) x 64 images / (165.2 TFLOPS x MFU)
-    t_micro = 3 * 8.18e9 * 64 / (165.2e12 * c("mfu_train"))
+    rn50 = presets()["resnet-50"]  # parameters and forward FLOPs per image: rules/workload.yaml presets
+    params = rn50.params
+    # compute: 3 x forward FLOPs per image x 64 images / (catalog BF16 peak x MFU)
+    t_micro = 3 * rn50.forward_flops_per_sample * 64 / (PEAK * c("mfu_train", "cnn"))
     t_bwd = t_micro * 2 / 3
-    # fp32 gradients (4 B) in 25 MB buckets: 102.2 MB -> 5 buckets;
+    # DDP gradients (grad_bytes, fp32 under autocast) in ddp_bucket_mb buckets;
     # ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
-    grad = params * 4
-    buckets = math.ceil(grad / 25e6)
-    assert buckets == 5
-    alpha = (3.6 + 2 * 1.0) * 1e-6  # NCCL ring LL: base 3.6 us + 2(n-1) hops x 1.0 us (PCI)
-    t_comm = buckets * alpha + grad / busbw
-    t_last = alpha + grad / buckets / busbw
-    exposed = max(t_comm - 1.0 * t_bwd, t_last)
-    # Adam: 28 bytes per parameter at 1008 GB/s x 0.82
-    t_opt = params * 28 / (1008e9 * 0.82)
+    grad = params * c("grad_bytes", "ddp")
+    buckets = math.ceil(grad / (c("ddp_bucket_mb") * 1e6))
+    a = alpha(out)  # NCCL ring LL: base + 2(n-1) hops (PCI latency for P2P and SHM)
+    t_comm = buckets * a + grad / busbw
+    t_last = a + grad / buckets / busbw
+    exposed = max(t_comm - c("overlap_fraction") * t_bwd, t_last)
+    # Adam: adam_step_bytes_per_param at the catalog memory bandwidth x optimizer_memory_efficiency
+    t_opt = params * c("adam_step_bytes_per_param") / (MEM_BW * c("optimizer_memory_efficiency"))
     one, two = out["configurations"]
-    assert one["step_time_s"] == pytest.approx(t_micro + t_opt, rel=2e-3)
-    assert two["step_time_s"] == pytest.approx(t_micro + exposed + t_opt, rel=2e-3)
-    assert two["exposed_comm_s"] == pytest.approx(exposed, rel=2e-3)
+    assert one["step_time_s"] == pytest.approx(t_micro + t_opt, rel=2e-3, abs=S)
+    assert two["step_time_s"] == pytest.approx(t_micro + exposed + t_opt, rel=2e-3, abs=S)
+    assert two["exposed_comm_s"] == pytest.approx(exposed, rel=2e-3, abs=S)
     assert out["speedup"] == pytest.approx(2 * (t_micro + t_opt) / (t_micro + exposed + t_opt), rel=2e-3)
     assert out["efficiency"] == pytest.approx(out["speedup"] / 2, abs=1e-3)
 
@@ -64,39 +75,48 @@ def test_tensor_parallel_decode_by_hand(workload_json):
     busbw = out["interconnect"]["busbw_gbps"] * 1e9
     assert out["interconnect"]["transport"] == "SHM"
     eff, mfu = c("decode_memory_efficiency"), c("mfu_prefill")
-    params, layers, hidden, kv_heads, head_dim = 8.030e9, 32, 4096, 8, 128
+    att = c("attention_flops_factor")["forward"]  # forward FLOPs: 2N + att x L x h x T per token
+    m = presets()["llama-3.1-8b"]  # the model's shape: rules/workload.yaml presets
+    params, layers, hidden, kv_heads, head_dim = m.params, m.layers, m.hidden, m.kv_heads, m.hidden // m.heads
     weights = params * 2
     kv_per_token = 2 * layers * kv_heads * head_dim * 2  # K and V, bf16
     context = 512 + 256 / 2  # average context while generating
-    mem = (weights / 2 + context * kv_per_token / 2) / (1008e9 * eff)
-    flops = (2 * params + 4 * layers * hidden * context) / 2 / (165.2e12 * mfu)
-    alpha = (3.6 + 2 * 1.0) * 1e-6
-    comm = 2 * layers * (alpha + hidden * 2 / busbw)  # 64 all-reduces of 8 KB, k = 1 on 2 GPUs
+    mem = (weights / 2 + context * kv_per_token / 2) / (MEM_BW * eff)
+    flops = (2 * params + att * layers * hidden * context) / 2 / (PEAK * mfu)
+    a = alpha(out)
+    comm = 2 * layers * (a + hidden * 2 / busbw)  # 2L all-reduces of h x 2 B, k = 1 on 2 GPUs
     step = max(mem, flops) + comm
     two = out["configurations"][1]
     assert two["decode_ms_per_token"] == pytest.approx(step * 1e3, rel=2e-3)
-    # time to first token: the 512-token prompt, compute-bound, + 64 all-reduces of 512 x 8 KB
-    pf = 512 * (2 * params + 4 * layers * hidden * 512) / 2 / (165.2e12 * mfu)
-    pf = max(pf, weights / 2 / (1008e9 * eff)) + 2 * layers * (alpha + 512 * hidden * 2 / busbw)
-    assert two["ttft_s"] == pytest.approx(pf, rel=2e-3)
+    # time to first token: the 512-token prompt, compute-bound, + 2L all-reduces of 512 x h x 2 B
+    pf = 512 * (2 * params + att * layers * hidden * 512) / 2 / (PEAK * mfu)
+    pf = max(pf, weights / 2 / (MEM_BW * eff)) + 2 * layers * (a + 512 * hidden * 2 / busbw)
+    assert two["ttft_s"] == pytest.approx(pf, rel=2e-3, abs=S)
     assert two["tokens_per_s"] == pytest.approx(256 / (pf + 256 * step), rel=2e-3)
 
 
 def test_memory_terms_by_hand(workload_json):
     out = workload_json(*Z790_2X4090, "--train", "7b", "--batch", "2", "--seq", "1024")
     mem = out["memory"]["per_gpu_gb"]
-    # DDP under autocast: 4 (fp32 weights) + 4 (fp32 grads) + 8 (Adam m, v) bytes per parameter
-    assert mem["weights"] == pytest.approx(6.738e9 * 4 / 1e9, abs=0.01)
-    assert mem["optimizer"] == pytest.approx(6.738e9 * 8 / 1e9, abs=0.01)
-    # Korthikanti: 34 s b h bytes per layer (flash attention), 32 layers; logits 4 s b vocab
-    acts = 34 * 1024 * 2 * 4096 * 32 + 4 * 1024 * 2 * 32000
+    m = presets()["llama-2-7b"]  # params, hidden, layers, vocab: rules/workload.yaml presets
+    s = c("model_state_bytes_per_param")  # bytes per parameter by state (rules/workload.yaml)
+    # DDP under autocast: fp32 weights (amp_weights) + fp32 grads + Adam m, v (adam_moments)
+    assert mem["weights"] == pytest.approx(m.params * s["amp_weights"] / 1e9, abs=0.01)
+    assert mem["optimizer"] == pytest.approx(m.params * s["adam_moments"] / 1e9, abs=0.01)
+    # Korthikanti: base x s b h bytes per layer (flash attention), L layers; logits bytes x s b vocab
+    per_layer, logits = c("activation_bytes_per_layer")["base"], c("logits_bytes_per_token")
+    acts = per_layer * 1024 * 2 * m.hidden * m.layers + logits * 1024 * 2 * m.vocab
     assert mem["activations"] == pytest.approx(acts / 1e9, abs=0.01)
-    assert out["memory"]["usable_gb"] == pytest.approx(24 * 2**30 * 0.9 / 1e9, abs=0.01)
+    usable = RTX4090.vram_gb * c("vram_bytes_per_gb") * c("vram_usable_fraction")  # catalog GB read as GiB
+    assert out["memory"]["usable_gb"] == pytest.approx(usable / 1e9, abs=0.01)
     assert out["memory"]["fits"] is False and out["speedup"] is None
     zero3 = workload_json(
         *Z790_2X4090, "--train", "7b", "--batch", "2", "--seq", "1024", "--strategy", "zero3"
     )
-    assert zero3["memory"]["per_gpu_gb"]["optimizer"] == pytest.approx(6.738e9 * 12 / 2 / 1e9, abs=0.01)
+    # ZeRO-3 on 2 GPUs: fp32 master, m, v (adam_fp32) sharded in two
+    assert zero3["memory"]["per_gpu_gb"]["optimizer"] == pytest.approx(
+        m.params * s["adam_fp32"] / 2 / 1e9, abs=0.01
+    )
 
 
 def test_pipeline_bubble_by_hand(workload_json):

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from advisor.cli.main import main
+from advisor.main import main
 
 raise SystemExit(main())

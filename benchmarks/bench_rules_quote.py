@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.model.catalog.store import load_catalog  # noqa: E402
 from advisor.model.engine import build_from_data, evaluate  # noqa: E402
-from advisor.findings.rules import evaluate_rules  # noqa: E402
+from advisor.findings.evaluate import evaluate_rules  # noqa: E402
 from advisor.base.yamlio import loads  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))

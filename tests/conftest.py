@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.cli.main import main
+from advisor.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -65,5 +65,5 @@ def test_any_catalog_combination_plans_or_explains_why_not(pair, gpus, nvme, bri
         assert g.h2d.value > 0 and g.h2d_all.value <= g.h2d.value + 1e-6
     for p in pred.pairs:
         assert p.uni.value is None or p.uni.value > 0
-    from advisor.findings.rules import evaluate_rules
+    from advisor.findings.evaluate import evaluate_rules
     assert all(f.message for f in evaluate_rules(pred))

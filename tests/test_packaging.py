@@ -13,18 +13,34 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 
-def test_core_never_imports_textual_or_torch():
-    code = ("import sys, advisor.model.engine, advisor.render.plan, advisor.model.accuracy, advisor.workload, advisor.workload.report, "
-            "advisor.session.planner, advisor.quote.reader, advisor.measure.compare, advisor.measure; "
-            "from advisor.model.engine import build_from_flags, evaluate; "
+def test_the_core_runs_headless():
+    """Planning, a workload, findings, a quote, a comparison and the planner load none of textual, torch, rich."""
+    code = ("import sys; from advisor.model.engine import build_from_flags, evaluate; "
             "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
-            "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); evaluate(b); "
-            "analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
+            "from advisor.findings.evaluate import evaluate_rules; from advisor.outputs.plan import plan_output; "
+            "from advisor.quote.check import evaluate_quote; from advisor.quote.reader import read_quote; "
+            "from advisor.model.catalog.store import load_catalog; from advisor.measure import parse; "
+            "from advisor.measure.compare import compare; from advisor.outputs.schema import output_schemas; "
+            "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); p = evaluate(b); "
+            "a = analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
             "analyse(b, Workload('infer', resolve('8b'), 'tp')); "
-            "from advisor.session.planner import Planner; p = Planner(b); p.add_gpu('RTX 4090'); p.undo(); "
-            "bad = [m for m in ('textual', 'torch') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+            "f = evaluate_rules(p, workload=a); plan_output(p, f, explain=True).dump(); output_schemas(); "
+            "c = load_catalog(); evaluate_quote(read_quote('i9-14900K\\nROG Maximus Z790 Hero\\n2x RTX 4090', 'q.txt', c), c); "
+            "compare(p, parse('p2p', open('tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt').read(), 'x')); "
+            "from advisor.session.planner import Planner; pl = Planner(b); pl.add_gpu('RTX 4090'); pl.undo(); "
+            "bad = [m for m in ('textual', 'torch', 'rich') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_import_contracts_hold():
+    """pyproject.toml's import-linter contracts: the pipeline's layers, a core free of textual/torch/rich,
+    faces that never import each other."""
+    lint_imports = Path(sys.executable).parent / "lint-imports"  # import-linter's command, in the test venv
+    r = subprocess.run([str(lint_imports), "--config", str(ROOT / "pyproject.toml")], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "3 kept, 0 broken" in r.stdout
 
 
 def test_wheel_installs_and_finds_its_catalog(tmp_path):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from advisor.model.catalog.store import load_catalog
 from advisor.base.errors import UserError
-from advisor.quote.reader import evaluate_quote, read_quote
+from advisor.quote.check import evaluate_quote
+from advisor.quote.reader import read_quote
 from tests.conftest import ROOT
 
 QUOTES = ROOT / "examples" / "quotes"

@@ -81,6 +81,9 @@ def test_unverified_parts_are_named(plan_json):
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 RULES_WITH_FIXTURES = sorted({p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml")})
+# A compare rule's fixture holds a build and a measurement (`build:`, `measurement:`); the others are builds.
+COMPARE_FIXTURES = sorted(r for r in RULES_WITH_FIXTURES if "measurement:" in (FIXTURES / f"{r}-fires.yaml").read_text())
+PLAN_FIXTURES = [r for r in RULES_WITH_FIXTURES if r not in COMPARE_FIXTURES]
 
 
 def _fixture_args(path: Path) -> list[str]:
@@ -89,7 +92,7 @@ def _fixture_args(path: Path) -> list[str]:
     return shlex.split(first.split("# args:", 1)[1]) if first.startswith("# args:") else []
 
 
-@pytest.mark.parametrize("rule", RULES_WITH_FIXTURES)
+@pytest.mark.parametrize("rule", PLAN_FIXTURES)
 def test_rule_fixture_fires_and_its_twin_does_not(plan_json, rule):
     path = FIXTURES / f"{rule}-fires.yaml"
     fires = plan_json(str(path), *_fixture_args(path))
@@ -99,12 +102,44 @@ def test_rule_fixture_fires_and_its_twin_does_not(plan_json, rule):
     assert not _ids(quiet, rule), f"{rule} must not fire on {rule}-quiet.yaml"
 
 
+def _compare_causes(cli, tmp_path, fixture: Path) -> list[str]:
+    """`advisor compare` of the fixture's build against its measurement: the ids of every cause shown."""
+    import json
+
+    import yaml
+
+    data = yaml.safe_load(fixture.read_text())
+    build, meas = tmp_path / f"{fixture.stem}-build.yaml", tmp_path / f"{fixture.stem}-measurement.json"
+    build.write_text(yaml.safe_dump(data["build"]))
+    meas.write_text(json.dumps(data["measurement"]))
+    code, out, err = cli("compare", str(build), str(meas), "--json")
+    assert code in (0, 1), err
+    return [c["id"] for row in json.loads(out)["rows"] for c in row["causes"]]
+
+
+@pytest.mark.parametrize("rule", COMPARE_FIXTURES)
+def test_compare_rule_fixture_fires_and_its_twin_does_not(cli, tmp_path, rule):
+    assert rule in _compare_causes(cli, tmp_path, FIXTURES / f"{rule}-fires.yaml"), f"{rule} should fire"
+    assert rule not in _compare_causes(cli, tmp_path, FIXTURES / f"{rule}-quiet.yaml"), f"{rule} must stay quiet"
+
+
 def test_every_rule_has_a_firing_and_a_quiet_example():
+    import yaml
+
+    from advisor.base.resources import bundled
     from advisor.findings.rules import load_rules
     covered = set(RULES_WITH_FIXTURES) | {"LANE001", "LANE002", "P2P001", "P2P002", "PLAT001", "NVL001",
                                           "PWR001", "MEM001", "FIT001", "CAT001"}
     assert {r.id for r in load_rules()} <= covered
-    assert len(load_rules()) >= 30
+    # read independently: every rule of the `kind: rules` files is loaded, exactly once
+    files = [yaml.safe_load(p.read_text()) for p in sorted(bundled("rules").glob("*.yaml"))]
+    ids = [r["id"] for d in files if d.get("kind") == "rules" for r in d["rules"]]
+    assert sorted(r.id for r in load_rules()) == sorted(ids) and len(set(ids)) == len(ids)
+    # each fixture names a real rule and comes as a firing and a quiet twin, nothing else in the folder
+    assert set(RULES_WITH_FIXTURES) <= set(ids)
+    assert sorted(p.name for p in FIXTURES.iterdir()) == sorted(
+        f"{rule}-{twin}.yaml" for rule in RULES_WITH_FIXTURES for twin in ("fires", "quiet")
+    )
 
 
 def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_json):

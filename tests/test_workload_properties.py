@@ -158,7 +158,7 @@ _PAIRS = sorted(
 )
 def test_any_catalog_build_and_job_gives_an_answer_or_one_clear_error(pair, gpu, count, job, gpus):
     from advisor.base.errors import UserError
-    from advisor.findings.rules import evaluate_rules
+    from advisor.findings.evaluate import evaluate_rules
 
     w = _workload(job, 1)
     if w is None:

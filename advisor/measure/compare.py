@@ -1,11 +1,20 @@
-"""Predicted vs measured, side by side, with the likely causes of every gap."""
+"""Predicted vs measured, side by side, with the likely causes of every gap.
+
+The causes are findings of scope compare (rules/compare.yaml), evaluated on each figure that is off
+by more than the tolerance, with the facts of that figure (`row`) and of its GPU or pair.
+"""
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
 
+from advisor.findings.collect import prediction_facts
+from advisor.findings.evaluate import evaluate_compare
+from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, RowFacts
+from advisor.findings.finding import Finding
 from advisor.measure.models import Measurement
+from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
 
 TOLERANCE = 0.15  # a figure more than 15% off the prediction is flagged
@@ -15,63 +24,39 @@ TOLERANCE = 0.15  # a figure more than 15% off the prediction is flagged
 class Row:
     metric: str
     where: str
-    predicted: float | str | None
-    measured: float | str
+    predicted: float | int | str | None
+    measured: float | int | str | bool
     ratio: float | None
     flagged: bool
-    causes: list[dict] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"metric": self.metric, "where": self.where, "predicted": self.predicted, "measured": self.measured,
-                "ratio": None if self.ratio is None else round(self.ratio, 3), "flagged": self.flagged,
-                "causes": self.causes}
+    causes: list[Finding] = field(default_factory=list)
 
 
-def _cause(cid: str, message: str, check: str) -> dict:
-    return {"id": cid, "category": "measurement", "severity": "warning", "message": message, "fix": check}
+@dataclass
+class _Context:
+    build: BuildFacts
+    gpus: dict[int, GpuFacts]
+    pairs: dict[frozenset, PairFacts]
 
 
-def _gpu_causes(metric: str, ratio: float, gpu) -> list[dict]:
-    link = gpu.node.link
-    if ratio < 1:
-        return [
-            _cause("CMP001", f"GPU{gpu.node.index} moves {ratio:.0%} of the predicted host bandwidth: the predicted "
-                   f"{link.label} link is the first suspect (trained narrower or at a lower generation, a riser, "
-                   "a chipset slot).",
-                   "Read `nvidia-smi -q` Link Width / Gen under load (an idle link reads low) or `lspci -vv` LnkSta."),
-            _cause("CMP002", "Pinned buffers on the other socket's memory add a hop (NUMA-remote).",
-                   "Run the test bound to the GPU's NUMA node (numactl --cpunodebind/--membind)."),
-        ]
-    return [_cause("CMP003", f"GPU{gpu.node.index} beats the prediction by {ratio - 1:.0%}: the link is better than the "
-                   "build says (another slot, or the catalog entry is conservative).",
-                   "Check the slot the card is really in; correct the build or the catalog.")]
+def _causes(ctx: _Context, row: Row, kind: str, oriented: float | None, gpu: GpuFacts | None = None,
+            pair: PairFacts | None = None, tool_p2p: bool | None = None, transport: str = "") -> list[Finding]:
+    if not row.flagged:
+        return []
+    ratio = oriented or 0.0
+    facts = RowFacts(
+        metric=row.metric, kind=kind, quantity=row.metric.removesuffix("_gbps").removesuffix("_us").removeprefix("link_"),
+        where=row.where, predicted=str(row.predicted), measured=str(row.measured), ratio=round(ratio, 3),
+        pct=round(100 * ratio), off_pct=round(100 * abs(ratio - 1)), slower=0 < ratio < 1, faster=ratio > 1,
+        tool_p2p="unknown" if tool_p2p is None else ("on" if tool_p2p else "off"),
+        predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"), transport=transport,
+    )
+    return evaluate_compare(ctx.build, facts, gpu, pair)
 
 
-def _pair_causes(metric: str, ratio: float, pair, measured_p2p: bool | None) -> list[dict]:
-    out = []
-    if ratio < 1 and pair.p2p:
-        out.append(_cause("CMP010", f"GPU{pair.a}-GPU{pair.b}: P2P was predicted but the copy is {ratio:.0%} of it: P2P "
-                          "may not be active (ACS redirect, IOMMU translating, driver).",
-                          "Check `nvidia-smi topo -p2p r`, ACS (lspci -vvv | grep ACSCtl) and boot with iommu=pt."))
-    if ratio > 1 and not pair.p2p:
-        out.append(_cause("CMP014", f"GPU{pair.a}-GPU{pair.b}: faster than the predicted staged copy: the GPUs' links to "
-                          "host may be wider or newer than the build says (e.g. x16 where x8 was predicted).",
-                          "Check each GPU's link (`nvidia-smi -q` under load) against the build's slots."))
-        out.append(_cause("CMP011", f"GPU{pair.a}-GPU{pair.b}: faster than a staged copy: P2P seems active (a patched "
-                          "driver, or a card the catalog marks without P2P).",
-                          "Set `software.driver: patched-p2p` in the build, or check the card's catalog entry."))
-    if ratio < 1 and not pair.p2p:
-        out.append(_cause("CMP012", f"GPU{pair.a}-GPU{pair.b}: the staged copy is slower than predicted: the links to "
-                          "host are narrower than the build says, or other traffic shares them.",
-                          "Compare each GPU's H2D with `advisor compare` rows above; check the link widths."))
-    if measured_p2p is not None and measured_p2p != pair.p2p:
-        out.append(_cause("CMP013", f"The tool says P2P was {'on' if measured_p2p else 'off'} for GPU{pair.a}-GPU{pair.b}; "
-                          f"the prediction has it {'on' if pair.p2p else 'off'}.",
-                          "Match the build's software settings (driver, IOMMU, ACS) to the machine."))
-    return out
-
-
-def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE) -> list[Row]:
+def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
+            catalog: Catalog | None = None) -> list[Row]:
+    build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
+    ctx = _Context(build, {g.index: g for g in gpu_facts}, {frozenset((p.a, p.b)): p for p in pair_facts})
     rows: list[Row] = []
     gpus = {g.node.index: g for g in pred.gpus}
     for metric, attr in (("h2d_gbps", "h2d"), ("d2h_gbps", "d2h"), ("h2d_all_gbps", "h2d_all"),
@@ -86,18 +71,16 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE) -
             p = getattr(gpus[i], attr).value
             m = round(statistics.median(values), 3)
             ratio = m / p if p else None
-            flagged = ratio is not None and abs(ratio - 1) > tolerance
-            rows.append(Row(metric, f"GPU{i}", round(p, 2), m, ratio, flagged,
-                            _gpu_causes(metric, ratio, gpus[i]) if flagged else []))
+            row = Row(metric, f"GPU{i}", round(p, 2), m, ratio, ratio is not None and abs(ratio - 1) > tolerance)
+            row.causes = _causes(ctx, row, "host", ratio, gpu=ctx.gpus[i])
+            rows.append(row)
     for r in meas.find("link_width") + meas.find("link_gen"):
         if r.gpu in gpus:
             link = gpus[r.gpu].node.link
             p = link.width if r.metric == "link_width" else link.gen
-            flagged = int(r.value) < p
-            causes = [_cause("CMP004", f"GPU{r.gpu} reports {r.metric.split('_')[1]} {r.value}, predicted {p} "
-                             "(an idle link reads low: measure under load).",
-                             "Re-read under load; reseat the card; check the slot's sharing footnotes.")] if flagged else []
-            rows.append(Row(r.metric, f"GPU{r.gpu}", p, r.value, None, flagged, causes))
+            row = Row(r.metric, f"GPU{r.gpu}", p, r.value, None, int(r.value) < p)
+            row.causes = _causes(ctx, row, "link", None, gpu=ctx.gpus[r.gpu])
+            rows.append(row)
     pairs = {frozenset((p.a, p.b)): p for p in pred.pairs}
     for metric, attr in (("uni_gbps", "uni"), ("bidi_gbps", "bidi"), ("latency_us", "latency")):
         grouped: dict[frozenset, list] = {}
@@ -113,32 +96,29 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE) -
             m = round(statistics.median(float(r.value) for r in same_mode), 3)
             p = getattr(pair, attr).value
             ratio = m / p if p else None
-            flagged = ratio is not None and abs(ratio - 1) > tolerance
-            if metric == "latency_us" and ratio is not None:
-                ratio = 1 / ratio if ratio else None  # higher latency is worse: keep "below 1 = worse"
+            row = Row(metric, f"GPU{pair.a}-GPU{pair.b}", round(p, 2) if p else None, m, ratio,
+                      ratio is not None and abs(ratio - 1) > tolerance)
+            # higher latency is worse: the causes see the ratio turned so that below 1 is worse
+            oriented = (1 / ratio if ratio else None) if metric == "latency_us" else ratio
             tool_p2p = next((r.p2p for r in same_mode if r.p2p is not None), None)
-            causes = _pair_causes(metric, ratio, pair, tool_p2p) if flagged and ratio else []
-            rows.append(Row(metric, f"GPU{pair.a}-GPU{pair.b}", round(p, 2) if p else None, m,
-                            None if ratio is None else (m / p if p else None), flagged, causes))
+            if oriented:
+                row.causes = _causes(ctx, row, "pair", oriented, pair=ctx.pairs[key], tool_p2p=tool_p2p)
+            rows.append(row)
     for r in meas.find("path"):
         pair = pairs.get(frozenset((r.a, r.b)))
         if pair is None or (r.a, r.b) != (min(r.a, r.b), max(r.a, r.b)):
             continue
-        flagged = str(r.value) != pair.path
-        causes = [_cause("CMP020", f"nvidia-smi shows {r.value} for GPU{pair.a}-GPU{pair.b}, predicted {pair.path}: "
-                         "the cards are not where the build puts them, or the board is wired differently.",
-                         "Describe the machine from `nvidia-smi topo -m` as an explicit topology.")] if flagged else []
-        rows.append(Row("path", f"GPU{pair.a}-GPU{pair.b}", pair.path, str(r.value), None, flagged, causes))
+        row = Row("path", f"GPU{pair.a}-GPU{pair.b}", pair.path, str(r.value), None, str(r.value) != pair.path)
+        row.causes = _causes(ctx, row, "path", None, pair=ctx.pairs[frozenset((r.a, r.b))])
+        rows.append(row)
     busbw = meas.find("busbw_gbps")
     if busbw and pred.allreduce:
         best = max(busbw, key=lambda r: (r.gpus or 0, float(r.value)))
         p = pred.allreduce.value
         m = float(best.value)
         ratio = m / p if p else None
-        flagged = ratio is not None and abs(ratio - 1) > tolerance
-        causes = [_cause("CMP030", f"all-reduce at {ratio:.0%} of the prediction: NCCL may use another transport than "
-                         f"predicted ({pred.allreduce.inputs.get('transport')} on the slowest hop).",
-                         "Run with NCCL_DEBUG=INFO and look for 'via SHM' vs 'via P2P'; try NCCL_P2P_LEVEL=SYS.")] \
-            if flagged else []
-        rows.append(Row("busbw_gbps", f"{best.gpus or '?'} GPUs", round(p, 2), m, ratio, flagged, causes))
+        row = Row("busbw_gbps", f"{best.gpus or '?'} GPUs", round(p, 2), m, ratio,
+                  ratio is not None and abs(ratio - 1) > tolerance)
+        row.causes = _causes(ctx, row, "allreduce", ratio, transport=str(pred.allreduce.inputs.get("transport")))
+        rows.append(row)
     return rows

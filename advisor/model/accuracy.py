@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 
@@ -84,30 +83,3 @@ def summary(rows: list[Row]) -> dict:
             "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
             "within_15pct": sum(1 for e in errs if e <= 0.15),
             "paths_right": sum(1 for r in paths if r.predicted == r.measured), "paths": len(paths)}
-
-
-def cmd_accuracy(args) -> int:
-    rows, skipped = run_cases()
-    s = summary(rows)
-    if args.json:
-        print(json.dumps({"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2))
-        return 0
-    from rich.console import Console
-    from rich.table import Table
-    t = Table(title="Predicted vs measured (calibration/cases.yaml)")
-    for col in ("case", "metric", "where", "variant", "measured", "predicted", "error"):
-        t.add_column(col, overflow="fold")
-    for r in rows:
-        err = "" if r.error is None else f"{100 * r.error:+.0f}%"
-        if r.metric == "path":
-            err = "ok" if r.predicted == r.measured else "[red]differs[/]"
-        elif r.error is not None and abs(r.error) > 0.15:
-            err = f"[yellow]{err}[/]"
-        t.add_row(r.case, r.metric, r.where, r.variant, str(r.measured), str(r.predicted), err)
-    con = Console()
-    con.print(t)
-    for sk in skipped:
-        con.print(f"[yellow]not described[/]: {sk['case']}: {sk['reason']}")
-    con.print(f"{s['figures']} figures: median absolute error {s['median_abs_error_pct']}%, "
-              f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right")
-    return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
@@ -97,11 +97,6 @@ class Quote:
 
     def of_status(self, status: str) -> list[QuoteLine]:
         return [x for x in self.lines if x.status == status]
-
-    def to_json(self) -> dict:
-        return {"file": self.filename, "format": self.format, "lines": [asdict(x) for x in self.lines],
-                "claims": [asdict(c) for c in self.claims], "build": self.build_data, "missing": self.missing,
-                "notes": self.notes}
 
 
 # ---------------------------------------------------------------- entry point
@@ -530,100 +525,3 @@ def _assemble(q: Quote, catalog) -> None:
     except Exception as exc:  # pydantic ValidationError
         raise UserError(problems=[Problem(f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}",
                                           file=q.filename)]) from None
-
-
-# ---------------------------------------------------------------- claims against the plan
-
-
-def check_claims(quote: Quote, plan: dict | None) -> list[dict]:
-    out = []
-    for c in quote.claims:
-        verdict, why = "unknown", "the build could not be evaluated"
-        if plan is not None:
-            verdict, why = _check(c, plan, quote.build_data.get("psu_w"))
-        out.append({"claim": c.text, "line": c.line, "kind": c.kind, "verdict": verdict, "why": why})
-    return out
-
-
-def _check(c: Claim, plan: dict, psu_w: int | None) -> tuple[Any, str]:
-    gpus, pairs, findings = plan.get("gpus", []), plan.get("pairs", []), plan.get("findings", [])
-    if c.kind == "pcie_x16":
-        if not gpus:
-            return "unknown", "no GPU in the build"
-        links = "; ".join(f"GPU{g['index']} in {g['slot']}: Gen{g['link']['gen']} x{g['link']['width']}" for g in gpus)
-        bad = [g for g in gpus if g["link"]["width"] < 16 or (c.gen and g["link"]["gen"] < c.gen)]
-        if bad:
-            extra = ""
-            if c.gen and any(g["link"]["max_gen"] < c.gen for g in bad):
-                extra = f" (a card whose maximum is below Gen{c.gen} cannot link at Gen{c.gen})"
-            return False, f"predicted links: {links}{extra}"
-        return True, f"predicted links: {links}"
-    if c.kind == "nvlink":
-        if len(gpus) < 2:
-            return "unknown", "fewer than two GPUs"
-        nv = [p for p in pairs if str(p.get("path", "")).startswith("NV")]
-        broken = [f for f in findings if f.get("category") == "nvlink" and f.get("severity") == "error"]
-        if broken:
-            return False, "; ".join(f"{f['id']}: {f['message']}" for f in broken)
-        if nv:
-            return True, "NVLink between " + ", ".join(f"GPU{p['a']}-GPU{p['b']}" for p in nv)
-        models = sorted({g["model"] for g in gpus if g.get("model")})
-        return False, (f"no GPU pair is joined by NVLink ({', '.join(models)}: "
-                       "no NVLink connector, or no bridge in the quote); pairs talk over "
-                       + ", ".join(f"{p['path']}" for p in pairs))
-    if c.kind == "p2p":
-        if not pairs:
-            return "unknown", "fewer than two GPUs"
-        no = [p for p in pairs if not p.get("p2p")]
-        if no:
-            return False, "; ".join(f"GPU{p['a']}-GPU{p['b']}: no P2P ({p.get('p2p_reason') or p.get('via')})" for p in no)
-        return True, "P2P on every pair (" + ", ".join(f"GPU{p['a']}-GPU{p['b']} via {p.get('via')}" for p in pairs) + ")"
-    if c.kind == "psu":
-        power = [f for f in findings if f.get("category") == "power" or str(f.get("id", "")).startswith("PWR")]
-        bad = [f for f in power if f.get("severity") in ("error", "warning")]
-        if bad:
-            return False, "; ".join(f"{f['id']}: {f['message']}" for f in bad)
-        if not any(g for g in gpus):
-            return "unknown", "no GPU in the build"
-        if psu_w is None:
-            return "unknown", "no PSU wattage in the quote"
-        return True, "no power finding for the GPUs' transients at this wattage"
-    return "unknown", "not a claim this tool checks"
-
-
-# ---------------------------------------------------------------- the whole check
-
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
-def evaluate_quote(quote: Quote, catalog) -> dict:
-    """The plan JSON for the quote's build, the claim verdicts and the overall verdict with its exit code."""
-    plan, problems = None, []
-    if quote.build is not None:
-        from advisor.model.engine import evaluate
-        from advisor.render.plan import to_json
-        try:
-            pred = evaluate(quote.build, catalog)
-        except UserError as exc:
-            problems.append(exc.render())
-        else:
-            try:
-                from advisor.findings.rules import evaluate_rules
-                findings = [f.to_json() for f in evaluate_rules(pred)]
-            except ImportError:
-                findings = []
-            findings.sort(key=lambda f: SEVERITY_ORDER.get(f.get("severity"), 3))
-            plan = to_json(pred, findings)
-    claims = check_claims(quote, plan)
-    false_claims = [c for c in claims if c["verdict"] is False]
-    errors = [f for f in (plan or {}).get("findings", []) if f.get("severity") == "error"]
-    not_in_catalog = [x for x in quote.lines if x.status == "not_in_catalog"]
-    if problems or errors or false_claims:
-        verdict = "PROBLEMS"
-    elif quote.build is None or not_in_catalog:
-        verdict = "INCOMPLETE"
-    else:
-        verdict = "PASS"
-    return {"verdict": verdict, "exit_code": 0 if verdict == "PASS" else 1, "quote": quote.to_json(),
-            "missing": quote.missing, "not_in_catalog": [asdict(x) for x in not_in_catalog],
-            "build_problems": problems, "plan": plan, "claims": claims, "false_claims": false_claims}

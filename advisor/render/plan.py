@@ -1,87 +1,16 @@
-"""Reports over a Prediction: stable JSON for scripts and a readable text report."""
+"""The plan as people read it: a text report for the terminal (rich) and a Markdown report."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
+from advisor.findings.finding import Finding
 from advisor.model.constants import constants
 from advisor.model.machine import Machine
-from advisor.model.predict import Figure, Prediction, topo_matrix
-
-NOT_CHECKED = ("Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
-               "driver and NCCL versions other than the defaults named, and network (multi-node) traffic.")
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(x, 1)
-
-
-def to_json(pred: Prediction, findings: list[dict] | None = None, explain: bool = False) -> dict[str, Any]:
-    m = pred.machine
-
-    def fig(f: Figure) -> Any:
-        return f.to_json() if explain else None
-
-    gpus = []
-    for p in pred.gpus:
-        n = p.node
-        entry = {
-            "index": n.index, "slot": n.connector, "model": n.gpu.name if n.gpu else None,
-            "model_id": n.part_id,
-            "link": {"gen": n.link.gen, "width": n.link.width, "max_gen": n.link.max_gen,
-                     "max_width": n.link.max_width, "limited_by": n.link.limited_by},
-            "h2d_gbps": _r(p.h2d.value), "d2h_gbps": _r(p.d2h.value),
-            "h2d_all_gbps": _r(p.h2d_all.value), "d2h_all_gbps": _r(p.d2h_all.value),
-            "bottleneck": p.bottleneck,
-        }
-        if explain:
-            entry["derivation"] = {k: fig(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}
-        gpus.append(entry)
-    pairs = []
-    for p in pred.pairs:
-        entry = {"a": p.a, "b": p.b, "path": p.path, "p2p": p.p2p, "p2p_reason": p.p2p_reason,
-                 "via": p.via, "nccl_p2p": p.nccl_p2p, "nccl_transport": p.nccl_transport,
-                 "nccl_reason": p.nccl_reason, "uni_gbps": _r(p.uni.value), "bidi_gbps": _r(p.bidi.value),
-                 "latency_us": None if p.latency.value is None else round(p.latency.value, 2),
-                 "confidence": p.uni.confidence}
-        if explain:
-            entry["derivation"] = {"uni": fig(p.uni), "bidi": fig(p.bidi), "latency": fig(p.latency)}
-        pairs.append(entry)
-    allreduce = None
-    if pred.allreduce is not None:
-        allreduce = {"gpus": len(pred.ring), "busbw_gbps": _r(pred.allreduce.value), "ring": pred.ring,
-                     "slowest_hop": pred.allreduce.inputs.get("slowest_hop"),
-                     "transport": pred.allreduce.inputs.get("transport")}
-        if explain:
-            allreduce["derivation"] = pred.allreduce.to_json()
-    out = {
-        "schema_version": 1,
-        "build": m.build.name if m.build else None,
-        "cpu": m.cpu.id if m.cpu else None, "board": m.board.id if m.board else None,
-        "sockets": m.sockets,
-        "gpus": gpus, "pairs": pairs, "allreduce": allreduce,
-        "topo": {"gpus": [f"GPU{n.index}" for n in m.gpus], "matrix": topo_matrix(pred)},
-        "devices": [_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
-        "unlinked": m.unlinked,
-        "allocation_notes": m.notes,
-        "assumptions": pred.assumptions,
-        "findings": findings or [],
-        "not_checked": NOT_CHECKED,
-    }
-    if explain:
-        out["constants"] = {c.name: {"value": c.value, "unit": c.unit, "sources": list(c.sources)}
-                            for c in constants().values()}
-    return out
-
-
-def _device(n) -> dict:
-    return {"kind": n.kind, "name": n.label, "connector": n.connector,
-            "link": {"gen": n.link.gen, "width": n.link.width} if n.link else None}
-
+from advisor.model.predict import Prediction, topo_matrix
+from advisor.outputs.plan import NOT_CHECKED
 
 def tree_of(m: Machine) -> Tree:
     roots = [n for n in m.nodes.values() if n.parent is None and n.kind == "socket"]
@@ -114,7 +43,7 @@ def tree_of(m: Machine) -> Tree:
     return tree
 
 
-def render_text(pred: Prediction, findings: list[dict] | None = None, explain: bool = False,
+def render_text(pred: Prediction, findings: list[Finding] | None = None, explain: bool = False,
                 console: Console | None = None) -> None:
     console = console or Console()
     m = pred.machine
@@ -156,10 +85,10 @@ def render_text(pred: Prediction, findings: list[dict] | None = None, explain: b
     if findings:
         console.print("[bold]Findings[/] (worst first)")
         for f in findings:
-            colour = {"error": "red", "warning": "yellow"}.get(f["severity"], "blue")
-            console.print(f"[{colour}]{f['severity'].upper():7}[/] {f['id']}: {f['message']}")
-            if f.get("fix"):
-                console.print(f"         fix: {f['fix']}")
+            colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
+            console.print(f"[{colour}]{f.severity.upper():7}[/] {f.id}: {f.message}")
+            if f.fix:
+                console.print(f"         fix: {f.fix}")
     if explain:
         console.print("[bold]Derivations[/]")
         for p in pred.gpus:
@@ -174,7 +103,7 @@ def render_text(pred: Prediction, findings: list[dict] | None = None, explain: b
     console.print(f"[dim]{NOT_CHECKED}[/]")
 
 
-def render_markdown(pred: Prediction, findings: list[dict] | None = None) -> str:
+def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> str:
     """The plan as a Markdown report: links, P2P paths, all-reduce, findings, assumptions."""
     m = pred.machine
     title = (m.build.name if m.build and m.build.name else None) or \
@@ -207,9 +136,9 @@ def render_markdown(pred: Prediction, findings: list[dict] | None = None) -> str
     out += ["", "## Findings", ""]
     if findings:
         for f in findings:
-            out.append(f"- **{f['severity'].upper()} {f['id']}** ({f.get('subject', 'build')}): {f['message']}")
-            if f.get("fix"):
-                out.append(f"  - Fix: {f['fix']}")
+            out.append(f"- **{f.severity.upper()} {f.id}** ({f.subject}): {f.message}")
+            if f.fix:
+                out.append(f"  - Fix: {f.fix}")
     else:
         out.append("No findings.")
     out += ["", "## Assumptions", ""] + [f"- {a}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]

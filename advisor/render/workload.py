@@ -1,9 +1,7 @@
-"""`advisor workload` output: stable JSON and a short text report (1 GPU vs N GPUs, split, memory,
-bottleneck, what to change)."""
+"""`advisor workload` as people read it: a short text report (1 GPU vs N GPUs, split, memory, bottleneck,
+what to change). The JSON form is advisor.outputs.workload."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -11,65 +9,6 @@ from rich.table import Table
 from advisor.model.constants import constants
 from advisor.workload.analyse import Analysis
 from advisor.workload.result import Config
-
-
-def _r(x: float | None, nd: int = 3) -> float | None:
-    return None if x is None else round(x, nd)
-
-
-def workload_json(w) -> dict[str, Any]:
-    m = w.model
-    out = {
-        "task": w.task,
-        "model": m.key if not m.custom else m.name,
-        "preset": m.key,
-        "params": m.params,
-        "strategy": w.strategy,
-        "precision": w.precision,
-        "batch": w.batch,
-    }
-    if w.task == "train":
-        out |= {"seq": w.seq, "accum": w.accum, "recompute": w.recompute}
-    else:
-        out |= {"prompt": w.prompt, "gen": w.gen}
-    return out
-
-
-def to_json(a: Analysis, explain: bool = False) -> dict[str, Any]:
-    fab = a.fabric
-    out: dict[str, Any] = {
-        "schema_version": 1,
-        "workload": workload_json(a.workload),
-        "gpus": a.gpus,
-        "interconnect": {
-            "transport": fab.transport,
-            "busbw_gbps": _r(fab.busbw, 2),
-            "pair_gbps": _r(fab.p2p_gbps, 2),
-            "pair_latency_us": _r(fab.p2p_latency_us, 2),
-        },
-        "speedup": _r(a.speedup.value) if a.speedup else None,
-        "efficiency": _r(a.efficiency.value) if a.efficiency else None,
-        "fits_one_gpu": a.one.fits,
-        "fits": a.many.fits,
-        "bottleneck": a.bottleneck,
-        "configurations": [c.to_json(explain) for c in ([a.one] if a.gpus == 1 else [a.one, a.many])],
-        "memory": a.many.memory.to_json(explain),
-        "changes": [c.to_json() for c in a.changes],
-        "assumptions": a.assumptions,
-    }
-    if a.strategies:
-        out["strategies"] = [c.to_json(explain) for c in a.strategies]
-        out["strategies_not_possible"] = a.skipped_strategies
-    if explain:
-        out["derivation"] = {
-            "speedup": a.speedup.to_json() if a.speedup else None,
-            "efficiency": a.efficiency.to_json() if a.efficiency else None,
-        }
-        out["constants"] = {
-            c.name: {"value": c.value, "unit": c.unit, "note": c.note, "sources": list(c.sources)}
-            for c in constants("workload.yaml").values()
-        }
-    return out
 
 
 def _t(x: float | None) -> str:

@@ -38,7 +38,7 @@ class Choice:
 @dataclass
 class Evaluation:
     prediction: Prediction | None
-    findings: list[Any] = field(default_factory=list)  # advisor.findings.rules.Finding
+    findings: list[Any] = field(default_factory=list)  # advisor.findings.finding.Finding
     error: str | None = None  # why the build cannot be evaluated, in the user's words
 
 
@@ -182,11 +182,11 @@ class Planner:
         return self.build.topology is not None
 
     def _evaluate(self, build: Build) -> Evaluation:
-        from advisor.findings.rules import evaluate_rules
+        from advisor.findings.evaluate import evaluate_rules
 
         try:
             pred = evaluate(build, self.catalog)
-            return Evaluation(pred, evaluate_rules(pred))
+            return Evaluation(pred, evaluate_rules(pred, catalog=self.catalog))
         except UserError as exc:
             return Evaluation(None, [], exc.render())
 

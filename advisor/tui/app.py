@@ -509,7 +509,7 @@ class AdvisorApp(App):
         from advisor.render.plan import render_markdown
 
         stem = self.planner.path.stem if self.planner.path else "build"
-        text = render_markdown(pred, [f.to_json() for f in self.planner.findings])
+        text = render_markdown(pred, self.planner.findings)
         self.ask_path(
             "Export the report (Markdown)",
             lambda path: self.write_report(path, text, "report"),

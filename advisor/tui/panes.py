@@ -25,6 +25,7 @@ from advisor.session.planner import Planner
 
 if TYPE_CHECKING:
     from advisor.measure.models import Measurement
+    from advisor.outputs.validate import ValidateOutput
 
 VERDICT_STYLE = {"PASS": "bold green", "PROBLEMS": "bold red", "INCOMPLETE": "bold yellow"}
 
@@ -33,11 +34,11 @@ class QuotePane(VerticalScroll):
     """Paste a quote or open a file; Check shows the matched parts, claims and findings."""
 
     class Checked(Message):
-        def __init__(self, result: dict, build: Any, name: str) -> None:
+        def __init__(self, result: ValidateOutput, build: Any, name: str) -> None:
             super().__init__()
             self.result, self.build, self.name = result, build, name
 
-    result: dict | None = None
+    result: ValidateOutput | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -69,7 +70,8 @@ class QuotePane(VerticalScroll):
         self.check(text, name)
 
     def check(self, text: str, name: str) -> None:
-        from advisor.quote.reader import evaluate_quote, read_quote
+        from advisor.quote.check import evaluate_quote
+        from advisor.quote.reader import read_quote
 
         verdict = self.query_one("#quote-verdict", Static)
         if not text.strip():
@@ -87,51 +89,41 @@ class QuotePane(VerticalScroll):
         self.query_one("#quote-export", Button).disabled = False
         self.post_message(self.Checked(result, quote.build, name))
 
-    def _show(self, r: dict) -> None:
+    def _show(self, r: ValidateOutput) -> None:
         from advisor.render.quote import why_verdict
 
-        q = r["quote"]
+        q = r.quote
         self.query_one("#quote-verdict", Static).update(
-            Text.assemble(
-                (r["verdict"], VERDICT_STYLE[r["verdict"]]),
-                f"  {q['file']} ({q['format']}): {why_verdict(r)}",
-            )
+            Text.assemble((r.verdict, VERDICT_STYLE[r.verdict]), f"  {q.file} ({q.format}): {why_verdict(r)}")
         )
         table = self.query_one("#quote-lines", DataTable)
         table.clear()
         table.display = True
         style = {"matched": "", "recognized": "", "not_in_catalog": "yellow", "unmatched": "dim"}
-        for x in q["lines"]:
-            part = x.get("part_id") or x.get("part_name") or ""
-            conf = "" if x.get("confidence") is None else f"{x['confidence']:.0f}"
-            price = "" if x.get("price") is None else f"${x['price']:,.0f}"
-            status = x["status"].replace("_", " ")
-            what = part if x["status"] == "matched" else x["text"][:60]
+        for x in q.lines:
+            part = x.part_id or x.part_name or ""
+            conf = "" if x.confidence is None else f"{x.confidence:.0f}"
+            price = "" if x.price is None else f"${x.price:,.0f}"
+            what = part if x.status == "matched" else x.text[:60]
             table.add_row(
-                str(x["line"]),
-                Text(status, style.get(x["status"], "")),
-                what,
-                conf,
-                str(x.get("qty") or ""),
-                price,
+                str(x.line), Text(x.status.replace("_", " "), style.get(x.status, "")), what, conf,
+                str(x.qty or ""), price,
             )
         lines = []
-        for c in r["claims"]:
-            mark = {True: "[green]true[/]", False: "[bold red]FALSE[/]"}.get(
-                c["verdict"], "[yellow]unknown[/]"
-            )
-            lines.append(f'{mark} line {c["line"]}: "{escape(c["claim"])}" - {escape(c["why"])}')
-        if r["missing"]:
-            lines.append(f"[yellow]missing from the quote:[/] {', '.join(r['missing'])}")
-        for p in r["build_problems"]:
+        for c in r.claims:
+            mark = {True: "[green]true[/]", False: "[bold red]FALSE[/]"}.get(c.verdict, "[yellow]unknown[/]")
+            lines.append(f'{mark} line {c.line}: "{escape(c.claim)}" - {escape(c.why)}')
+        if r.missing:
+            lines.append(f"[yellow]missing from the quote:[/] {', '.join(r.missing)}")
+        for p in r.build_problems:
             lines.append(f"[red]{escape(p)}[/]")
-        findings = (r["plan"] or {}).get("findings", [])
-        worst = [f for f in findings if f["severity"] in ("error", "warning")]
+        findings = r.plan.findings if r.plan else []
+        worst = [f for f in findings if f.severity in ("error", "warning")]
         if worst:
             lines.append(
                 f"{len(findings)} findings; the worst: "
                 + "; ".join(
-                    f"[{'red' if f['severity'] == 'error' else 'yellow'}]{f['id']}[/] {escape(f['message'])}"
+                    f"[{'red' if f.severity == 'error' else 'yellow'}]{f.id}[/] {escape(f.message)}"
                     for f in worst[:3]
                 )
             )
@@ -266,7 +258,7 @@ class ComparePane(Vertical):
             title.update(f"[red]cannot evaluate the build: {escape(planner.error or '')}[/]")
             return
         for path, meas in measurements:
-            self.rows += [(path, r) for r in compare(planner.prediction, meas)]
+            self.rows += [(path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog)]
         flagged = sum(1 for _, r in self.rows if r.flagged)
         title.update(
             f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
@@ -300,6 +292,6 @@ class ComparePane(Vertical):
             head
             + "likely causes, first suspect first\n"
             + "\n".join(
-                f"[b]{c['id']}[/] {escape(c['message'])}\n  check: {escape(c['fix'])}" for c in r.causes
+                f"[b]{c.id}[/] {escape(c.message)}\n  check: {escape(c.fix)}" for c in r.causes
             )
         )

@@ -520,10 +520,10 @@ class FindingsView(Vertical):
         if not findings:
             out.update("No findings for this build." if self.app.planner.prediction else "")
             return
-        from advisor.findings.rules import load_rules
+        from advisor.findings.rules import rule_by_id
 
         f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
-        rule = next((r for r in load_rules() if r.id == f.id), None)
+        rule = rule_by_id(f.id)
         text = Text.assemble(
             (f"{f.severity.upper()} {f.id}", SEVERITY_STYLE.get(f.severity, "")),
             f" ({f.subject})",

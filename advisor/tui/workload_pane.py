@@ -104,13 +104,13 @@ class WorkloadPane(Vertical):
         if pred is None:
             out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
             return
-        from advisor.findings.rules import evaluate_rules
+        from advisor.findings.evaluate import evaluate_rules
         from advisor.workload import analyse
-        from advisor.workload.report import render_text
+        from advisor.render.workload import render_text
 
         try:
             analysis = analyse(planner.build, self.workload(), planner.catalog, pred)
-            findings = [f for f in evaluate_rules(pred, workload=analysis) if f.subject == "workload"]
+            findings = evaluate_rules(pred, job="workload", catalog=planner.catalog, workload=analysis)
         except UserError as exc:
             out.update(Text(exc.render(), "yellow"))
             return

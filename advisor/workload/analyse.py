@@ -26,23 +26,6 @@ class Change:
     fits: bool
     vs_one_gpu_today: float | None = None  # with the change, N GPUs / today's single GPU
 
-    def to_json(self) -> dict:
-        def r(x):
-            return None if x is None else round(x, 2)
-
-        return {
-            "change": self.change,
-            "why": self.why,
-            "fits": self.fits,
-            "predicted_speedup": r(self.speedup),
-            "vs_now": r(self.vs_now),
-            "vs_one_gpu_today": r(self.vs_one_gpu_today),
-            "throughput": None
-            if self.config is None or not self.fits
-            else round(self.config.throughput.value, 2),
-            "unit": None if self.config is None else self.config.throughput.unit,
-        }
-
 
 @dataclass
 class Analysis:

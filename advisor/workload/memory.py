@@ -21,24 +21,6 @@ class Memory:
     fits: bool
     notes: list[str] = field(default_factory=list)
 
-    def to_json(self, explain: bool) -> dict:
-        out = {
-            "per_gpu_gb": {k: _r(f.value) for k, f in self.terms.items()},
-            "total_gb": _r(self.total.value),
-            "usable_gb": _r(self.usable.value),
-            "fits": self.fits,
-            "notes": self.notes,
-        }
-        if explain:
-            out["derivation"] = {
-                k: f.to_json() for k, f in {**self.terms, "total": self.total, "usable": self.usable}.items()
-            }
-        return out
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(x, 2)
-
 
 def _gb(
     value: float | None, formula: str, inputs: dict, consts: list[str], conf: str = "calibrated"

@@ -45,12 +45,14 @@ class Catalog:
     origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)  # id -> (file, line)
     _keys: list[tuple[str, str]] = field(default_factory=list)  # (normalized key, id)
     _resolved: dict[tuple[str, str], Part] = field(default_factory=dict)
+    derived: dict[tuple, object] = field(default_factory=dict)  # answers computed from the parts, by question
 
     def add(self, part: Part, file: str, line: int | None) -> None:
         self.parts[part.id] = part
         self.origin[part.id] = (file, line)
         self._keys = []
         self._resolved = {}
+        self.derived = {}
 
     def of_kind(self, kind: str) -> list[Part]:
         return [p for p in self.parts.values() if p.kind == kind]

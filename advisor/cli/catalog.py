@@ -1,0 +1,134 @@
+"""`advisor catalog` and `advisor rules`: the parts catalog, the findings rules and the facts they can name."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from advisor.base.errors import UserError
+
+
+def cmd_catalog(args, ap) -> int:
+    from advisor.model.catalog.store import load_catalog, load_catalog_checked
+    dirs = [Path(d) for d in getattr(args, "catalog", [])]
+    action = args.catalog_command
+    if action == "validate":
+        catalog, problems = load_catalog_checked(dirs)
+        for p in problems:
+            print(p.render(), file=sys.stderr)
+        counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
+        print(f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
+              f"{len(problems)} problem(s)")
+        return 1 if problems else 0
+    if action == "schema":
+        from advisor.outputs.schema import output_schemas, schemas
+        if args.output:
+            print(json.dumps(output_schemas()[args.output], indent=2))
+            return 0
+        out = schemas()
+        print(json.dumps(out[args.kind] if args.kind else out, indent=2))
+        return 0
+    catalog = load_catalog(dirs)
+    if action == "list":
+        parts = sorted(catalog.parts.values(), key=lambda p: (p.kind, p.id))
+        if args.kind:
+            parts = [p for p in parts if p.kind == args.kind]
+        if args.json:
+            print(json.dumps([{"id": p.id, "kind": p.kind, "name": p.name, "socket": getattr(p, "socket", None),
+                               "verified": p.verified, "unverified_fields": p.unverified_fields,
+                               "sources": p.sources, "price_usd": p.price_usd} for p in parts], indent=2))
+        else:
+            from rich.console import Console
+            from rich.table import Table
+            t = Table()
+            for col in ("kind", "id", "name", "key specs", "verified"):
+                t.add_column(col)
+            for p in parts:
+                t.add_row(p.kind, p.id, p.name, _specs(p), "yes" if p.verified else "[yellow]no[/]")
+            Console().print(t)
+        return 0
+    if action == "show":
+        part = catalog.get(args.id) or _resolve_any(catalog, args.id)
+        data = part.model_dump(mode="json")
+        if args.json:
+            print(json.dumps(data, indent=2))
+        else:
+            from advisor.base.yamlio import dumps
+            file, line = catalog.origin[part.id]
+            print(f"# {file}")
+            print(dumps(data), end="")
+        return 0
+    ap.parse_args(["catalog", "--help"])
+    return 2
+
+
+def cmd_rules(args, ap) -> int:
+    from advisor.findings.rules import load_rules, rule_by_id, user_rule_dirs
+    dirs = user_rule_dirs()  # --rules and $ADVISOR_RULES
+    if args.rules_command == "facts":
+        return _facts(args)
+    if args.rules_command == "explain":
+        rule = rule_by_id(args.id, dirs)
+        if rule is None:
+            raise UserError(f"no rule {args.id!r}", hint="`advisor rules list` shows them")
+        print(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}\n")
+        print(f"What it checks\n  {rule.when}  (evaluated per {_per(rule.scope)})\n")
+        print(f"Why it matters\n  {rule.why}\n")
+        if rule.example:
+            print(f"Example\n  {rule.example}\n")
+        print(f"Fix\n  {rule.fix}\n")
+        print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))
+        return 0
+    scope = getattr(args, "scope", None)
+    rules = [r for r in load_rules(dirs) if not scope or r.scope == scope]
+    if getattr(args, "json", False):
+        print(json.dumps([r.model_dump() for r in rules], indent=2))
+    else:
+        for r in rules:
+            print(f"{r.id:8} {r.severity:8} {r.scope:9} {r.category:12} {r.title}")
+    return 0
+
+
+def _per(scope: str) -> str:
+    return {"compare": "compared figure that is off (advisor compare)",
+            "workload": "workload (advisor workload, plan --train/--infer)"}.get(scope, scope)
+
+
+def _facts(args) -> int:
+    from advisor.findings.facts import SCOPE_NAMES, fact_table
+    rows = fact_table()
+    if args.scope:
+        names = SCOPE_NAMES[args.scope]
+        rows = [r for r in rows if r["fact"].split(".")[0] in names]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print("Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
+          "prediction, workload model, measurement, or a constant in rules/ with its sources.\n")
+    root = None
+    for r in rows:
+        head = r["fact"].split(".")[0]
+        if head != root:
+            root = head
+            print(f"{head}.  (scopes {r['scopes']})")
+        unit = f" [{r['unit']}]" if r["unit"] else ""
+        print(f"  {r['fact']:28} {r['type']:11} {r['description']}{unit}  ({r['source']})")
+    return 0
+
+
+def _resolve_any(catalog, text):
+    matches = catalog.search(text)
+    if matches and matches[0].score >= 90:
+        return matches[0].part
+    names = ", ".join(m.part.id for m in matches[:3])
+    raise UserError(f"no part matches {text!r}", hint=f"did you mean: {names}?" if names else None)
+
+
+def _specs(p) -> str:
+    if p.kind == "cpu":
+        return f"{p.socket}, {p.pcie.usable_lanes or '?'} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+    if p.kind == "gpu":
+        return (f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
+                f"P2P {'yes' if p.p2p.stock_linux else 'no'}{', NVLink' if p.nvlink.supported else ''}")
+    return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"

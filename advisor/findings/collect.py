@@ -1,0 +1,197 @@
+"""The facts of a build, its GPUs and pairs, a workload, or a compared figure, computed from the typed results.
+
+Each function fills the models of advisor.findings.facts; constants come from rules/ with their
+sources (rules/facts.yaml, rules/workload.yaml).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, WorkloadFacts
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.constants import const
+from advisor.model.machine import Machine, Node
+from advisor.model.predict import Prediction
+
+if TYPE_CHECKING:
+    from advisor.workload.analyse import Analysis
+
+
+def prediction_facts(pred: Prediction, catalog: Catalog | None = None
+                     ) -> tuple[BuildFacts, list[GpuFacts], list[PairFacts]]:
+    """The facts rules of scope build, gpu and pair see. `catalog` is the one the build was resolved in."""
+    m = pred.machine
+    sw = m.software
+    gpus = [_gpu_facts(m, p.node, p.h2d.value, p.h2d_all.value) for p in pred.gpus]
+    by_index = {g.index: g for g in gpus}
+    pairs = []
+    for p in pred.pairs:
+        ga, gb = by_index[p.a], by_index[p.b]
+        pairs.append(PairFacts(
+            a=p.a, b=p.b, model_a=ga.model, model_b=gb.model, path=p.path, p2p=p.p2p, via=p.via,
+            nccl_transport=p.nccl_transport, nccl_p2p=p.nccl_p2p, p2p_reason=p.p2p_reason,
+            nccl_reason=p.nccl_reason, uni=round(p.uni.value or 0, 1), bidi=round(p.bidi.value or 0, 1),
+            latency=round(p.latency.value or 0, 1), geforce=ga.geforce or gb.geforce,
+            nvlink_capable=ga.nvlink_capable and gb.nvlink_capable, bridged=p.path.startswith("NV"),
+        ))
+    cpu, build = m.cpu, m.build
+    gpu_power = sum(g.power_w for g in gpus)
+    cpu_power = (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
+    busbw = pred.allreduce.value if pred.allreduce else 0.0
+    n = len(gpus)
+    grad_bytes = const("reference_model_params", file="facts.yaml") * const("grad_bytes", file="workload.yaml")
+    facts = BuildFacts(
+        cpu=cpu.name if cpu else "unknown CPU", cpu_vendor=m.cpu_vendor, cpu_segment=cpu.segment if cpu else "?",
+        cpu_lanes=(cpu.pcie.usable_lanes or 0) if cpu else 0,
+        board=m.board.name if m.board else "explicit tree", board_segment=m.board.segment if m.board else "?",
+        gpus=n, geforce_gpus=sum(1 for g in gpus if g.geforce),
+        gpus_on_chipset=sum(1 for g in gpus if g.on_chipset),
+        gpus_below_x16=sum(1 for g in gpus if g.width < g.max_width),
+        sockets=m.sockets, gpu_sockets=len({g.socket for g in gpus}),
+        total_vram_gb=sum(g.vram_gb for g in gpus), ram_gb=(build.ram_gb or 0) if build else 0,
+        psu_w=(build.psu_w or 0) if build else 0, gpu_power_w=gpu_power, cpu_power_w=cpu_power,
+        system_power_w=gpu_power + cpu_power + const("rest_of_system_w", file="facts.yaml"),
+        driver=sw.driver, iommu=sw.iommu, acs=sw.acs, large_bar=sw.large_bar,
+        nccl_p2p_disable=sw.nccl_p2p_disable, nccl_p2p_level=sw.nccl_p2p_level or "default",
+        framework=sw.framework or "unknown",
+        staged_pairs=sum(1 for p in pairs if p.via == "staged"),
+        p2p_not_used_by_nccl=sum(1 for p in pairs if p.p2p and not p.nccl_p2p and not p.bridged),
+        unbridged_nvlink_pairs=sum(1 for p in pairs if p.nvlink_capable and not p.bridged),
+        switched_pairs=sum(1 for p in pairs if p.path in ("PIX", "PXB")),
+        busbw=round(busbw, 1),
+        unlinked=len(m.unlinked), unlinked_list=", ".join(m.unlinked) or "-",
+        dimms=(build.dimms or 0) if build else 0,
+        mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
+        unverified_parts=", ".join(sorted({x.name for x in [cpu, m.board, *[g.gpu for g in m.gpus]]
+                                           if x is not None and not x.verified})),
+        alternative=alternative(catalog or load_catalog(), n) if cpu and cpu.segment == "desktop" and n >= 2 else "",
+        slot_overlaps=_overlaps(gpus),
+        open_air_neighbours=_open_air_neighbours(gpus),
+        nvlink_bridges=len(m.nvlink),
+        nvlink_invalid=", ".join(f"GPU{a}-GPU{b}" for a, b in m.nvlink
+                                 if not (a in by_index and b in by_index and by_index[a].nvlink_capable
+                                         and by_index[b].nvlink_capable)),
+        chipset_nvme=sum(1 for x in m.nodes.values() if x.kind == "nvme" and x.parent and
+                         m.nodes[x.parent].kind == "chipset"),
+        hpwr_needed=sum(g.gpu.power_connector.count for g in m.gpus if g.gpu and g.gpu.power_connector
+                        and g.gpu.power_connector.type in ("12VHPWR", "12V-2x6")),
+        psu_12v_2x6=build.psu_12v_2x6 if build and build.psu_12v_2x6 is not None else -1,
+        p2p_pairs=sum(1 for p in pairs if p.p2p and not p.bridged),
+        grad_seconds_1b3=round(grad_bytes / 1e9 * 2 * (n - 1) / n / busbw, 2) if busbw and n else 0,
+        min_h2d=min((g.h2d for g in gpus), default=0), max_h2d=max((g.h2d for g in gpus), default=0),
+    )
+    return facts, gpus, pairs
+
+
+def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float) -> GpuFacts:
+    g = n.gpu
+    chain = [m.nodes[a].kind for a in m.ancestors(n.id)[1:]]
+    conn = m.board.connector(n.connector) if m.board and n.connector else None
+    return GpuFacts(
+        index=n.index or 0, model=g.name if g else "?", id=n.part_id, slot=n.connector or "?",
+        gen=n.link.gen, width=n.link.width, max_gen=n.link.max_gen, max_width=n.link.max_width,
+        limited_by="; ".join(n.link.limited_by) or "-", on_chipset="chipset" in chain,
+        behind_switch="switch" in chain, socket=n.socket, h2d=round(h2d, 1), h2d_all=round(h2d_all, 1),
+        segment=g.segment if g else "?", geforce=bool(g and g.segment == "geforce"),
+        p2p_stock=bool(g and g.p2p.stock_linux), nvlink_capable=bool(g and g.nvlink.supported),
+        slot_width=(g.slot_width or 0) if g else 0, power_w=(g.board_power_w or 0) if g else 0,
+        vram_gb=g.vram_gb if g else 0, physical=(conn.physical or 0) if conn else 0,
+        cooler=(g.cooler or "?") if g else "?", position=n.position or 0,
+    )
+
+
+def alternative(catalog: Catalog, n_gpus: int) -> str:
+    """A concrete workstation platform from this catalog that gives n GPUs a CPU x16 link each."""
+    key = ("workstation alternative", n_gpus)
+    if key not in catalog.derived:
+        catalog.derived[key] = _alternative(catalog, n_gpus)
+    return str(catalog.derived[key])
+
+
+def _alternative(catalog: Catalog, n_gpus: int) -> str:
+    for board in sorted(catalog.boards, key=lambda b: (not b.verified, b.price_usd or 1e9, b.id)):
+        if board.segment != "workstation" or not board.cpu_families:
+            continue
+        cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
+        x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
+        if len(x16) < n_gpus:
+            continue
+        cpus = sorted((c for c in catalog.cpus if c.family in board.cpu_families),
+                      key=lambda c: (not c.verified, c.price_usd or 1e9, c.id))
+        if cpus:
+            return f"{cpus[0].name} on {board.name} ({len(x16)} CPU x16 slots)"
+    return "a Threadripper, Xeon W or EPYC platform"
+
+
+def _open_air_neighbours(gpus: list[GpuFacts]) -> int:
+    """Open-air cards with less than one free slot position between them."""
+    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position and g.cooler == "open-air")
+    return sum(1 for (_, a1), (b0, _) in zip(spans, spans[1:]) if b0 - a1 < 1)
+
+
+def _overlaps(gpus: list[GpuFacts]) -> int:
+    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position)
+    return sum(1 for (_, a1), (b0, _) in zip(spans, spans[1:]) if b0 < a1)
+
+
+def workload_facts(a: Analysis) -> WorkloadFacts:
+    """The facts rules of scope workload see (`workload.` in a condition)."""
+    w, many, one = a.workload, a.many, a.one
+    split = many.split()
+    gpus = [g.node for g in a.fabric.prediction.gpus]
+    links = "/".join(f"x{n.link.width}" for n in gpus)
+    gen = "/".join(sorted({f"Gen{n.link.gen}" for n in gpus}))
+    per_micro = w.strategy in ("zero2", "zero3", "fsdp", "dataparallel")
+    ddp_bytes = w.model.params * (
+        4 if w.precision == "fp32" else const("grad_bytes", "ddp", file="workload.yaml")
+    )
+    samples = w.batch * w.accum * (a.gpus if w.strategy not in ("tp", "pp") else 1)
+    step = many.extra.get("decode_step")
+    decode_comm = (step.inputs.get("comm_s", 0.0) / step.value) if step is not None and step.value else 0.0
+    by = {c.strategy: c for c in a.strategies}
+
+    def sp(s: str) -> float:
+        c = by.get(s)
+        return round(c.throughput.value / one.throughput.value, 2) if c and c.fits and one.fits else -1.0
+
+    best = max((c for c in a.strategies if c.fits), key=lambda c: c.throughput.value, default=None)
+    return WorkloadFacts(
+        task=w.task,
+        strategy=w.strategy,
+        strategy_name=w.strategy_name,
+        model=w.model.label,
+        model_key=w.model.key,
+        params_b=round(w.model.params / 1e9, 2),
+        precision=w.precision,
+        batch=w.batch,
+        seq=w.seq,
+        accum=w.accum,
+        gpus=a.gpus,
+        gpu_model=", ".join(sorted({n.gpu.name for n in gpus if n.gpu})) or "?",
+        links=f"{gen} {links}",
+        transport=a.fabric.transport,
+        busbw=round(a.fabric.busbw or 0.0, 1),
+        speedup=round(a.speedup.value, 2) if a.speedup else -1.0,
+        has_speedup=a.speedup is not None,
+        efficiency=round(a.efficiency.value, 2) if a.efficiency else -1.0,
+        comm_pct=round(100 * split["exposed_comm"]),
+        bubble_pct=round(100 * split["bubble"]),
+        compute_pct=round(100 * split["compute"]),
+        fits=many.fits,
+        fits_one=one.fits,
+        mem_gb=round(many.memory.total.value, 1),
+        mem_one_gb=round(one.memory.total.value, 1),
+        usable_gb=round(many.memory.usable.value, 1),
+        per_micro_step=per_micro,
+        reductions_per_step=w.accum if per_micro else 1,
+        comm_gb_per_step=round(many.comm_bytes_per_sample * samples / 1e9, 2),
+        ddp_comm_gb_per_step=round(ddp_bytes / 1e9, 2),
+        decode_comm_pct=round(100 * decode_comm),
+        replicas_speedup=sp("replicas"),
+        tp_speedup=sp("tp"),
+        pp_speedup=sp("pp"),
+        best_strategy=best.strategy if best else "-",
+        best_tokens_per_s=round(best.throughput.value, 1) if best else 0.0,
+        bottleneck=a.bottleneck,
+    )

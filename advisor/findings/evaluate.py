@@ -1,0 +1,92 @@
+"""Findings from rules: each rule of the job's scopes evaluated on the facts of its subjects.
+
+The job decides the scopes (advisor.findings.finding.JOB_SCOPES): `plan` evaluates build, gpu and
+pair rules, and workload rules when a workload is given; `workload` only workload rules; `compare`
+only compare rules, once per compared figure that is off. The user's rules (--rules,
+$ADVISOR_RULES) take part in every job whose scope they are written for.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from simpleeval import EvalWithCompoundTypes
+
+from advisor.base.errors import UserError
+from advisor.findings.collect import prediction_facts
+from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts
+from advisor.findings.finding import JOB_SCOPES, Finding, Rule
+from advisor.findings.rules import FUNCTIONS, load_rules, user_rule_dirs
+from advisor.model.catalog.store import Catalog
+from advisor.model.predict import Prediction
+
+if TYPE_CHECKING:
+    from advisor.workload.analyse import Analysis
+
+
+@lru_cache(maxsize=1024)
+def _parsed(expr: str):
+    return EvalWithCompoundTypes().parse(expr)
+
+
+def evaluate_rules(pred: Prediction, *, job: str = "plan", catalog: Catalog | None = None,
+                   workload: Analysis | None = None, extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+    """Findings for a prediction, worst first. `workload` (an Analysis) enables rules of scope workload."""
+    scopes = JOB_SCOPES[job]
+    rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope in scopes]
+    build, gpus, pairs = prediction_facts(pred, catalog)
+    subjects: dict[str, list[dict[str, Facts]]] = {
+        "build": [{"build": build}],
+        "gpu": [{"build": build, "gpu": g} for g in gpus],
+        "pair": [{"build": build, "pair": p} for p in pairs],
+        "workload": [],
+    }
+    if workload is not None and "workload" in scopes:
+        from advisor.findings.collect import workload_facts
+        subjects["workload"] = [{"build": build, "workload": workload_facts(workload)}]
+    return _run(rules, subjects)
+
+
+def evaluate_compare(build: BuildFacts, row: RowFacts, gpu: GpuFacts | None = None, pair: PairFacts | None = None,
+                     extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+    """The likely causes of one compared figure that is off: the compare rules that fire on it."""
+    rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope == "compare"]
+    return _run(rules, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
+
+
+def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) -> list[Finding]:
+    # One evaluator per subject, shared by every rule of its scope (building one is the costly part).
+    evaluators = {scope: [(names, EvalWithCompoundTypes(names=names, functions=FUNCTIONS)) for names in subs]
+                  for scope, subs in subjects.items()}
+    findings: list[Finding] = []
+    for rule in rules:
+        parsed = _parsed(rule.when)
+        for names, evaluator in evaluators.get(rule.scope, []):
+            try:
+                hit = bool(evaluator.eval(rule.when, previously_parsed=parsed))
+            except Exception as exc:  # e.g. a user rule comparing a number with a string: say which rule
+                raise UserError(f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
+                                hint="`advisor rules facts` lists the facts and their types") from None
+            if not hit:
+                continue
+            try:
+                message = rule.message.format(**names)
+                fix = rule.fix.format(**names)
+            except (AttributeError, KeyError, IndexError, ValueError, TypeError) as exc:
+                raise UserError(f"rule {rule.id}: message template cannot be filled in: {exc}") from None
+            findings.append(Finding(id=rule.id, category=rule.category, severity=rule.severity, message=message,
+                                    fix=fix, why=rule.why, subject=_subject(names)))
+    if sort:
+        findings.sort(key=lambda f: f.rank)
+    return findings
+
+
+def _subject(names: dict) -> str:
+    if names.get("row") is not None:
+        return names["row"].where
+    if names.get("gpu") is not None:
+        return f"GPU{names['gpu'].index}"
+    if names.get("pair") is not None:
+        return f"GPU{names['pair'].a}-GPU{names['pair'].b}"
+    return "workload" if "workload" in names else "build"

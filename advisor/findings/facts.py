@@ -1,0 +1,244 @@
+"""The facts a rule's condition and message can name, as typed, documented models.
+
+A rule of scope `gpu` sees `build` and `gpu`; `pair` sees `build` and `pair`; `workload` sees
+`build` and `workload`; `compare` sees `build`, `row` and the `gpu` or `pair` the row is about.
+Every fact has a name, a type, a unit, a description and where its value comes from:
+
+- `catalog: FIELD`: a field of the part's catalog entry (`advisor catalog show ID`);
+- `build: FIELD`: what the build file (or the quote) says;
+- `prediction`: computed by the lane allocation and the bandwidth model (`advisor plan --explain`);
+- `workload model`: computed by `advisor workload`;
+- `measurement`: read from a measurement file;
+- `constant NAME (FILE)`: a constant in rules/FILE, with its sources there.
+
+`advisor rules facts` prints this list; a user rule that names a fact not listed here is refused
+when it is loaded, with its file:line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
+
+PREDICTION = "prediction"
+WORKLOAD_MODEL = "workload model"
+MEASUREMENT = "measurement"
+
+
+def fact(description: str, unit: str = "", source: str = PREDICTION) -> Any:
+    return Field(description=description, json_schema_extra={"unit": unit, "source": source})
+
+
+class Facts(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GpuFacts(Facts):
+    """One GPU of the build (`gpu.` in rules of scope gpu)."""
+
+    index: int = fact("CUDA index of the GPU in the build", source="build: gpus")
+    model: str = fact("GPU model name ('?' when unknown)", source="catalog: name")
+    id: str | None = fact("catalog id of the GPU", source="catalog: id")
+    slot: str = fact("slot the card sits in ('?' when unknown)", source="build: gpus[].slot, or automatic placement")
+    gen: int = fact("PCIe generation the link trains at")
+    width: int = fact("PCIe lanes the link trains at", "lanes")
+    max_gen: int = fact("the card's own maximum PCIe generation", source="catalog: pcie.gen")
+    max_width: int = fact("the card's own maximum PCIe width", "lanes", "catalog: pcie.width")
+    limited_by: str = fact("why the link is below the card's maximum, '-' when it is not")
+    on_chipset: bool = fact("the GPU hangs off the chipset, not the CPU's lanes")
+    behind_switch: bool = fact("a PCIe switch sits between the GPU and the CPU")
+    socket: int = fact("CPU socket the GPU's lanes come from")
+    h2d: float = fact("predicted pinned host-to-device copy, this GPU alone", "GB/s")
+    h2d_all: float = fact("predicted pinned host-to-device copy with every GPU copying at once", "GB/s")
+    segment: str = fact("geforce, workstation or datacenter ('?' when unknown)", source="catalog: segment")
+    geforce: bool = fact("a GeForce card", source="catalog: segment")
+    p2p_stock: bool = fact("CUDA P2P works with the stock Linux driver", source="catalog: p2p.stock_linux")
+    nvlink_capable: bool = fact("the card has an NVLink connector", source="catalog: nvlink.supported")
+    slot_width: float = fact("slots the cooler covers (0 when unknown)", "slots", "catalog: slot_width")
+    power_w: int = fact("board power (0 when unknown)", "W", "catalog: board_power_w")
+    vram_gb: float = fact("memory on the card", "GB", "catalog: vram_gb")
+    physical: int = fact("physical size of the slot's connector (0 when unknown)", "lanes",
+                         "catalog: board slots[].physical")
+    cooler: str = fact("open-air, blower, passive or liquid ('?' when unknown)", source="catalog: cooler")
+    position: int = fact("slot position from the CPU side (0 when unknown)", "slot", "catalog: board slots[].position")
+
+
+class PairFacts(Facts):
+    """One GPU pair (`pair.` in rules of scope pair)."""
+
+    a: int = fact("index of the first GPU", source="build: gpus")
+    b: int = fact("index of the second GPU", source="build: gpus")
+    model_a: str = fact("model of the first GPU", source="catalog: name")
+    model_b: str = fact("model of the second GPU", source="catalog: name")
+    path: str = fact("path class as nvidia-smi topo -m prints it: NV#, PIX, PXB, PHB, NODE, SYS")
+    p2p: bool = fact("CUDA peer-to-peer is available between the two")
+    via: str = fact("how a copy travels: nvlink, p2p or staged (through host memory)")
+    nccl_transport: str = fact("what NCCL uses between the two: NVL, P2P or SHM")
+    nccl_p2p: bool = fact("NCCL uses P2P (or NVLink) for the pair at its P2P level")
+    p2p_reason: str = fact("why P2P is or is not available")
+    nccl_reason: str = fact("why NCCL uses that transport")
+    uni: float = fact("predicted one-way copy bandwidth", "GB/s")
+    bidi: float = fact("predicted copy bandwidth both ways at once", "GB/s")
+    latency: float = fact("predicted copy latency", "us")
+    geforce: bool = fact("either card is a GeForce card", source="catalog: segment")
+    nvlink_capable: bool = fact("both cards have NVLink connectors", source="catalog: nvlink.supported")
+    bridged: bool = fact("an NVLink bridge joins the two", source="build: nvlink")
+
+
+class BuildFacts(Facts):
+    """The whole build (`build.` in rules of every scope)."""
+
+    cpu: str = fact("CPU name ('unknown CPU' when there is none)", source="catalog: name")
+    cpu_vendor: str = fact("intel, amd or unknown", source="catalog: vendor")
+    cpu_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
+    cpu_lanes: int = fact("PCIe lanes the CPU gives the board (0 when unknown)", "lanes",
+                          "catalog: pcie.usable_lanes")
+    board: str = fact("board name, 'explicit tree' for a build described by its PCIe tree", source="catalog: name")
+    board_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
+    gpus: int = fact("GPUs in the build that got lanes", "GPUs")
+    geforce_gpus: int = fact("GeForce cards among them", "GPUs", "catalog: segment")
+    gpus_on_chipset: int = fact("GPUs on chipset lanes", "GPUs")
+    gpus_below_x16: int = fact("GPUs whose link is narrower than the card's maximum", "GPUs")
+    sockets: int = fact("CPU sockets", "sockets", "build: cpu, catalog: board sockets")
+    gpu_sockets: int = fact("sockets that have GPUs", "sockets")
+    total_vram_gb: float = fact("memory on all GPUs together", "GB", "catalog: vram_gb")
+    ram_gb: int = fact("system RAM (0 when the build does not say)", "GB", "build: ram_gb")
+    psu_w: int = fact("PSU rating (0 when the build does not say)", "W", "build: psu_w")
+    gpu_power_w: int = fact("board power of all GPUs", "W", "catalog: board_power_w")
+    cpu_power_w: int = fact("CPU maximum power, else TDP (0 when unknown)", "W", "catalog: max_power_w, tdp_w")
+    system_power_w: int = fact("GPUs + CPU + the rest of the system", "W",
+                               "constant rest_of_system_w (facts.yaml)")
+    driver: str = fact("NVIDIA driver: stock or patched-p2p", source="build: software.driver")
+    iommu: str = fact("IOMMU mode", source="build: software.iommu")
+    acs: str = fact("PCIe ACS setting", source="build: software.acs")
+    large_bar: bool | None = fact("Resizable BAR / large BAR on (None when unknown)", source="build: software.large_bar")
+    nccl_p2p_disable: bool = fact("NCCL_P2P_DISABLE=1 is set", source="build: software.nccl_p2p_disable")
+    nccl_p2p_level: str = fact("NCCL_P2P_LEVEL ('default' when unset)", source="build: software.nccl_p2p_level")
+    framework: str = fact("training framework ('unknown' when unset)", source="build: software.framework")
+    staged_pairs: int = fact("GPU pairs whose copies are staged through host memory", "pairs")
+    p2p_not_used_by_nccl: int = fact("pairs with CUDA P2P that NCCL does not use at its P2P level", "pairs")
+    unbridged_nvlink_pairs: int = fact("pairs of NVLink-capable cards with no bridge", "pairs")
+    switched_pairs: int = fact("pairs that meet at a PCIe switch (PIX or PXB)", "pairs")
+    busbw: float = fact("predicted all-reduce bus bandwidth over all GPUs (0 with fewer than two)", "GB/s")
+    unlinked: int = fact("devices placed where no lanes reach them", "devices")
+    unlinked_list: str = fact("those devices, comma-separated ('-' when none)")
+    dimms: int = fact("DIMMs installed (0 when the build does not say)", "DIMMs", "build: dimms")
+    mem_channels: int = fact("memory channels of all sockets (0 when unknown)", "channels", "catalog: memory.channels")
+    unverified_parts: str = fact("parts whose catalog entry is not verified, comma-separated", source="catalog: verified")
+    alternative: str = fact("a workstation platform from the catalog that gives every GPU x16 from the CPU "
+                            "(only for desktop CPUs with two or more GPUs, else '')", source="catalog")
+    slot_overlaps: int = fact("cards whose coolers overlap the next card's slot", "cards",
+                              "catalog: slot_width, board slots[].position")
+    open_air_neighbours: int = fact("open-air cards with no free slot between them", "cards",
+                                    "catalog: cooler, slot_width, board slots[].position")
+    nvlink_bridges: int = fact("NVLink bridges in the build", "bridges", "build: nvlink")
+    nvlink_invalid: str = fact("bridges that join a card without an NVLink connector, comma-separated",
+                               source="build: nvlink, catalog: nvlink.supported")
+    chipset_nvme: int = fact("NVMe drives on chipset lanes", "drives")
+    hpwr_needed: int = fact("12VHPWR / 12V-2x6 connectors the GPUs need", "connectors", "catalog: power_connector")
+    psu_12v_2x6: int = fact("12V-2x6 cables the PSU has (-1 when the build does not say)", "cables",
+                            "build: psu_12v_2x6")
+    p2p_pairs: int = fact("pairs with CUDA P2P over PCIe", "pairs")
+    grad_seconds_1b3: float = fact(
+        "all-reduce time for the gradients of a 1.3B-parameter model at the predicted bus bandwidth "
+        "(0 with fewer than two GPUs)", "s", "constants reference_model_params (facts.yaml), grad_bytes (workload.yaml)")
+    min_h2d: float = fact("slowest GPU's predicted host-to-device copy, alone", "GB/s")
+    max_h2d: float = fact("fastest GPU's predicted host-to-device copy, alone", "GB/s")
+
+
+class WorkloadFacts(Facts):
+    """The workload of `advisor workload` or `plan --train/--infer` (`workload.` in rules of scope workload)."""
+
+    task: str = fact("train or infer", source="build: --train / --infer")
+    strategy: str = fact("ddp, dataparallel, zero2, zero3, fsdp, tp, pp or replicas", source="build: --strategy")
+    strategy_name: str = fact("the strategy's name in words", source="build: --strategy")
+    model: str = fact("model name", source="workload preset or --params")
+    model_key: str = fact("preset key of the model", source="workload preset")
+    params_b: float = fact("parameters", "billions", "workload preset or --params")
+    precision: str = fact("bf16, fp16 or fp32", source="build: --precision")
+    batch: int = fact("micro-batch per GPU (training) or concurrent sequences (inference)", source="build: --batch")
+    seq: int = fact("sequence length", "tokens", "build: --seq")
+    accum: int = fact("gradient accumulation micro-steps", source="build: --accum")
+    gpus: int = fact("GPUs the job uses", "GPUs", "build: --gpus")
+    gpu_model: str = fact("GPU models used, comma-separated", source="catalog: name")
+    links: str = fact("the GPUs' links, e.g. 'Gen4 x8/x8'")
+    transport: str = fact("how the all-reduce travels (NCCL transport)")
+    busbw: float = fact("all-reduce bus bandwidth the job sees", "GB/s")
+    speedup: float = fact("throughput on N GPUs / on one GPU (-1 when there is none)", "x", WORKLOAD_MODEL)
+    has_speedup: bool = fact("a speed-up could be computed (both fit)", source=WORKLOAD_MODEL)
+    efficiency: float = fact("speed-up / GPUs (-1 when there is none)", "fraction", WORKLOAD_MODEL)
+    comm_pct: int = fact("share of a step in exposed communication", "%", WORKLOAD_MODEL)
+    bubble_pct: int = fact("share of a step in pipeline bubbles", "%", WORKLOAD_MODEL)
+    compute_pct: int = fact("share of a step in compute", "%", WORKLOAD_MODEL)
+    fits: bool = fact("the job fits in the memory of N GPUs", source=WORKLOAD_MODEL)
+    fits_one: bool = fact("the job fits in the memory of one GPU", source=WORKLOAD_MODEL)
+    mem_gb: float = fact("memory per GPU on N GPUs", "GB", WORKLOAD_MODEL)
+    mem_one_gb: float = fact("memory on one GPU", "GB", WORKLOAD_MODEL)
+    usable_gb: float = fact("usable memory per GPU", "GB", WORKLOAD_MODEL)
+    per_micro_step: bool = fact("the strategy reduces every micro-step (ZeRO-2/3, FSDP, DataParallel)",
+                                source=WORKLOAD_MODEL)
+    reductions_per_step: int = fact("gradient reductions per optimizer step", source=WORKLOAD_MODEL)
+    comm_gb_per_step: float = fact("bytes communicated per optimizer step", "GB", WORKLOAD_MODEL)
+    ddp_comm_gb_per_step: float = fact("what DDP would communicate per optimizer step", "GB",
+                                       "constant grad_bytes (workload.yaml)")
+    decode_comm_pct: int = fact("share of a decode step in communication", "%", WORKLOAD_MODEL)
+    replicas_speedup: float = fact("speed-up of independent replicas (-1 when they do not fit)", "x", WORKLOAD_MODEL)
+    tp_speedup: float = fact("speed-up of tensor parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL)
+    pp_speedup: float = fact("speed-up of pipeline parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL)
+    best_strategy: str = fact("the fastest strategy that fits ('-' when none)", source=WORKLOAD_MODEL)
+    best_tokens_per_s: float = fact("its throughput", "tokens/s", WORKLOAD_MODEL)
+    bottleneck: str = fact("what limits the job, in words", source=WORKLOAD_MODEL)
+
+
+class RowFacts(Facts):
+    """One compared figure of `advisor compare` that is off by more than the tolerance (`row.`, scope compare)."""
+
+    metric: str = fact("the metric: h2d_gbps, uni_gbps, latency_us, link_width, path, busbw_gbps, ...",
+                       source=MEASUREMENT)
+    kind: str = fact("host (H2D/D2H), link (width/gen), pair (uni/bidi/latency), path or allreduce")
+    quantity: str = fact("what is measured, in short: h2d, d2h, h2d_all, d2h_all, uni, bidi, latency, width, gen, "
+                         "path, busbw")
+    where: str = fact("GPU0, GPU0-GPU1 or 'N GPUs'")
+    predicted: str = fact("the predicted value as shown")
+    measured: str = fact("the measured value as shown", source=MEASUREMENT)
+    ratio: float = fact("measured / predicted, turned so that below 1 is worse (latency inverted); "
+                        "0 for labels", "x")
+    pct: int = fact("ratio as a percentage", "%")
+    off_pct: int = fact("how far off, |ratio - 1|", "%")
+    slower: bool = fact("the measurement is worse than the prediction")
+    faster: bool = fact("the measurement is better than the prediction")
+    tool_p2p: str = fact("'on' or 'off' when the tool says whether P2P was on, else 'unknown'", source=MEASUREMENT)
+    predicted_p2p: str = fact("'on' or 'off': whether the prediction has P2P for the pair ('unknown' for other rows)")
+    transport: str = fact("the predicted transport on the slowest all-reduce hop (allreduce rows)")
+
+
+# Names a rule of each scope may use, and the model each name has.
+SCOPE_NAMES: dict[str, dict[str, type[Facts]]] = {
+    "build": {"build": BuildFacts},
+    "gpu": {"build": BuildFacts, "gpu": GpuFacts},
+    "pair": {"build": BuildFacts, "pair": PairFacts},
+    "workload": {"build": BuildFacts, "workload": WorkloadFacts},
+    "compare": {"build": BuildFacts, "row": RowFacts, "gpu": GpuFacts, "pair": PairFacts},
+}
+FACT_MODELS: dict[str, type[Facts]] = {"build": BuildFacts, "gpu": GpuFacts, "pair": PairFacts,
+                                        "workload": WorkloadFacts, "row": RowFacts}
+
+
+def describe(name: str, info: FieldInfo) -> dict[str, str]:
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    ann = info.annotation
+    type_name = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
+    return {"name": name, "type": type_name.replace("NoneType", "None"), "unit": str(extra.get("unit", "")),
+            "description": info.description or "", "source": str(extra.get("source", ""))}
+
+
+def fact_table() -> list[dict[str, str]]:
+    """Every fact, as `advisor rules facts` lists it: `build.gpus`, its type, unit, description and source."""
+    rows = []
+    for root, model in FACT_MODELS.items():
+        scopes = ", ".join(s for s, names in SCOPE_NAMES.items() if root in names)
+        for name, info in model.model_fields.items():
+            rows.append({"fact": f"{root}.{name}", "scopes": scopes, **describe(name, info)})
+    return rows

@@ -1,0 +1,145 @@
+"""The output of `advisor plan --json` as a typed model (its JSON Schema: `advisor catalog schema --output plan`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from advisor.findings.finding import Finding
+from advisor.model.constants import constants
+from advisor.model.machine import Node
+from advisor.model.predict import Prediction, topo_matrix
+from advisor.outputs.common import ConstantOut, Derivation, Output, r1
+from advisor.outputs.workload import WorkloadOutput
+
+NOT_CHECKED = ("Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
+               "driver and NCCL versions other than the defaults named, and network (multi-node) traffic.")
+
+
+class LinkOut(Output):
+    gen: int
+    width: int
+    max_gen: int = Field(description="The card's own maximum generation")
+    max_width: int = Field(description="The card's own maximum width")
+    limited_by: list[str] = Field(description="Why the link is below the card's maximum, in plain words")
+
+
+class GpuOut(Output):
+    index: int
+    slot: str | None
+    model: str | None
+    model_id: str | None
+    link: LinkOut
+    h2d_gbps: float | None = Field(description="Pinned host->device copy, this GPU alone, GB/s")
+    d2h_gbps: float | None
+    h2d_all_gbps: float | None = Field(description="Pinned host->device with every GPU copying at once, GB/s")
+    d2h_all_gbps: float | None
+    bottleneck: str
+    derivation: dict[str, Derivation] | None = None
+
+
+class PairOut(Output):
+    a: int
+    b: int
+    path: str = Field(description="NV#, PIX, PXB, PHB, NODE or SYS, as nvidia-smi topo -m prints it")
+    p2p: bool = Field(description="CUDA peer access available")
+    p2p_reason: str
+    via: str = Field(description="nvlink, p2p or staged (through host memory)")
+    nccl_p2p: bool
+    nccl_transport: str
+    nccl_reason: str
+    uni_gbps: float | None
+    bidi_gbps: float | None
+    latency_us: float | None
+    confidence: str
+    derivation: dict[str, Derivation] | None = None
+
+
+class AllreduceOut(Output):
+    gpus: int
+    busbw_gbps: float | None = Field(description="nccl-tests bus bandwidth for large messages, GB/s")
+    ring: list[int]
+    slowest_hop: Any
+    transport: Any
+    derivation: Derivation | None = None
+
+
+class TopoOut(Output):
+    gpus: list[str]
+    matrix: list[list[str]]
+
+
+class DeviceLinkOut(Output):
+    gen: int
+    width: int
+
+
+class DeviceOut(Output):
+    kind: Literal["nvme", "nic"]
+    name: str
+    connector: str | None
+    link: DeviceLinkOut | None
+
+
+class PlanOutput(Output):
+    schema_version: Literal[1] = 1
+    build: str | None
+    cpu: str | None
+    board: str | None
+    sockets: int
+    gpus: list[GpuOut]
+    pairs: list[PairOut]
+    allreduce: AllreduceOut | None
+    topo: TopoOut
+    devices: list[DeviceOut]
+    unlinked: list[str] = Field(description="Devices placed where no lanes reach them")
+    allocation_notes: list[str] = Field(description="What the lane allocation did, in plain words")
+    assumptions: list[str]
+    findings: list[Finding]
+    not_checked: str
+    constants: dict[str, ConstantOut] | None = None
+    workload: WorkloadOutput | None = Field(default=None, description="With --train/--infer: the output of `advisor workload`")
+
+
+def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain: bool = False) -> PlanOutput:
+    m = pred.machine
+    gpus = []
+    for p in pred.gpus:
+        n = p.node
+        extra = {"derivation": {k: Derivation.of(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}} \
+            if explain else {}
+        gpus.append(GpuOut(
+            index=n.index or 0, slot=n.connector, model=n.gpu.name if n.gpu else None, model_id=n.part_id,
+            link=LinkOut(gen=n.link.gen, width=n.link.width, max_gen=n.link.max_gen, max_width=n.link.max_width,
+                         limited_by=list(n.link.limited_by)),
+            h2d_gbps=r1(p.h2d.value), d2h_gbps=r1(p.d2h.value), h2d_all_gbps=r1(p.h2d_all.value),
+            d2h_all_gbps=r1(p.d2h_all.value), bottleneck=p.bottleneck, **extra))
+    pairs = []
+    for p in pred.pairs:
+        extra = {"derivation": {"uni": Derivation.of(p.uni), "bidi": Derivation.of(p.bidi),
+                                "latency": Derivation.of(p.latency)}} if explain else {}
+        pairs.append(PairOut(
+            a=p.a, b=p.b, path=p.path, p2p=p.p2p, p2p_reason=p.p2p_reason, via=p.via, nccl_p2p=p.nccl_p2p,
+            nccl_transport=p.nccl_transport, nccl_reason=p.nccl_reason, uni_gbps=r1(p.uni.value),
+            bidi_gbps=r1(p.bidi.value), latency_us=None if p.latency.value is None else round(p.latency.value, 2),
+            confidence=p.uni.confidence, **extra))
+    allreduce = None
+    if pred.allreduce is not None:
+        a = pred.allreduce
+        extra = {"derivation": Derivation.of(a)} if explain else {}
+        allreduce = AllreduceOut(gpus=len(pred.ring), busbw_gbps=r1(a.value), ring=pred.ring,
+                                 slowest_hop=a.inputs.get("slowest_hop"), transport=a.inputs.get("transport"), **extra)
+    extra = {"constants": {c.name: ConstantOut.of(c) for c in constants().values()}} if explain else {}
+    return PlanOutput(
+        schema_version=1, build=m.build.name if m.build else None, cpu=m.cpu.id if m.cpu else None,
+        board=m.board.id if m.board else None, sockets=m.sockets, gpus=gpus, pairs=pairs, allreduce=allreduce,
+        topo=TopoOut(gpus=[f"GPU{n.index}" for n in m.gpus], matrix=topo_matrix(pred)),
+        devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
+        unlinked=list(m.unlinked), allocation_notes=list(m.notes), assumptions=list(pred.assumptions),
+        findings=list(findings or []), not_checked=NOT_CHECKED, **extra)
+
+
+def _device(n: Node) -> DeviceOut:
+    return DeviceOut(kind=n.kind, name=n.label, connector=n.connector,  # type: ignore[arg-type]
+                     link=DeviceLinkOut(gen=n.link.gen, width=n.link.width) if n.link else None)

@@ -1,0 +1,120 @@
+"""Rule facts are typed and documented; a user rule naming an unknown fact is refused where it is written;
+the compare causes are rules like the others; each job evaluates the rules of its scopes, the user's too."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.conftest import ROOT
+
+ONE_4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090")
+TWO_4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")
+
+
+def _rule(rule_id: str, scope: str, when: str, message: str = "hit", category: str = "workload") -> str:
+    return (f"kind: rules\nrules:\n  - id: {rule_id}\n    category: {category}\n    severity: info\n"
+            f"    scope: {scope}\n    title: A user's rule\n    when: \"{when}\"\n    message: \"{message}\"\n"
+            "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n")
+
+
+def test_rules_facts_lists_every_fact_with_type_unit_description_and_source(cli):
+    code, out, _ = cli("rules", "facts", "--json")
+    assert code == 0
+    facts = {f["fact"]: f for f in json.loads(out)}
+    assert facts["gpu.width"]["unit"] == "lanes" and facts["gpu.width"]["type"] == "int"
+    assert facts["build.system_power_w"]["source"].startswith("constant rest_of_system_w")
+    assert facts["row.ratio"]["scopes"] == "compare"
+    assert all(f["description"] and f["source"] for f in facts.values()), "a fact without its documentation"
+    # every fact any bundled rule names is listed (the loader refuses the others; this reads the rules' text)
+    import yaml
+
+    files = [yaml.safe_load(p.read_text()) for p in (ROOT / "rules").glob("*.yaml")]
+    rules_text = " ".join(r[k] for d in files if d["kind"] == "rules" for r in d["rules"] for k in ("when", "message", "fix"))
+    named = set(re.findall(r"\b(build|gpu|pair|workload|row)\.([a-z_0-9]+)", rules_text))
+    assert {f"{a}.{b}" for a, b in named} <= set(facts)
+    code, out, _ = cli("rules", "facts", "--scope", "gpu")
+    assert code == 0 and "gpu.max_width" in out and "build.cpu_lanes" in out and "pair.uni" not in out
+
+
+def test_an_unknown_fact_in_a_condition_is_refused_with_file_line_and_near_names(cli, tmp_path):
+    (tmp_path / "mine.yaml").write_text(_rule("MY001", "gpu", "gpu.vram >= 24"))
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2
+    assert f"{tmp_path / 'mine.yaml'}:8: when: unknown fact 'gpu.vram' (did you mean gpu.vram_gb" in err
+    assert "advisor rules facts" in err and "Traceback" not in err
+
+
+def test_a_scope_name_the_rule_cannot_see_is_refused(cli, tmp_path):
+    (tmp_path / "mine.yaml").write_text(_rule("MY002", "build", "pair.p2p and build.gpus > 1"))
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2 and "mine.yaml:8: when: unknown fact 'pair': a rule of scope build can name build" in err
+
+
+def test_a_message_naming_an_unknown_fact_or_an_attribute_walk_is_refused(cli, tmp_path):
+    (tmp_path / "mine.yaml").write_text(_rule("MY003", "gpu", "gpu.width < 16", "GPU{gpu.index} in {gpu.slots}"))
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2 and "mine.yaml:9: message: unknown fact 'gpu.slots' (did you mean gpu.slot" in err
+    (tmp_path / "mine.yaml").write_text(_rule("MY004", "build", "build.gpus > 0", "{build.__class__.__mro__}"))
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2 and "unknown fact 'build.__class__'" in err
+
+
+def test_compare_causes_are_documented_rules(cli):
+    code, out, _ = cli("rules", "explain", "CMP001")
+    assert code == 0
+    for section in ("What it checks", "Why it matters", "Fix", "Sources", "compared figure"):
+        assert section in out
+    code, out, _ = cli("rules", "list", "--scope", "compare", "--json")
+    ids = [r["id"] for r in json.loads(out)]
+    assert code == 0 and "CMP014" in ids and all(i.startswith("CMP") for i in ids)
+
+
+def test_workload_shows_the_users_workload_rules_and_no_plan_rules(cli, tmp_path):
+    (tmp_path / "mine.yaml").write_text(
+        _rule("MYWL001", "workload", "workload.gpus >= 2", "{workload.gpus} GPUs at {workload.busbw} GB/s")
+        + _rule("MYGPU001", "gpu", "gpu.width < 16").replace("kind: rules\nrules:\n", ""))
+    code, out, err = cli("workload", *TWO_4090, "--train", "1.3b", "--rules", str(tmp_path), "--json")
+    assert code == 0, err
+    ids = [f["id"] for f in json.loads(out)["findings"]]
+    assert "MYWL001" in ids and "MYGPU001" not in ids and "LANE001" not in ids
+    code, out, _ = cli("workload", *TWO_4090, "--train", "1.3b", "--rules", str(tmp_path))
+    assert code == 0 and "MYWL001: 2 GPUs at 7.6 GB/s" in out
+    code, out, _ = cli("plan", *TWO_4090, "--train", "1.3b", "--rules", str(tmp_path), "--json")
+    ids = [f["id"] for f in json.loads(out)["findings"]]
+    assert "MYWL001" in ids and "MYGPU001" in ids and "LANE001" in ids
+
+
+def test_a_user_compare_rule_explains_a_gap(cli, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "mine.yaml").write_text(_rule("MYCMP001", "compare", "row.kind == 'host' and row.slower",
+                                           "{row.where} at {row.pct}% of {row.predicted}", "measurement"))
+    meas = tmp_path / "m.json"
+    meas.write_text(json.dumps({"schema_version": 1, "source": {"tool": "t", "file": "f"}, "results": [
+        {"metric": "h2d_gbps", "gpu": 0, "value": 6.6, "unit": "GB/s", "tool": "nvbandwidth"}]}))
+    code, out, _ = cli("compare", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), str(meas), "--rules",
+                       str(rules), "--json")
+    row = json.loads(out)["rows"][0]
+    assert code == 1 and {"CMP001", "MYCMP001"} <= {c["id"] for c in row["causes"]}
+    pct = round(100 * row["measured"] / row["predicted"])
+    mine = next(c for c in row["causes"] if c["id"] == "MYCMP001")
+    assert mine["message"] == f"GPU0 at {pct}% of {row['predicted']}" and mine["subject"] == "GPU0"
+
+
+def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp_path):
+    """PLAT001 names a workstation platform; with --catalog, one from the user's parts can be it."""
+    src = (ROOT / "catalog" / "boards" / "asus-pro-ws-trx50-sage-wifi.yaml").read_text()
+    mine = re.sub(r"(?m)^id: .*$", "id: my-cheap-trx50", src)
+    mine = re.sub(r"(?m)^name: .*$", "name: My Cheap TRX50 Board", mine)
+    mine = re.sub(r"(?m)^aliases: .*$", "aliases: []", mine)
+    mine = re.sub(r"(?m)^price_usd: .*$\n?", "", mine) + "price_usd: 1\n"
+    mine = re.sub(r"(?m)^verified: .*$", "verified: true", mine)
+    (tmp_path / "board.yaml").write_text(mine)
+    code, out, _ = cli("plan", *TWO_4090, "--json")
+    fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
+    assert "My Cheap TRX50 Board" not in fix
+    code, out, err = cli("plan", *TWO_4090, "--catalog", str(tmp_path), "--json")
+    assert code == 0, err
+    fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
+    assert "on My Cheap TRX50 Board (" in fix

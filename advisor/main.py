@@ -13,7 +13,7 @@ from advisor.cli.parser import parser
 
 
 def _commands() -> dict:
-    from advisor.cli import bench, catalog, measure, plan, quote
+    from advisor.cli import bench, measure, plan, quote
     from advisor.tui.launch import cmd_serve, cmd_tui
     return {
         "plan": plan.cmd_plan, "workload": plan.cmd_workload, "validate": quote.cmd_validate,

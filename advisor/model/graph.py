@@ -10,6 +10,7 @@ import networkx as nx
 
 from advisor.model.constants import const
 from advisor.model.machine import Machine
+from advisor.model import nodeids as ids
 
 PATH_ORDER = ["NV", "PIX", "PXB", "PHB", "NODE", "SYS"]
 
@@ -31,10 +32,10 @@ def build_graph(machine: Machine) -> nx.Graph:
         g.add_edge(n.id, n.parent, kind="chipset_uplink" if n.kind == "chipset" else "pcie",
                    gen=n.link.gen, width=n.link.width, gbps=raw_gbps(n.link.gen, n.link.width))
     for s in range(1, machine.sockets):
-        g.add_edge("cpu0", f"cpu{s}", kind="inter_socket", link=machine.inter_socket)
+        g.add_edge(ids.ROOT, ids.socket(s), kind="inter_socket", link=machine.inter_socket)
     # The PCIe fabric is a tree (sockets joined at cpu0): keep parents for fast path queries.
     parent = {n.id: n.parent for n in machine.nodes.values() if n.parent is not None and n.id in g}
-    parent.update({f"cpu{s}": "cpu0" for s in range(1, machine.sockets)})
+    parent.update({ids.socket(s): ids.ROOT for s in range(1, machine.sockets)})
     g.graph["parent"] = parent
     g.graph["paths"] = {}
     by_index = {n.index: n for n in machine.gpus}
@@ -99,5 +100,5 @@ def class_rank(path: str) -> int:
 
 def host_path(g: nx.Graph, gpu: str) -> list[str]:
     """From a GPU up to its socket (where its host memory is)."""
-    socket = f"cpu{g.nodes[gpu]['socket']}"
+    socket = ids.socket(g.nodes[gpu]["socket"])
     return pcie_path(g, gpu, socket)

@@ -15,6 +15,7 @@ from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
 from advisor.model.catalog.store import Catalog
 from advisor.base.errors import UserError
 from advisor.model.machine import Link, Machine, Node
+from advisor.model import nodeids as ids
 
 
 @dataclass
@@ -118,7 +119,7 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
             raise UserError(f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
                             hint="list each card with its own slot")
         for _ in range(spec.count):
-            devices.append((Device(f"gpu{idx}", "gpu", part.pcie.gen, part.pcie.width, part, idx, part.name), spec.slot))
+            devices.append((Device(ids.device("gpu", idx), "gpu", part.pcie.gen, part.pcie.width, part, idx, part.name), spec.slot))
             idx += 1
     for i, nic in enumerate(build.nics):
         devices.append((Device(f"nic{i}", "nic", nic.gen, nic.width, label=nic.name), nic.slot))
@@ -261,9 +262,9 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
         members_by_group.setdefault(conn.group, []).append((conn, dev, cap))
     # switch uplinks claim lanes in their parent group like a device
     for sw in board.switches:
-        conn = Connector(name=f"switch:{sw.id}", group=sw.uplink_group, first_lane=sw.uplink_first_lane,
+        conn = Connector(name=ids.switch(sw.id), group=sw.uplink_group, first_lane=sw.uplink_first_lane,
                          width=sw.uplink_width)
-        dev = Device(f"switch:{sw.id}", "switch", sw.gen, sw.uplink_width, label=sw.chip or sw.id)
+        dev = Device(ids.switch(sw.id), "switch", sw.gen, sw.uplink_width, label=sw.chip or sw.id)
         members_by_group.setdefault(sw.uplink_group, []).append((conn, dev, sw.uplink_width))
     links: dict[str, Link | None] = {}
     for gid, members in members_by_group.items():
@@ -309,12 +310,12 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
                 nvme: list[tuple[Device, str]], links: dict[str, Link | None], notes: list[str]) -> Machine:
     nodes: dict[str, Node] = {}
     for s in range(sockets):
-        nodes[f"cpu{s}"] = Node(f"cpu{s}", "socket", None, s, f"CPU{s} {cpu.name}", part_id=cpu.id)
+        nodes[ids.socket(s)] = Node(ids.socket(s), "socket", None, s, f"CPU{s} {cpu.name}", part_id=cpu.id)
 
     def host_bridge(socket: int, hb: str | None) -> str:
-        hid = f"cpu{socket}/hb{hb or '0'}"
+        hid = ids.host_bridge(socket, hb)
         if hid not in nodes:
-            nodes[hid] = Node(hid, "host_bridge", f"cpu{socket}", socket, f"host bridge {hb or '0'}")
+            nodes[hid] = Node(hid, "host_bridge", ids.socket(socket), socket, f"host bridge {hb or '0'}")
         return hid
 
     uplink = board.chipset_uplink or cpu.chipset_uplink
@@ -323,11 +324,11 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
     def parent_for(group: LaneGroup, conn_name: str) -> str:
         if group.source == "cpu":
             hb = host_bridge(group.socket, group.host_bridge)
-            rp = f"{hb}/{group.id}/{conn_name}"
+            rp = ids.root_port(hb, group.id, conn_name)
             nodes.setdefault(rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})"))
             return rp
         if group.source == "chipset":
-            cid = f"chipset{group.socket}"
+            cid = ids.chipset(group.socket)
             if cid not in nodes:
                 hb = host_bridge(group.socket, None)
                 link = Link(uplink.gen, uplink.width, uplink.gen, uplink.width, [f"chipset uplink {uplink.type}"]) \
@@ -343,8 +344,8 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
             g = board.group(sw.uplink_group)
             if g.source == "switch" and g.switch not in sw_parent:
                 continue
-            link = links.get(f"switch:{sw.id}")
-            sid = f"switch:{sw.id}"
+            sid = ids.switch(sw.id)
+            link = links.get(sid)
             if link is not None:
                 par = parent_for(g, sid)
                 nodes[sid] = Node(sid, "switch", par, g.socket, f"switch {sw.id} ({sw.chip or 'PCIe switch'})",

@@ -10,6 +10,7 @@ import networkx as nx
 from advisor.model.constants import const
 from advisor.model.graph import build_graph, class_rank, host_path, path_class, pcie_path, raw_gbps
 from advisor.model.machine import Machine, Node
+from advisor.model import nodeids as ids
 
 
 @dataclass
@@ -299,7 +300,7 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
 
 def _ring(g: nx.Graph, gpus: list[Node]) -> list[Node]:
     """GPUs in PCIe tree order (depth-first from socket 0), the order NCCL's rings tend to follow."""
-    order = {n: i for i, n in enumerate(nx.dfs_preorder_nodes(g, "cpu0"))} if "cpu0" in g else {}
+    order = {n: i for i, n in enumerate(nx.dfs_preorder_nodes(g, ids.ROOT))} if ids.ROOT in g else {}
     return sorted(gpus, key=lambda n: (order.get(n.id, 1 << 30), n.index))
 
 

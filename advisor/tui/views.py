@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from advisor.model.machine import Machine, Node
 from advisor.session.planner import Planner, cards_of
 from advisor.model.predict import Figure, Prediction
+from advisor.model import nodeids as ids
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
@@ -217,12 +218,12 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
             continue
         g = board.group(c.group)
         parent = {
-            "cpu": f"cpu{g.socket}/hb{g.host_bridge or '0'}",
-            "chipset": f"chipset{g.socket}",
-            "switch": f"switch:{g.switch}",
-        }[g.source]
+            "cpu": lambda: ids.host_bridge(g.socket, g.host_bridge),
+            "chipset": lambda: ids.chipset(g.socket),
+            "switch": lambda: ids.switch(g.switch or ""),
+        }[g.source]()
         if parent not in m.nodes:
-            parent = f"cpu{g.socket}" if f"cpu{g.socket}" in m.nodes else "cpu0"
+            parent = ids.socket(g.socket) if ids.socket(g.socket) in m.nodes else ids.ROOT
         src = {"cpu": "CPU", "chipset": "chipset", "switch": "switch"}[g.source]
         out.setdefault(parent, []).append(f"{c.name}: empty, x{c.width} Gen{c.gen or g.gen} from the {src}")
     return out

@@ -15,11 +15,19 @@ from advisor.cli.parser import parser
 def _commands() -> dict:
     from advisor.cli import bench, measure, plan, quote
     from advisor.tui.launch import cmd_serve, cmd_tui
+
     return {
-        "plan": plan.cmd_plan, "workload": plan.cmd_workload, "validate": quote.cmd_validate,
-        "import": measure.cmd_import, "probe": measure.cmd_probe, "from-machine": measure.cmd_from_machine,
-        "compare": measure.cmd_compare, "accuracy": measure.cmd_accuracy, "bench": bench.cmd_bench,
-        "tui": cmd_tui, "serve": cmd_serve,
+        "plan": plan.cmd_plan,
+        "workload": plan.cmd_workload,
+        "validate": quote.cmd_validate,
+        "import": measure.cmd_import,
+        "probe": measure.cmd_probe,
+        "from-machine": measure.cmd_from_machine,
+        "compare": measure.cmd_compare,
+        "accuracy": measure.cmd_accuracy,
+        "bench": bench.cmd_bench,
+        "tui": cmd_tui,
+        "serve": cmd_serve,
     }
 
 
@@ -30,13 +38,16 @@ def main(argv: list[str] | None = None) -> int:
         ap.print_help()
         return 0
     from advisor.findings import rules as rules_module
+
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         if args.command == "catalog":
             from advisor.cli.catalog import cmd_catalog
+
             return cmd_catalog(args, ap)
         if args.command == "rules":
             from advisor.cli.catalog import cmd_rules
+
             return cmd_rules(args, ap)
         command = _commands().get(args.command)
         if command is not None:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from advisor.base.yamlio import loads  # noqa: E402
 from advisor.model.catalog.store import load_catalog  # noqa: E402
 from advisor.model.engine import build_from_data, evaluate  # noqa: E402
-from advisor.base.yamlio import loads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,20 +55,38 @@ def main() -> None:
         if cpu is None:
             continue
         slots = [s.name for s in board.slots][:8]
-        data = {"cpu": cpu.id, "board": board.id, "cpu_count": board.sockets,
-                "gpus": [{"model": "RTX 6000 Ada", "slot": s} for s in slots]}
+        data = {
+            "cpu": cpu.id,
+            "board": board.id,
+            "cpu_count": board.sockets,
+            "gpus": [{"model": "RTX 6000 Ada", "slot": s} for s in slots],
+        }
         try:
             build = build_from_data(loads(__import__("json").dumps(data)))
-            print(f"8-GPU catalog build on {board.id} (placed): {evals_per_second(build, catalog):.0f} evaluations/s")
+            print(
+                f"8-GPU catalog build on {board.id} (placed): {evals_per_second(build, catalog):.0f} evaluations/s"
+            )
         except Exception as exc:  # a board whose slots need a second CPU family, etc.
             print(f"{board.id}: skipped ({exc})")
     times = []
     for _ in range(10):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "advisor", "plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"),
-                        "--json"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "advisor",
+                "plan",
+                str(ROOT / "examples" / "2x4090-z790-hero.yaml"),
+                "--json",
+            ],
+            check=True,
+            capture_output=True,
+        )
         times.append(time.perf_counter() - t0)
-    print(f"advisor plan --json (whole process): median {statistics.median(times) * 1000:.0f} ms over 10 runs")
+    print(
+        f"advisor plan --json (whole process): median {statistics.median(times) * 1000:.0f} ms over 10 runs"
+    )
 
 
 if __name__ == "__main__":

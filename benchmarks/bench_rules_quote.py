@@ -1,6 +1,6 @@
 """Speed of the findings rules and of `advisor validate` (figures go in the README).
 
-    python benchmarks/bench_rules_quote.py
+python benchmarks/bench_rules_quote.py
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from advisor.base.yamlio import loads  # noqa: E402
+from advisor.findings.evaluate import evaluate_rules  # noqa: E402
 from advisor.model.catalog.store import load_catalog  # noqa: E402
 from advisor.model.engine import build_from_data, evaluate  # noqa: E402
-from advisor.findings.evaluate import evaluate_rules  # noqa: E402
-from advisor.base.yamlio import loads  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_engine import EIGHT_GPU_TREE  # noqa: E402
@@ -43,8 +43,10 @@ def main() -> None:
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "advisor", "validate", fh.name], capture_output=True, cwd=ROOT)
         times.append(time.perf_counter() - t0)
-    print(f"advisor validate on a {len(base) + len(filler)}-line text quote (whole process): "
-          f"median {statistics.median(times) * 1000:.0f} ms over 5 runs")
+    print(
+        f"advisor validate on a {len(base) + len(filler)}-line text quote (whole process): "
+        f"median {statistics.median(times) * 1000:.0f} ms over 5 runs"
+    )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ def plan_json(capsys):
         code, out, err = run_cli(capsys, "plan", *args, "--json")
         assert code == 0, err
         return json.loads(out)
+
     return _plan
 
 
@@ -29,6 +30,7 @@ def plan_json(capsys):
 def cli(capsys):
     def _cli(*args: str) -> tuple[int, str, str]:
         return run_cli(capsys, *args)
+
     return _cli
 
 
@@ -39,4 +41,5 @@ def write(tmp_path):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
         return p
+
     return _write

@@ -24,7 +24,9 @@ def mutated(texts: list[str], nasty: list[str]) -> st.SearchStrategy[str]:
                 lines = lines[:k] + [lines[k][: draw(st.integers(0, len(lines[k])))]]
             else:
                 tokens = lines[k].split(" ")
-                tokens[draw(st.integers(0, len(tokens) - 1))] = draw(st.sampled_from(nasty) | st.text(max_size=5))
+                tokens[draw(st.integers(0, len(tokens) - 1))] = draw(
+                    st.sampled_from(nasty) | st.text(max_size=5)
+                )
                 lines[k] = " ".join(tokens)
         return "\n".join(lines)
 

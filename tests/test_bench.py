@@ -8,14 +8,24 @@ torch = pytest.importorskip("torch", reason="torch is the bench's optional extra
 
 from advisor.bench.torch_bench import Settings, allreduce, run  # noqa: E402
 
-TINY = Settings(size_bytes=1 << 16, repeats=3, warmup=1, allreduce_sizes=(1 << 12, 1 << 14), allreduce_timeout_s=60)
+TINY = Settings(
+    size_bytes=1 << 16, repeats=3, warmup=1, allreduce_sizes=(1 << 12, 1 << 14), allreduce_timeout_s=60
+)
 
 
 def test_bench_on_cpu_devices_gives_the_plan_metrics():
     meas = run(TINY, devices=[torch.device("cpu"), torch.device("cpu")], backend="gloo")
     metrics = {r.metric for r in meas.results}
-    assert {"h2d_gbps", "d2h_gbps", "uni_gbps", "bidi_gbps", "latency_us", "device_mem_gbps",
-            "bf16_tflops", "busbw_gbps"} <= metrics
+    assert {
+        "h2d_gbps",
+        "d2h_gbps",
+        "uni_gbps",
+        "bidi_gbps",
+        "latency_us",
+        "device_mem_gbps",
+        "bf16_tflops",
+        "busbw_gbps",
+    } <= metrics
     uni = meas.find("uni_gbps", a=0, b=1)[0]
     assert uni.p2p is False and "staged" in uni.note and uni.value > 0
     busbw = meas.find("busbw_gbps")[0]
@@ -23,7 +33,9 @@ def test_bench_on_cpu_devices_gives_the_plan_metrics():
 
 
 def test_allreduce_that_hangs_becomes_a_clear_result():
-    s = Settings(size_bytes=1 << 10, repeats=1, warmup=0, allreduce_sizes=(1 << 10,), allreduce_timeout_s=0.01)
+    s = Settings(
+        size_bytes=1 << 10, repeats=1, warmup=0, allreduce_sizes=(1 << 10,), allreduce_timeout_s=0.01
+    )
     out = allreduce(2, "gloo", s)
     assert isinstance(out, str) and "did not finish" in out
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.model.catalog.store import load_catalog
-from advisor.model.engine import build_from_data, evaluate
 from advisor.base.errors import UserError
 from advisor.base.yamlio import dumps, loads
+from advisor.model.catalog.store import load_catalog
+from advisor.model.engine import build_from_data, evaluate
 
 KEYS = ["cpu", "board", "gpus", "nvme", "nvlink", "topology", "software", "psu_w", "ram_gb", "name", "colour"]
-values = st.recursive(st.none() | st.booleans() | st.integers(-5, 50) | st.text(max_size=12),
-                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS + ["model", "count", "slot", "gpu"]), inner, max_size=3),
-                      max_leaves=8)
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 50) | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(KEYS + ["model", "count", "slot", "gpu"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -43,16 +48,27 @@ _GPUS = sorted(g.id for g in _CAT.gpus)
 _SLOTS = sorted({c.name for b in _CAT.boards for c in b.slots + b.m2})
 
 
-_PAIRS = sorted((c.id, b.id) for b in _CAT.boards for c in _CAT.cpus
-                if c.socket.lower() == b.socket.lower() and (b.cpu_families is None or c.family in b.cpu_families))
+_PAIRS = sorted(
+    (c.id, b.id)
+    for b in _CAT.boards
+    for c in _CAT.cpus
+    if c.socket.lower() == b.socket.lower() and (b.cpu_families is None or c.family in b.cpu_families)
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(pair=st.sampled_from(_PAIRS),
-       gpus=st.lists(st.fixed_dictionaries({"model": st.sampled_from(_GPUS), "count": st.integers(1, 4)},
-                                           optional={"slot": st.sampled_from(_SLOTS)}), max_size=3),
-       nvme=st.lists(st.fixed_dictionaries({"socket": st.sampled_from(_SLOTS)}), max_size=2),
-       bridges=st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=2), max_size=2))
+@given(
+    pair=st.sampled_from(_PAIRS),
+    gpus=st.lists(
+        st.fixed_dictionaries(
+            {"model": st.sampled_from(_GPUS), "count": st.integers(1, 4)},
+            optional={"slot": st.sampled_from(_SLOTS)},
+        ),
+        max_size=3,
+    ),
+    nvme=st.lists(st.fixed_dictionaries({"socket": st.sampled_from(_SLOTS)}), max_size=2),
+    bridges=st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=2), max_size=2),
+)
 def test_any_catalog_combination_plans_or_explains_why_not(pair, gpus, nvme, bridges):
     cpu, board = pair
     data = {"cpu": cpu, "board": board, "gpus": gpus, "nvme": nvme, "nvlink": bridges}
@@ -66,4 +82,5 @@ def test_any_catalog_combination_plans_or_explains_why_not(pair, gpus, nvme, bri
     for p in pred.pairs:
         assert p.uni.value is None or p.uni.value > 0
     from advisor.findings.evaluate import evaluate_rules
+
     assert all(f.message for f in evaluate_rules(pred))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import jsonschema
 
-from advisor.model.catalog.store import load_catalog_checked
 from advisor.base.resources import bundled
-from advisor.outputs.schema import schemas
 from advisor.base.yamlio import load_file, to_plain
+from advisor.model.catalog.store import load_catalog_checked
+from advisor.outputs.schema import schemas
 
 
 def test_bundled_catalog_validates_and_every_file_is_one_part(cli, monkeypatch):
@@ -21,6 +21,7 @@ def test_bundled_catalog_validates_and_every_file_is_one_part(cli, monkeypatch):
     assert not problems
     # read independently: each file under catalog/<kind>s/ is exactly one part of that kind
     import yaml
+
     for kind in ("cpu", "board", "gpu"):
         files = sorted((bundled("catalog") / f"{kind}s").glob("*.y*ml"))
         ids = sorted(yaml.safe_load(f.read_text())["id"] for f in files)
@@ -56,7 +57,8 @@ def test_validate_reports_file_line_field(cli, tmp_path):
     (tmp_path / "gpu.yaml").write_text(
         "kind: gpu\nid: my-gpu\nname: My GPU\nvendor: X\nsegment: geforce\narchitecture: ada\n"
         "compute_capability: '8.9'\nvram_gb: -3\npcie: {gen: 4, width: 16}\nnvlink: {supported: false}\n"
-        "p2p: {stock_linux: false}\nsources: ['https://example.com']\nverified: false\ncolour: red\n")
+        "p2p: {stock_linux: false}\nsources: ['https://example.com']\nverified: false\ncolour: red\n"
+    )
     code, _, err = cli("catalog", "validate", "--catalog", str(tmp_path))
     assert code == 1
     assert f"{tmp_path / 'gpu.yaml'}:8: vram_gb:" in err
@@ -68,6 +70,7 @@ def test_user_parts_layer_over_the_bundled_catalog(cli, tmp_path):
     data = to_plain(src)
     data.update(id="my-4090-custom", name="My Custom 4090", aliases=["Custom 4090X"])
     import yaml
+
     (tmp_path / "mine.yaml").write_text(yaml.safe_dump(data))
     code, out, _ = cli("catalog", "show", "Custom 4090X", "--json", "--catalog", str(tmp_path))
     assert code == 0 and json.loads(out)["id"] == "my-4090-custom"
@@ -82,4 +85,10 @@ def test_exported_schema_accepts_every_bundled_file():
 
 def test_yaml_does_not_turn_ids_into_other_types():
     from advisor.base.yamlio import loads
-    assert loads("a: no\nb: 0x16\nc: 2024-01-01\nd: 08") == {"a": "no", "b": "0x16", "c": "2024-01-01", "d": "08"}
+
+    assert loads("a: no\nb: 0x16\nc: 2024-01-01\nd: 08") == {
+        "a": "no",
+        "b": "0x16",
+        "c": "2024-01-01",
+        "d": "08",
+    }

@@ -19,7 +19,9 @@ topology:
 
 def test_import_writes_a_measurement_file(cli, tmp_path):
     out = tmp_path / "m.json"
-    code, stdout, err = cli("import", "p2p", str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "-o", str(out))
+    code, stdout, err = cli(
+        "import", "p2p", str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "-o", str(out)
+    )
     assert code == 0, err
     data = json.loads(out.read_text())
     uni = [r for r in data["results"] if r["metric"] == "uni_gbps" and r.get("p2p") is True]
@@ -28,7 +30,9 @@ def test_import_writes_a_measurement_file(cli, tmp_path):
 
 def test_compare_agrees_where_the_build_matches_the_machine(cli, write):
     build = write("stelline.yaml", STELLINE_TREE)
-    code, out, _ = cli("compare", str(build), str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "--json")
+    code, out, _ = cli(
+        "compare", str(build), str(TOOLS / "p2p" / "stelline_2x6000ada_can_access.txt"), "--json"
+    )
     assert code == 0
     rows = {(r["metric"], r["where"]): r for r in json.loads(out)["rows"]}
     assert rows[("uni_gbps", "GPU0-GPU1")]["flagged"] is False
@@ -53,11 +57,22 @@ def test_import_of_garbage_is_a_clear_error(cli, write):
 
 
 def test_a_build_from_topo_reproduces_its_path_classes(cli, tmp_path):
+    from advisor.base.yamlio import dumps
     from advisor.measure.models import Measurement, Result, Source
     from advisor.measure.to_build import build_from
-    from advisor.base.yamlio import dumps
-    labels = {(0, 1): "PIX", (0, 2): "PXB", (1, 2): "PXB", (0, 3): "NODE", (1, 3): "NODE", (2, 3): "NODE",
-              (0, 4): "SYS", (1, 4): "SYS", (2, 4): "SYS", (3, 4): "SYS"}
+
+    labels = {
+        (0, 1): "PIX",
+        (0, 2): "PXB",
+        (1, 2): "PXB",
+        (0, 3): "NODE",
+        (1, 3): "NODE",
+        (2, 3): "NODE",
+        (0, 4): "SYS",
+        (1, 4): "SYS",
+        (2, 4): "SYS",
+        (3, 4): "SYS",
+    }
     results = [Result(metric="path", a=a, b=b, value=v, tool="topo") for (a, b), v in labels.items()]
     meas = Measurement(source=Source(tool="topo", file="t"), results=results)
     build = tmp_path / "b.yaml"
@@ -70,8 +85,14 @@ def test_a_build_from_topo_reproduces_its_path_classes(cli, tmp_path):
 
 def test_from_machine_on_a_real_topo_output(cli, tmp_path):
     out = tmp_path / "b.yaml"
-    code, _, err = cli("from-machine", str(TOOLS / "topo" / "stelline_2x6000ada_spaces_nics.txt"),
-                       "--gpu", "RTX 6000 Ada", "-o", str(out))
+    code, _, err = cli(
+        "from-machine",
+        str(TOOLS / "topo" / "stelline_2x6000ada_spaces_nics.txt"),
+        "--gpu",
+        "RTX 6000 Ada",
+        "-o",
+        str(out),
+    )
     assert code == 0, err
     code, plan, _ = cli("plan", str(out), "--json")
     assert json.loads(plan)["pairs"][0]["path"] == "PHB"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 
 def test_unknown_part_suggests_close_names(cli):
-    code, out, err = cli("plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4909")
+    code, out, err = cli(
+        "plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4909"
+    )
     assert code == 2
     assert "no GPU in the catalog matches 'RTX 4909'" in err
     assert "did you mean" in err and "RTX 4090" in err
@@ -12,7 +14,9 @@ def test_unknown_part_suggests_close_names(cli):
 
 
 def test_socket_mismatch_is_explained(cli):
-    code, _, err = cli("plan", "--cpu", "Ryzen 9 7950X", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090")
+    code, _, err = cli(
+        "plan", "--cpu", "Ryzen 9 7950X", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090"
+    )
     assert code == 2
     assert "socket AM5" in err and "LGA1700" in err
 
@@ -31,7 +35,9 @@ def test_malformed_yaml_points_at_the_line(cli, write):
 
 
 def test_unknown_key_in_build_names_file_line_and_field(cli, write):
-    path = write("typo.yaml", "cpu: i9-14900K\nboard: ROG Strix Z790-E\ngpus:\n  - model: RTX 4090\n    cnt: 2\n")
+    path = write(
+        "typo.yaml", "cpu: i9-14900K\nboard: ROG Strix Z790-E\ngpus:\n  - model: RTX 4090\n    cnt: 2\n"
+    )
     code, _, err = cli("plan", str(path))
     assert code == 2
     assert f"{path}:5: gpus[0].cnt: is not a known key" in err

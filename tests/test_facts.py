@@ -13,9 +13,11 @@ TWO_4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "
 
 
 def _rule(rule_id: str, scope: str, when: str, message: str = "hit", category: str = "workload") -> str:
-    return (f"kind: rules\nrules:\n  - id: {rule_id}\n    category: {category}\n    severity: info\n"
-            f"    scope: {scope}\n    title: A user's rule\n    when: \"{when}\"\n    message: \"{message}\"\n"
-            "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n")
+    return (
+        f"kind: rules\nrules:\n  - id: {rule_id}\n    category: {category}\n    severity: info\n"
+        f'    scope: {scope}\n    title: A user\'s rule\n    when: "{when}"\n    message: "{message}"\n'
+        "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n"
+    )
 
 
 def test_rules_facts_lists_every_fact_with_type_unit_description_and_source(cli):
@@ -30,7 +32,9 @@ def test_rules_facts_lists_every_fact_with_type_unit_description_and_source(cli)
     import yaml
 
     files = [yaml.safe_load(p.read_text()) for p in (ROOT / "rules").glob("*.yaml")]
-    rules_text = " ".join(r[k] for d in files if d["kind"] == "rules" for r in d["rules"] for k in ("when", "message", "fix"))
+    rules_text = " ".join(
+        r[k] for d in files if d["kind"] == "rules" for r in d["rules"] for k in ("when", "message", "fix")
+    )
     named = set(re.findall(r"\b(build|gpu|pair|workload|row)\.([a-z_0-9]+)", rules_text))
     assert {f"{a}.{b}" for a, b in named} <= set(facts)
     code, out, _ = cli("rules", "facts", "--scope", "gpu")
@@ -52,10 +56,14 @@ def test_a_scope_name_the_rule_cannot_see_is_refused(cli, tmp_path):
 
 
 def test_a_message_naming_an_unknown_fact_or_an_attribute_walk_is_refused(cli, tmp_path):
-    (tmp_path / "mine.yaml").write_text(_rule("MY003", "gpu", "gpu.width < 16", "GPU{gpu.index} in {gpu.slots}"))
+    (tmp_path / "mine.yaml").write_text(
+        _rule("MY003", "gpu", "gpu.width < 16", "GPU{gpu.index} in {gpu.slots}")
+    )
     code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
     assert code == 2 and "mine.yaml:9: message: unknown fact 'gpu.slots' (did you mean gpu.slot" in err
-    (tmp_path / "mine.yaml").write_text(_rule("MY004", "build", "build.gpus > 0", "{build.__class__.__mro__}"))
+    (tmp_path / "mine.yaml").write_text(
+        _rule("MY004", "build", "build.gpus > 0", "{build.__class__.__mro__}")
+    )
     code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
     assert code == 2 and "unknown fact 'build.__class__'" in err
 
@@ -73,7 +81,8 @@ def test_compare_causes_are_documented_rules(cli):
 def test_workload_shows_the_users_workload_rules_and_no_plan_rules(cli, tmp_path):
     (tmp_path / "mine.yaml").write_text(
         _rule("MYWL001", "workload", "workload.gpus >= 2", "{workload.gpus} GPUs at {workload.busbw} GB/s")
-        + _rule("MYGPU001", "gpu", "gpu.width < 16").replace("kind: rules\nrules:\n", ""))
+        + _rule("MYGPU001", "gpu", "gpu.width < 16").replace("kind: rules\nrules:\n", "")
+    )
     code, out, err = cli("workload", *TWO_4090, "--train", "1.3b", "--rules", str(tmp_path), "--json")
     assert code == 0, err
     ids = [f["id"] for f in json.loads(out)["findings"]]
@@ -88,13 +97,35 @@ def test_workload_shows_the_users_workload_rules_and_no_plan_rules(cli, tmp_path
 def test_a_user_compare_rule_explains_a_gap(cli, tmp_path):
     rules = tmp_path / "rules"
     rules.mkdir()
-    (rules / "mine.yaml").write_text(_rule("MYCMP001", "compare", "row.kind == 'host' and row.slower",
-                                           "{row.where} at {row.pct}% of {row.predicted}", "measurement"))
+    (rules / "mine.yaml").write_text(
+        _rule(
+            "MYCMP001",
+            "compare",
+            "row.kind == 'host' and row.slower",
+            "{row.where} at {row.pct}% of {row.predicted}",
+            "measurement",
+        )
+    )
     meas = tmp_path / "m.json"
-    meas.write_text(json.dumps({"schema_version": 1, "source": {"tool": "t", "file": "f"}, "results": [
-        {"metric": "h2d_gbps", "gpu": 0, "value": 6.6, "unit": "GB/s", "tool": "nvbandwidth"}]}))
-    code, out, _ = cli("compare", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), str(meas), "--rules",
-                       str(rules), "--json")
+    meas.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "source": {"tool": "t", "file": "f"},
+                "results": [
+                    {"metric": "h2d_gbps", "gpu": 0, "value": 6.6, "unit": "GB/s", "tool": "nvbandwidth"}
+                ],
+            }
+        )
+    )
+    code, out, _ = cli(
+        "compare",
+        str(ROOT / "examples" / "2x4090-z790-hero.yaml"),
+        str(meas),
+        "--rules",
+        str(rules),
+        "--json",
+    )
     row = json.loads(out)["rows"][0]
     assert code == 1 and {"CMP001", "MYCMP001"} <= {c["id"] for c in row["causes"]}
     pct = round(100 * row["measured"] / row["predicted"])

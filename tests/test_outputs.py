@@ -27,18 +27,60 @@ EXAMPLES = [
     ("plan", "plan-hero", ["plan", HERO, "--json"]),
     ("plan", "plan-hero-explain-train", ["plan", HERO, "--json", "--explain", "--train", "1.3b"]),
     ("plan", "plan-tree-explain", ["plan", TREE, "--json", "--explain"]),
-    ("plan", "plan-nvme-nic", ["plan", "--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2",
-                               "--nvme", "M.2_1", "--json"]),
+    (
+        "plan",
+        "plan-nvme-nic",
+        [
+            "plan",
+            "--cpu",
+            "i9-14900K",
+            "--board",
+            "ROG Strix Z790-E",
+            "--gpu",
+            "RTX 4090:2",
+            "--nvme",
+            "M.2_1",
+            "--json",
+        ],
+    ),
     ("workload", "workload-train-explain", ["workload", HERO, "--train", "1.3b", "--json", "--explain"]),
     ("workload", "workload-infer", ["workload", HERO, "--infer", "8b", "--json"]),
-    ("validate", "validate-email", ["validate", str(ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt"), "--json"]),
-    ("validate", "validate-csv", ["validate", str(ROOT / "examples" / "quotes" / "strix-z790e-chipset-slot.csv"), "--json"]),
-    ("validate", "validate-incomplete", ["validate", str(ROOT / "examples" / "quotes" / "missing-part-noise.txt"), "--json"]),
-    ("compare", "compare-staged", ["compare", HERO, str(TOOLS / "p2p" / "kinghorn_2x4090_update_bidi_only.txt"),
-                                   str(TOOLS / "topo" / "club3090_2x5090_phb_tabs.txt"), "--json"]),
-    ("measurement", "import-nvbandwidth", ["import", "nvbandwidth", str(TOOLS / "nvbandwidth" / "issue15_8x4090_v0.2.txt"),
-                                           "--json"]),
-    ("measurement", "import-nccl", ["import", "nccl-tests", str(TOOLS / "nccltests" / "a3mega_16xH100_sweep.txt"), "--json"]),
+    (
+        "validate",
+        "validate-email",
+        ["validate", str(ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt"), "--json"],
+    ),
+    (
+        "validate",
+        "validate-csv",
+        ["validate", str(ROOT / "examples" / "quotes" / "strix-z790e-chipset-slot.csv"), "--json"],
+    ),
+    (
+        "validate",
+        "validate-incomplete",
+        ["validate", str(ROOT / "examples" / "quotes" / "missing-part-noise.txt"), "--json"],
+    ),
+    (
+        "compare",
+        "compare-staged",
+        [
+            "compare",
+            HERO,
+            str(TOOLS / "p2p" / "kinghorn_2x4090_update_bidi_only.txt"),
+            str(TOOLS / "topo" / "club3090_2x5090_phb_tabs.txt"),
+            "--json",
+        ],
+    ),
+    (
+        "measurement",
+        "import-nvbandwidth",
+        ["import", "nvbandwidth", str(TOOLS / "nvbandwidth" / "issue15_8x4090_v0.2.txt"), "--json"],
+    ),
+    (
+        "measurement",
+        "import-nccl",
+        ["import", "nccl-tests", str(TOOLS / "nccltests" / "a3mega_16xH100_sweep.txt"), "--json"],
+    ),
 ]
 OUTPUTS = ["plan", "validate", "compare", "workload", "measurement"]
 
@@ -50,7 +92,8 @@ def _golden(name: str, value) -> None:
         path.write_text(text)
     assert path.exists(), f"{path} is missing: run with ADVISOR_UPDATE_GOLDEN=1 to write it"
     assert json.loads(path.read_text()) == value, (
-        f"the output's shape differs from {path.name}; if intended, rerun with ADVISOR_UPDATE_GOLDEN=1 and review")
+        f"the output's shape differs from {path.name}; if intended, rerun with ADVISOR_UPDATE_GOLDEN=1 and review"
+    )
 
 
 def _shape(value, path: str = "$") -> set[str]:
@@ -59,7 +102,9 @@ def _shape(value, path: str = "$") -> set[str]:
         out = {f"{path}: object"}
         for k, v in value.items():
             # free-form maps (derivation inputs, constants by name, build data) keep one level of names
-            out |= _shape(v, f"{path}.*" if path.endswith(("inputs", "constants", "per_gpu_gb")) else f"{path}.{k}")
+            out |= _shape(
+                v, f"{path}.*" if path.endswith(("inputs", "constants", "per_gpu_gb")) else f"{path}.{k}"
+            )
         return out
     if isinstance(value, list):
         out = {f"{path}: array"}

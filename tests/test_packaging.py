@@ -15,20 +15,22 @@ from tests.conftest import ROOT
 
 def test_the_core_runs_headless():
     """Planning, a workload, findings, a quote, a comparison and the planner load none of textual, torch, rich."""
-    code = ("import sys; from advisor.model.engine import build_from_flags, evaluate; "
-            "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
-            "from advisor.findings.evaluate import evaluate_rules; from advisor.outputs.plan import plan_output; "
-            "from advisor.quote.check import evaluate_quote; from advisor.quote.reader import read_quote; "
-            "from advisor.model.catalog.store import load_catalog; from advisor.measure import parse; "
-            "from advisor.measure.compare import compare; from advisor.outputs.schema import output_schemas; "
-            "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); p = evaluate(b); "
-            "a = analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
-            "analyse(b, Workload('infer', resolve('8b'), 'tp')); "
-            "f = evaluate_rules(p, workload=a); plan_output(p, f, explain=True).dump(); output_schemas(); "
-            "c = load_catalog(); evaluate_quote(read_quote('i9-14900K\\nROG Maximus Z790 Hero\\n2x RTX 4090', 'q.txt', c), c); "
-            "compare(p, parse('p2p', open('tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt').read(), 'x')); "
-            "from advisor.session.planner import Planner; pl = Planner(b); pl.add_gpu('RTX 4090'); pl.undo(); "
-            "bad = [m for m in ('textual', 'torch', 'rich') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys; from advisor.model.engine import build_from_flags, evaluate; "
+        "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
+        "from advisor.findings.evaluate import evaluate_rules; from advisor.outputs.plan import plan_output; "
+        "from advisor.quote.check import evaluate_quote; from advisor.quote.reader import read_quote; "
+        "from advisor.model.catalog.store import load_catalog; from advisor.measure import parse; "
+        "from advisor.measure.compare import compare; from advisor.outputs.schema import output_schemas; "
+        "b = build_from_flags('i9-14900K', 'ROG Maximus Z790 Hero', ['RTX 4090:2']); p = evaluate(b); "
+        "a = analyse(b, Workload('train', resolve('1b'), 'ddp', batch=1, seq=256)); "
+        "analyse(b, Workload('infer', resolve('8b'), 'tp')); "
+        "f = evaluate_rules(p, workload=a); plan_output(p, f, explain=True).dump(); output_schemas(); "
+        "c = load_catalog(); evaluate_quote(read_quote('i9-14900K\\nROG Maximus Z790 Hero\\n2x RTX 4090', 'q.txt', c), c); "
+        "compare(p, parse('p2p', open('tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt').read(), 'x')); "
+        "from advisor.session.planner import Planner; pl = Planner(b); pl.add_gpu('RTX 4090'); pl.undo(); "
+        "bad = [m for m in ('textual', 'torch', 'rich') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -37,16 +39,23 @@ def test_import_contracts_hold():
     """pyproject.toml's import-linter contracts: the pipeline's layers, a core free of textual/torch/rich,
     faces that never import each other."""
     lint_imports = Path(sys.executable).parent / "lint-imports"  # import-linter's command, in the test venv
-    r = subprocess.run([str(lint_imports), "--config", str(ROOT / "pyproject.toml")], capture_output=True,
-                       text=True, cwd=ROOT)
+    r = subprocess.run(
+        [str(lint_imports), "--config", str(ROOT / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "3 kept, 0 broken" in r.stdout
 
 
 def test_wheel_installs_and_finds_its_catalog(tmp_path):
     wheels = tmp_path / "wheels"
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels),
-                        str(ROOT)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     wheel = next(wheels.glob("advisor-*.whl"))
     env_dir = tmp_path / "venv"
@@ -54,20 +63,46 @@ def test_wheel_installs_and_finds_its_catalog(tmp_path):
     py = env_dir / "bin" / "python"
     # The wheel's dependencies come from the environment running the tests (not the system Python,
     # which may lack them): a .pth file puts its site-packages after the new venv's own.
-    r = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(r.stdout.strip(), "outer-env.pth").write_text("\n".join(sorted(deps)) + "\n")
-    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    r = subprocess.run([str(env_dir / "bin" / "advisor"), "plan", "--cpu", "i9-14900K", "--board",
-                        "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2", "--json"],
-                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [
+            str(env_dir / "bin" / "advisor"),
+            "plan",
+            "--cpu",
+            "i9-14900K",
+            "--board",
+            "ROG Maximus Z790 Hero",
+            "--gpu",
+            "RTX 4090:2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     plan = json.loads(r.stdout)
     assert [g["link"]["width"] for g in plan["gpus"]] == [8, 8]
-    r = subprocess.run([str(py), "-c", "import advisor.base.resources as r; print(r.bundled('catalog'))"],
-                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [str(py), "-c", "import advisor.base.resources as r; print(r.bundled('catalog'))"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert "site-packages" in r.stdout and "_bundled" in r.stdout

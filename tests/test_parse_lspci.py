@@ -42,7 +42,8 @@ def test_idle_gpus_show_downgraded_gen1_under_a_gen4_x16_capability() -> None:
 def test_transfer_rates_map_to_generations() -> None:
     assert [GEN_BY_SPEED[s] for s in ("2.5", "5", "8", "16", "32", "64")] == [1, 2, 3, 4, 5, 6]
     text = read("stelline_2x6000ada_downgraded_plus_raid.txt").replace(
-        "LnkSta: Speed 2.5GT/s (downgraded), Width x16", "LnkSta: Speed 32GT/s, Width x8 (downgraded)", 1)
+        "LnkSta: Speed 2.5GT/s (downgraded), Width x16", "LnkSta: Speed 32GT/s, Width x8 (downgraded)", 1
+    )
     m = parse("lspci", text, "x.txt")
     (gen,) = m.find("link_gen", gpu=0)
     (width,) = m.find("link_width", gpu=0)
@@ -53,13 +54,17 @@ def test_lspci_without_root_says_to_use_sudo() -> None:
     with pytest.raises(UserError) as err:
         load("tinygrad_4090_not_root_access_denied.txt")
     message = str(err.value)
-    assert message.startswith("tinygrad_4090_not_root_access_denied.txt:2: no LnkCap / LnkSta lines for the "
-                              "NVIDIA GPU(s) 0000:01:00.0: lspci was not allowed to read them")
+    assert message.startswith(
+        "tinygrad_4090_not_root_access_denied.txt:2: no LnkCap / LnkSta lines for the "
+        "NVIDIA GPU(s) 0000:01:00.0: lspci was not allowed to read them"
+    )
     assert "sudo lspci -vv" in message
 
 
 def test_impossible_speed_names_the_line() -> None:
-    text = read("stelline_2x6000ada_downgraded_plus_raid.txt").replace("Speed 16GT/s, Width x16", "Speed 20GT/s, Width x16", 1)
+    text = read("stelline_2x6000ada_downgraded_plus_raid.txt").replace(
+        "Speed 16GT/s, Width x16", "Speed 20GT/s, Width x16", 1
+    )
     with pytest.raises(UserError, match=r"x.txt:26: LnkCap speed 20 GT/s is not a PCIe rate"):
         parse("lspci", text, "x.txt")
 
@@ -78,10 +83,24 @@ def test_no_nvidia_gpu_and_wrong_tool_and_empty_file() -> None:
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["Speed", "2.5GT/s", "7GT/s", "x99", "x0", "Width", "(downgraded)", "LnkSta:", "LnkCap:", "",
-         "NVIDIA", "01:00.0", "VGA compatible controller:", "٣", "9" * 30, "nan"]
-
-
+NASTY = [
+    "Speed",
+    "2.5GT/s",
+    "7GT/s",
+    "x99",
+    "x0",
+    "Width",
+    "(downgraded)",
+    "LnkSta:",
+    "LnkCap:",
+    "",
+    "NVIDIA",
+    "01:00.0",
+    "VGA compatible controller:",
+    "٣",
+    "9" * 30,
+    "nan",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -32,8 +32,11 @@ def plateau(m: Measurement, metric: str = "busbw_gbps", place: str = "out-of-pla
 
 
 def at_size(m: Measurement, size: int, place: str = "out-of-place", collective: str = ""):
-    found = [r for r in m.find("busbw_gbps", size_bytes=size)
-             if r.note.endswith(f"one message size, {place}") and r.note.startswith(collective)]
+    found = [
+        r
+        for r in m.find("busbw_gbps", size_bytes=size)
+        if r.note.endswith(f"one message size, {place}") and r.note.startswith(collective)
+    ]
     assert len(found) <= 1, found
     return found[0] if found else None
 
@@ -66,7 +69,9 @@ def test_oldest_layouts_and_three_collectives_in_one_file() -> None:
     reduce = plateau(m, collective="all_reduce_perf")
     assert (reduce.value, reduce.gpus, reduce.size_bytes) == (123.14, 12, 8589934592)
     gather = plateau(m, collective="all_gather_perf")
-    assert gather.value == 71.11 and "2 size(s) with results the tool flagged as wrong left out" in gather.note
+    assert (
+        gather.value == 71.11 and "2 size(s) with results the tool flagged as wrong left out" in gather.note
+    )
     assert at_size(m, 4294967280, collective="all_gather_perf") is None  # error column 1e+00
     assert plateau(m, place="in-place", collective="all_gather_perf").value == 110.55
     assert plateau(m, collective="broadcast_perf").value == 121.52
@@ -120,12 +125,15 @@ def test_run_without_footer_is_refused() -> None:
 
 
 def test_row_cut_mid_way_names_the_line() -> None:
-    text = read("a3mega_16xH100_sweep.txt").replace("   24361  176.31  330.58      0    24365  176.27  330.51      0",
-                                                     "   24361  176.31  330.58", 1)
+    text = read("a3mega_16xH100_sweep.txt").replace(
+        "   24361  176.31  330.58      0    24365  176.27  330.51      0", "   24361  176.31  330.58", 1
+    )
     with pytest.raises(UserError) as err:
         parse("nccl-tests", text, "f.txt")
-    assert str(err.value).startswith("f.txt:61: expected 13 columns (size count type redop root time algbw "
-                                     "busbw #wrong time algbw busbw #wrong) in this results row, found 8")
+    assert str(err.value).startswith(
+        "f.txt:61: expected 13 columns (size count type redop root time algbw "
+        "busbw #wrong time algbw busbw #wrong) in this results row, found 8"
+    )
 
 
 def test_wrong_tool_and_empty_file() -> None:
@@ -139,10 +147,28 @@ def test_wrong_tool_and_empty_file() -> None:
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["nan", "inf", "-1", "1e999", "٣", "N/A", "", "9" * 30, "\t", "#", "busbw", "size", "count",
-         "0", "1e+00", "# Avg bus bandwidth    : 1", "{", "}", "null", '"nan"']
-
-
+NASTY = [
+    "nan",
+    "inf",
+    "-1",
+    "1e999",
+    "٣",
+    "N/A",
+    "",
+    "9" * 30,
+    "\t",
+    "#",
+    "busbw",
+    "size",
+    "count",
+    "0",
+    "1e+00",
+    "# Avg bus bandwidth    : 1",
+    "{",
+    "}",
+    "null",
+    '"nan"',
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -70,11 +70,21 @@ def test_sm_copy_and_bus_id_from_a100_issue42() -> None:
 
 def test_json_with_string_cells_waived_tests_and_latency_in_ns() -> None:
     m = load("dcgm_1gpu_v0.5.json")
-    assert one(m, "h2d_gbps", gpu=0, note="host_to_device_memcpy_ce: host -> GPU, one GPU at a time, "
-                                          "copy engine").value == 12.3964
-    assert one(m, "d2h_gbps", gpu=0, note="device_to_host_memcpy_ce: GPU -> host, one GPU at a time, "
-                                          "copy engine").value == 13.2001
-    bidi = [r for r in m.find("bidi_gbps", gpu=0) if r.note.startswith("host_to_device_bidirectional_memcpy_ce")]
+    assert (
+        one(
+            m, "h2d_gbps", gpu=0, note="host_to_device_memcpy_ce: host -> GPU, one GPU at a time, copy engine"
+        ).value
+        == 12.3964
+    )
+    assert (
+        one(
+            m, "d2h_gbps", gpu=0, note="device_to_host_memcpy_ce: GPU -> host, one GPU at a time, copy engine"
+        ).value
+        == 13.2001
+    )
+    bidi = [
+        r for r in m.find("bidi_gbps", gpu=0) if r.note.startswith("host_to_device_bidirectional_memcpy_ce")
+    ]
     assert bidi[0].value == 11.5031 and "direction only" in bidi[0].note
     assert [r.value for r in m.find("h2d_all_gbps")] == [12.3963, 12.3995]
     latency = one(m, "latency_us", gpu=0)
@@ -92,20 +102,38 @@ def test_json_after_warning_lines_reads_the_same() -> None:
 def test_bidirectional_d2d_keeps_the_total_matrix() -> None:
     """Constructed from nvbandwidth's writers (testcases_ce.cpp prints Read1, Read2, Total;
     json_output.cpp stacks their rows into one bandwidth_matrix) with issue50's numbers."""
-    text = ("nvbandwidth Version: v0.8\n\nRunning device_to_device_bidirectional_memcpy_read_ce.\n"
-            "memcpy CE CPU(row) <-> GPU(column) Read1 bandwidth (GB/s)\n           0         1\n"
-            " 0       N/A     26.34\n 1     26.34       N/A\n\n"
-            "memcpy CE CPU(row) <-> GPU(column) Read2 bandwidth (GB/s)\n           0         1\n"
-            " 0       N/A     26.35\n 1     26.35       N/A\n\n"
-            "memcpy CE CPU(row) <-> GPU(column) Total bandwidth (GB/s)\n           0         1\n"
-            " 0       N/A     52.69\n 1     52.69       N/A\n\n")
+    text = (
+        "nvbandwidth Version: v0.8\n\nRunning device_to_device_bidirectional_memcpy_read_ce.\n"
+        "memcpy CE CPU(row) <-> GPU(column) Read1 bandwidth (GB/s)\n           0         1\n"
+        " 0       N/A     26.34\n 1     26.34       N/A\n\n"
+        "memcpy CE CPU(row) <-> GPU(column) Read2 bandwidth (GB/s)\n           0         1\n"
+        " 0       N/A     26.35\n 1     26.35       N/A\n\n"
+        "memcpy CE CPU(row) <-> GPU(column) Total bandwidth (GB/s)\n           0         1\n"
+        " 0       N/A     52.69\n 1     52.69       N/A\n\n"
+    )
     m = parse("nvbandwidth", text, "bidir.txt")
     assert [(r.a, r.b, r.value) for r in m.find("bidi_gbps")] == [(0, 1, 52.69), (1, 0, 52.69)]
-    doc = {"nvbandwidth": {"testcases": [{
-        "name": "device_to_device_bidirectional_memcpy_read_ce", "status": "Passed",
-        "bandwidth_description": "memcpy CE CPU(row) <-> GPU(column) Total bandwidth (GB/s)",
-        "bandwidth_matrix": [["N/A", "26.34"], ["26.34", "N/A"], ["N/A", "26.35"], ["26.35", "N/A"],
-                             ["N/A", "52.69"], ["52.69", "N/A"]], "sum": 105.38, "future_key": 1}]}}
+    doc = {
+        "nvbandwidth": {
+            "testcases": [
+                {
+                    "name": "device_to_device_bidirectional_memcpy_read_ce",
+                    "status": "Passed",
+                    "bandwidth_description": "memcpy CE CPU(row) <-> GPU(column) Total bandwidth (GB/s)",
+                    "bandwidth_matrix": [
+                        ["N/A", "26.34"],
+                        ["26.34", "N/A"],
+                        ["N/A", "26.35"],
+                        ["26.35", "N/A"],
+                        ["N/A", "52.69"],
+                        ["52.69", "N/A"],
+                    ],
+                    "sum": 105.38,
+                    "future_key": 1,
+                }
+            ]
+        }
+    }
     m = parse("nvbandwidth", json.dumps(doc), "bidir.json")
     assert [(r.a, r.b, r.value) for r in m.find("bidi_gbps")] == [(0, 1, 52.69), (1, 0, 52.69)]
 
@@ -113,16 +141,18 @@ def test_bidirectional_d2d_keeps_the_total_matrix() -> None:
 def test_truncated_output_is_refused_with_the_line() -> None:
     with pytest.raises(UserError) as err:
         parse("nvbandwidth", read("tinygrad29_8x5090_truncated.txt"), "t.txt")
-    assert str(err.value).startswith("t.txt:32: the file ends right after the description of "
-                                     "device_to_host_bidirectional_memcpy_ce")
+    assert str(err.value).startswith(
+        "t.txt:32: the file ends right after the description of device_to_host_bidirectional_memcpy_ce"
+    )
 
 
 def test_row_with_a_missing_value_names_the_line_and_counts() -> None:
     text = read("issue15_8x4090_v0.2.txt").replace("26.09     26.31\n", "26.09\n", 1)
     with pytest.raises(UserError) as err:
         parse("nvbandwidth", text, "f.txt")
-    assert str(err.value).startswith("f.txt:24: expected 8 values in the host_to_device_memcpy_ce matrix "
-                                     "row for the CPU, found 7")
+    assert str(err.value).startswith(
+        "f.txt:24: expected 8 values in the host_to_device_memcpy_ce matrix row for the CPU, found 7"
+    )
 
 
 def test_value_cut_short_is_refused() -> None:
@@ -143,15 +173,40 @@ def test_wrong_tool_and_empty_file() -> None:
         parse("nvbandwidth", p2p, "p2p.txt")
     with pytest.raises(UserError, match="the file is empty"):
         parse("nvbandwidth", "  \n", "empty.txt")
-    with pytest.raises(UserError, match="no top-level \"nvbandwidth\" object"):
+    with pytest.raises(UserError, match='no top-level "nvbandwidth" object'):
         parse("nvbandwidth", '{"results": []}', "other.json")
 
 
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["nan", "inf", "-1", "1e999", "٣", "N/A", "X", "", "9" * 30, "\t", "#", "{", "}", "[", "]", '"',
-         "Waived: ", "Running x_ce.", "0", "1.00", "SUM a 1", "Device 9: x", "null", "true", "1e5"]
+NASTY = [
+    "nan",
+    "inf",
+    "-1",
+    "1e999",
+    "٣",
+    "N/A",
+    "X",
+    "",
+    "9" * 30,
+    "\t",
+    "#",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "Waived: ",
+    "Running x_ce.",
+    "0",
+    "1.00",
+    "SUM a 1",
+    "Device 9: x",
+    "null",
+    "true",
+    "1e5",
+]
 
 
 @st.composite

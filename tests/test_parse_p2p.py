@@ -98,17 +98,22 @@ def test_value_cut_mid_number_is_refused() -> None:
 
 def test_row_with_too_few_numbers() -> None:
     text = read("valdemardi_4x3090_nvlink_patched.txt").replace(
-        "     2  11.25  11.22 833.78  11.21", "     2  11.25  11.22 833.78", 1)
+        "     2  11.25  11.22 833.78  11.21", "     2  11.25  11.22 833.78", 1
+    )
     with pytest.raises(UserError) as err:
         parse("p2p", text, "p2p.txt")
-    assert str(err.value).startswith("p2p.txt:33: expected 4 numbers in the 'Unidirectional P2P=Disabled "
-                                     "Bandwidth Matrix (GB/s)' matrix row for GPU 2, found 3")
+    assert str(err.value).startswith(
+        "p2p.txt:33: expected 4 numbers in the 'Unidirectional P2P=Disabled "
+        "Bandwidth Matrix (GB/s)' matrix row for GPU 2, found 3"
+    )
 
 
 def test_matrix_cut_after_its_first_row() -> None:
     text = read("stelline_2x6000ada_can_access.txt")
     cut = text[: text.index("     1  22.32 813.80")]
-    with pytest.raises(UserError, match=r"the file ends after 1 of 2 rows of the 'Unidirectional P2P=Disabled"):
+    with pytest.raises(
+        UserError, match=r"the file ends after 1 of 2 rows of the 'Unidirectional P2P=Disabled"
+    ):
         parse("p2p", cut, "cut.txt")
 
 
@@ -123,10 +128,25 @@ def test_wrong_tool_and_empty_file() -> None:
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["nan", "inf", "-1", "1e999", "٣", "N/A", "", "9" * 30, "\t", "D\\D", "GPU", "CPU", "0", "1.00",
-         "12.345", "Device=0 CANNOT Access Peer Device=9", "P2P=Enabled Latency Matrix (us)"]
-
-
+NASTY = [
+    "nan",
+    "inf",
+    "-1",
+    "1e999",
+    "٣",
+    "N/A",
+    "",
+    "9" * 30,
+    "\t",
+    "D\\D",
+    "GPU",
+    "CPU",
+    "0",
+    "1.00",
+    "12.345",
+    "Device=0 CANNOT Access Peer Device=9",
+    "P2P=Enabled Latency Matrix (us)",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -15,8 +15,14 @@ from advisor.base.errors import UserError
 from advisor.measure import METRICS, TOOLS, Measurement, Result, detect, parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools"
-FOLDER_TOOL = {"nvbandwidth": "nvbandwidth", "p2p": "p2p", "nccltests": "nccl-tests", "topo": "topo",
-               "smiq": "smi-q", "lspci": "lspci"}
+FOLDER_TOOL = {
+    "nvbandwidth": "nvbandwidth",
+    "p2p": "p2p",
+    "nccltests": "nccl-tests",
+    "topo": "topo",
+    "smiq": "smi-q",
+    "lspci": "lspci",
+}
 ALL_FILES = sorted(p for p in FIXTURES.glob("*/*") if p.is_file())
 
 
@@ -31,7 +37,9 @@ def test_auto_reads_like_the_named_tool() -> None:
 
 
 def test_unknown_tool_and_undetectable_text() -> None:
-    with pytest.raises(UserError, match="unknown tool 'iperf'.*nvbandwidth, p2p, nccl-tests, topo, smi-q, lspci, auto"):
+    with pytest.raises(
+        UserError, match="unknown tool 'iperf'.*nvbandwidth, p2p, nccl-tests, topo, smi-q, lspci, auto"
+    ):
         parse("iperf", "x", "f.txt")
     with pytest.raises(UserError, match="f.txt: could not tell which tool wrote this file"):
         parse("auto", "hello world\n", "f.txt")
@@ -52,8 +60,14 @@ def test_measurement_round_trips_through_a_file(tmp_path: Path) -> None:
 
 def test_bad_measurement_file_names_the_field(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"source": {"tool": "p2p", "file": "x"},
-                               "results": [{"metric": "uni_gbps", "a": 0, "b": 1, "value": "fast", "tool": "p2p"}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "source": {"tool": "p2p", "file": "x"},
+                "results": [{"metric": "uni_gbps", "a": 0, "b": 1, "value": "fast", "tool": "p2p"}],
+            }
+        )
+    )
     with pytest.raises(UserError, match=r"bad.json: results.0: Value error, uni_gbps must be a number"):
         Measurement.from_file(bad)
     bad.write_text("{")
@@ -66,18 +80,30 @@ def test_bad_measurement_file_names_the_field(tmp_path: Path) -> None:
 def test_result_rules() -> None:
     assert "bf16_tflops" in METRICS and "path" in METRICS
     assert Result(metric="link_gen", gpu=0, value=4.0, tool="t").value == 4
-    for bad in ({"metric": "p2p", "value": 1}, {"metric": "path", "value": 3.0},
-                {"metric": "uni_gbps", "value": float("nan")}, {"metric": "uni_gbps", "value": -1.0},
-                {"metric": "uni_gbps", "value": 1.0, "a": 0}, {"metric": "speed", "value": 1.0}):
+    for bad in (
+        {"metric": "p2p", "value": 1},
+        {"metric": "path", "value": 3.0},
+        {"metric": "uni_gbps", "value": float("nan")},
+        {"metric": "uni_gbps", "value": -1.0},
+        {"metric": "uni_gbps", "value": 1.0, "a": 0},
+        {"metric": "speed", "value": 1.0},
+    ):
         with pytest.raises(ValueError):
             Result(tool="t", **bad)
 
 
 def test_core_does_not_import_torch_or_textual() -> None:
-    code = ("import sys, advisor.measure, advisor.measure.parsers; "
-            "print(sorted(m for m in ('torch', 'textual') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent.parent)
+    code = (
+        "import sys, advisor.measure, advisor.measure.parsers; "
+        "print(sorted(m for m in ('torch', 'textual') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -40,7 +40,12 @@ def test_idle_gen1_with_device_and_host_lines_and_host_max_na() -> None:
     assert (value(m, "link_width", "Current"), value(m, "link_width_max", "Max")) == (16, 16)
     assert "read it under load" in m.find("link_gen", gpu=0)[0].note
     gpu = m.machine.gpus[0]
-    assert (gpu.name, gpu.bus_id, gpu.pcie_gen_current, gpu.pcie_gen_max) == ("NVIDIA A10", "0000:06:00.0", 1, 4)
+    assert (gpu.name, gpu.bus_id, gpu.pcie_gen_current, gpu.pcie_gen_max) == (
+        "NVIDIA A10",
+        "0000:06:00.0",
+        1,
+        4,
+    )
     assert (m.machine.driver, m.machine.cuda) == ("550.127.05", "12.4")
 
 
@@ -70,9 +75,11 @@ def test_xml_report_with_doctype() -> None:
 
 
 def test_xml_with_entities_or_internal_dtd_is_refused() -> None:
-    laughs = ('<?xml version="1.0"?>\n<!DOCTYPE nvidia_smi_log [<!ENTITY a "aaaaaaaaaa">'
-              '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<nvidia_smi_log><driver_version>&b;</driver_version>'
-              '</nvidia_smi_log>')
+    laughs = (
+        '<?xml version="1.0"?>\n<!DOCTYPE nvidia_smi_log [<!ENTITY a "aaaaaaaaaa">'
+        '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<nvidia_smi_log><driver_version>&b;</driver_version>'
+        "</nvidia_smi_log>"
+    )
     with pytest.raises(UserError, match="refused for safety"):
         parse("smi-q", laughs, "laughs.xml")
     external = '<?xml version="1.0"?>\n<!DOCTYPE x SYSTEM "file:///etc/passwd">\n<x/>'
@@ -89,19 +96,26 @@ def test_truncated_xml_names_the_line() -> None:
 
 
 def test_unreadable_generation_and_empty_value_name_the_line() -> None:
-    text = read("lepton_a10_550_host_max_na.txt").replace("Device Max                : 4", "Device Max                : four")
+    text = read("lepton_a10_550_host_max_na.txt").replace(
+        "Device Max                : 4", "Device Max                : four"
+    )
     with pytest.raises(UserError) as err:
         parse("smi-q", text, "q.txt")
-    assert str(err.value).startswith("q.txt:71: expected a PCIe generation for PCIe Generation Device Max, "
-                                     "found 'four'")
-    text = read("lepton_a10_550_host_max_na.txt").replace("Max                       : 16x", "Max                       :")
+    assert str(err.value).startswith(
+        "q.txt:71: expected a PCIe generation for PCIe Generation Device Max, found 'four'"
+    )
+    text = read("lepton_a10_550_host_max_na.txt").replace(
+        "Max                       : 16x", "Max                       :"
+    )
     with pytest.raises(UserError, match=r"q.txt:74: expected a value after 'Max :' in Link Width"):
         parse("smi-q", text, "q.txt")
 
 
 def test_report_without_link_info_says_what_to_run() -> None:
-    partial = ("\n==============NVSMI LOG==============\n\nAttached GPUs : 1\nGPU 00000000:01:00.0\n"
-               "    FB Memory Usage\n        Total : 8188 MiB\n")
+    partial = (
+        "\n==============NVSMI LOG==============\n\nAttached GPUs : 1\nGPU 00000000:01:00.0\n"
+        "    FB Memory Usage\n        Total : 8188 MiB\n"
+    )
     with pytest.raises(UserError, match="no 'GPU Link Info'.*without -d"):
         parse("smi-q", partial, "mem.txt")
 
@@ -119,10 +133,29 @@ def test_wrong_tool_and_empty_file() -> None:
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["nan", "0", "99", "16x", "x", "N/A", "", "٣", "9" * 30, ":", "GPU 00000000:02:00.0", "PCI",
-         "GPU Link Info", "<", ">", "&", "</pci>", "<!ENTITY", "]>", "Max :", "4x4"]
-
-
+NASTY = [
+    "nan",
+    "0",
+    "99",
+    "16x",
+    "x",
+    "N/A",
+    "",
+    "٣",
+    "9" * 30,
+    ":",
+    "GPU 00000000:02:00.0",
+    "PCI",
+    "GPU Link Info",
+    "<",
+    ">",
+    "&",
+    "</pci>",
+    "<!ENTITY",
+    "]>",
+    "Max :",
+    "4x4",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -57,8 +57,9 @@ def test_na_numa_affinity_leaves_numa_unknown() -> None:
 def test_truncated_row_is_refused_with_line_and_counts() -> None:
     with pytest.raises(UserError) as err:
         load("nccl1435_8xH100_nv12_truncated.txt")
-    assert str(err.value).startswith("nccl1435_8xH100_nv12_truncated.txt:9: expected 14 cells in the row "
-                                     "for GPU7, found 13")
+    assert str(err.value).startswith(
+        "nccl1435_8xH100_nv12_truncated.txt:9: expected 14 cells in the row for GPU7, found 13"
+    )
 
 
 def test_missing_gpu_row_is_refused() -> None:
@@ -89,9 +90,23 @@ def test_wrong_tool_and_empty_file() -> None:
 # ----------------------------------------------------------------------------- properties
 
 TEXTS = [read(p.name) for p in sorted(FIXTURES.iterdir())]
-NASTY = ["X", " X ", "NV12", "PHB", "0-23", "N/A", "", "GPU9", "NIC0", "GPU0", "٣", "9" * 30, "\t", "OK", "nv4"]
-
-
+NASTY = [
+    "X",
+    " X ",
+    "NV12",
+    "PHB",
+    "0-23",
+    "N/A",
+    "",
+    "GPU9",
+    "NIC0",
+    "GPU0",
+    "٣",
+    "9" * 30,
+    "\t",
+    "OK",
+    "nv4",
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.model.engine import build_from_flags, load_build
 from advisor.base.errors import UserError
+from advisor.model.engine import build_from_flags, load_build
 from advisor.session.planner import Planner
 from tests.conftest import ROOT
 

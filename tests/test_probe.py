@@ -12,6 +12,7 @@ from advisor.measure import probe as probe_mod
 def test_probe_without_a_driver_says_so(cli):
     pytest.importorskip("pynvml", reason="nvidia-ml-py is the probe's optional extra")
     import pynvml
+
     try:
         pynvml.nvmlInit()
         pynvml.nvmlShutdown()

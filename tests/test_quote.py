@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.model.catalog.store import load_catalog
 from advisor.base.errors import UserError
+from advisor.model.catalog.store import load_catalog
 from advisor.quote.check import evaluate_quote
 from advisor.quote.reader import read_quote
 from tests.conftest import ROOT
@@ -48,8 +48,11 @@ def validate_json(cli, *args):
 def test_clean_quote_passes(cli):
     q = quote("clean-2x6000ada-wrx90.txt")
     assert q.format == "text"
-    assert parts(q) == {"amd-ryzen-threadripper-pro-7965wx": 1, "asus-pro-ws-wrx90e-sage-se": 1,
-                        "nvidia-rtx-6000-ada": 2}
+    assert parts(q) == {
+        "amd-ryzen-threadripper-pro-7965wx": 1,
+        "asus-pro-ws-wrx90e-sage-se": 1,
+        "nvidia-rtx-6000-ada": 2,
+    }
     assert q.build_data["psu_w"] == 1600 and q.build_data["ram_gb"] == 256
     prices = {x.part_id: x.price for x in q.lines if x.status == "matched"}
     assert prices["nvidia-rtx-6000-ada"] == 6799.0
@@ -80,7 +83,11 @@ def test_4090_hero_email_false_claims(cli):
 def test_strix_csv_chipset_slot(cli):
     q = quote("strix-z790e-chipset-slot.csv")
     assert q.format == "csv"
-    assert parts(q) == {"intel-core-i9-14900k": 1, "asus-rog-strix-z790-e-gaming-wifi": 1, "nvidia-rtx-4090": 2}
+    assert parts(q) == {
+        "intel-core-i9-14900k": 1,
+        "asus-rog-strix-z790-e-gaming-wifi": 1,
+        "nvidia-rtx-4090": 2,
+    }
     gpu = next(x for x in q.lines if x.part_id == "nvidia-rtx-4090")
     assert gpu.line == 4 and gpu.price == 1599.0 and gpu.text == "NVIDIA GeForce RTX 4090 Founders Edition"
     code, r, _ = validate_json(cli, str(QUOTES / "strix-z790e-chipset-slot.csv"))
@@ -92,7 +99,11 @@ def test_strix_csv_chipset_slot(cli):
 def test_undersized_psu_yaml(cli):
     q = quote("undersized-psu.yaml")
     assert q.format == "yaml"
-    assert parts(q) == {"amd-ryzen-threadripper-7970x": 1, "asus-pro-ws-trx50-sage-wifi": 1, "nvidia-rtx-5090": 2}
+    assert parts(q) == {
+        "amd-ryzen-threadripper-7970x": 1,
+        "asus-pro-ws-trx50-sage-wifi": 1,
+        "nvidia-rtx-5090": 2,
+    }
     assert q.build_data["psu_w"] == 1000
     code, r, _ = validate_json(cli, str(QUOTES / "undersized-psu.yaml"))
     assert code == 1
@@ -129,8 +140,10 @@ def test_every_example_resolves():
 
 
 def test_quantity_and_price_forms():
-    text = ("2 x NVIDIA RTX 4090 24GB $1,599.00\nIntel Core i9-14900K Qty: 1 USD 549.00\n"
-            "ASUS ROG Maximus Z790 Hero (x1) 629.99 USD\nRTX 4090 x3\n")
+    text = (
+        "2 x NVIDIA RTX 4090 24GB $1,599.00\nIntel Core i9-14900K Qty: 1 USD 549.00\n"
+        "ASUS ROG Maximus Z790 Hero (x1) 629.99 USD\nRTX 4090 x3\n"
+    )
     q = read_quote(text, "q.txt", catalog())
     gpus = [x for x in q.lines if x.kind == "gpu"]
     assert [x.qty for x in gpus] == [2, 3] and gpus[0].price == 1599.0
@@ -146,10 +159,12 @@ def test_incomplete_without_board(cli, write):
 
 
 def test_yaml_list_of_items_and_sockets():
-    text = ("- {description: Intel Core i9-14900K, qty: 1, price: 549}\n"
-            "- {description: ASUS ROG Strix Z790-E Gaming WiFi, price: '$449.99'}\n"
-            "- {description: RTX 4090, qty: 1}\n"
-            "- Samsung 990 PRO 2TB NVMe in M.2_1\n")
+    text = (
+        "- {description: Intel Core i9-14900K, qty: 1, price: 549}\n"
+        "- {description: ASUS ROG Strix Z790-E Gaming WiFi, price: '$449.99'}\n"
+        "- {description: RTX 4090, qty: 1}\n"
+        "- Samsung 990 PRO 2TB NVMe in M.2_1\n"
+    )
     q = read_quote(text, "q.yaml", catalog())
     assert q.build_data["nvme"] == [{"socket": "M.2_1"}]
     assert q.build is not None and q.build.nvme[0].socket == "M.2_1"
@@ -168,17 +183,20 @@ def test_stdin(cli, monkeypatch):
     assert code == 0 and r["quote"]["file"] == "<stdin>"
 
 
-@pytest.mark.parametrize("name,text,where", [
-    ("q.txt", "", "q.txt"),
-    ("q.txt", "   \n\n", "q.txt"),
-    ("q.yaml", "cpu: [1, 2\n", "q.yaml:"),
-    ("q.yaml", "just a string\n", "q.yaml:1"),
-    ("q.yaml", "cpu: i9-14900K\nwattage: 3\n", "q.yaml:2"),
-    ("q.yaml", "cpu: i9-14900K\ngpus: {model: RTX 4090, count: zero}\n", "q.yaml:2"),
-    ("q.txt", "hello\nthanks, bye\n", "q.txt"),
-    ("q.csv", "a,b\n1,2\n", "q.csv:1"),
-    ("q.txt", "RTX 4090\x00\x01", "q.txt"),
-])
+@pytest.mark.parametrize(
+    "name,text,where",
+    [
+        ("q.txt", "", "q.txt"),
+        ("q.txt", "   \n\n", "q.txt"),
+        ("q.yaml", "cpu: [1, 2\n", "q.yaml:"),
+        ("q.yaml", "just a string\n", "q.yaml:1"),
+        ("q.yaml", "cpu: i9-14900K\nwattage: 3\n", "q.yaml:2"),
+        ("q.yaml", "cpu: i9-14900K\ngpus: {model: RTX 4090, count: zero}\n", "q.yaml:2"),
+        ("q.txt", "hello\nthanks, bye\n", "q.txt"),
+        ("q.csv", "a,b\n1,2\n", "q.csv:1"),
+        ("q.txt", "RTX 4090\x00\x01", "q.txt"),
+    ],
+)
 def test_unusable_input_is_a_user_error(name, text, where):
     with pytest.raises(UserError) as exc:
         read_quote(text, name, catalog())
@@ -197,12 +215,39 @@ def test_binary_file_exit_2(cli, write, tmp_path):
 # ---------------------------------------------------------------- robustness
 
 _yamlish = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-5, 5000), st.text(max_size=30),
-              st.sampled_from(["RTX 4090", "i9-14900K", "Maximus Z790 Hero", "1600W PSU", "2x 32GB DDR5"])),
-    lambda c: st.one_of(st.lists(c, max_size=4),
-                        st.dictionaries(st.sampled_from(["cpu", "board", "gpus", "psu_w", "ram_gb", "claims", "items",
-                                                         "nvme", "nvlink", "model", "count", "qty", "price",
-                                                         "description", "x"]), c, max_size=5)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-5, 5000),
+        st.text(max_size=30),
+        st.sampled_from(["RTX 4090", "i9-14900K", "Maximus Z790 Hero", "1600W PSU", "2x 32GB DDR5"]),
+    ),
+    lambda c: st.one_of(
+        st.lists(c, max_size=4),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "cpu",
+                    "board",
+                    "gpus",
+                    "psu_w",
+                    "ram_gb",
+                    "claims",
+                    "items",
+                    "nvme",
+                    "nvlink",
+                    "model",
+                    "count",
+                    "qty",
+                    "price",
+                    "description",
+                    "x",
+                ]
+            ),
+            c,
+            max_size=5,
+        ),
+    ),
     max_leaves=10,
 )
 
@@ -229,17 +274,46 @@ def test_arbitrary_text_only_user_errors(text, name):
 @given(_yamlish)
 def test_arbitrary_yaml_only_user_errors(data):
     import yaml
+
     _ok_or_user_error(yaml.safe_dump(data), "q.yaml")
 
 
-_words = st.sampled_from(["2x", "Qty: 3", "(x2)", "$1,599.00", "RTX 4090", "i9-14900K", "WRX90E-SAGE", "1600W", "PSU",
-                          "4x 32GB DDR5", "NVLink bridge", "NVMe M.2_1", "PCIe 5.0 x16", "P2P", "is enough", "Total:",
-                          "Hello", "GPU", ",", ";", "\t", "-", ":", "RTX 6000 Ada", "Threadripper PRO 7965WX"])
+_words = st.sampled_from(
+    [
+        "2x",
+        "Qty: 3",
+        "(x2)",
+        "$1,599.00",
+        "RTX 4090",
+        "i9-14900K",
+        "WRX90E-SAGE",
+        "1600W",
+        "PSU",
+        "4x 32GB DDR5",
+        "NVLink bridge",
+        "NVMe M.2_1",
+        "PCIe 5.0 x16",
+        "P2P",
+        "is enough",
+        "Total:",
+        "Hello",
+        "GPU",
+        ",",
+        ";",
+        "\t",
+        "-",
+        ":",
+        "RTX 6000 Ada",
+        "Threadripper PRO 7965WX",
+    ]
+)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.lists(_words, max_size=8).map(" ".join), max_size=8).map("\n".join),
-       st.sampled_from(["q.txt", "q.csv", "<stdin>"]))
+@given(
+    st.lists(st.lists(_words, max_size=8).map(" ".join), max_size=8).map("\n".join),
+    st.sampled_from(["q.txt", "q.csv", "<stdin>"]),
+)
 def test_quote_like_text_only_user_errors(text, name):
     _ok_or_user_error(text, name)
 

@@ -16,14 +16,33 @@ TWO_4090_X8 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu"
 ONE_4090 = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090")
 
 
-@pytest.mark.parametrize("rule,fires,quiet", [
-    ("LANE001", TWO_4090_X8, ONE_4090),
-    ("LANE002", ("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2"), TWO_4090_X8),
-    ("P2P001", TWO_4090_X8, ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2")),
-    ("P2P002", ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2"), TWO_4090_X8),
-    ("PLAT001", TWO_4090_X8, ONE_4090),
-    ("NVL001", ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 3090:2"), TWO_4090_X8),
-])
+@pytest.mark.parametrize(
+    "rule,fires,quiet",
+    [
+        ("LANE001", TWO_4090_X8, ONE_4090),
+        (
+            "LANE002",
+            ("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2"),
+            TWO_4090_X8,
+        ),
+        (
+            "P2P001",
+            TWO_4090_X8,
+            ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2"),
+        ),
+        (
+            "P2P002",
+            ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2"),
+            TWO_4090_X8,
+        ),
+        ("PLAT001", TWO_4090_X8, ONE_4090),
+        (
+            "NVL001",
+            ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 3090:2"),
+            TWO_4090_X8,
+        ),
+    ],
+)
 def test_rule_fires_and_stays_quiet(plan_json, rule, fires, quiet):
     hit = _ids(plan_json(*fires), rule)
     assert hit, f"{rule} should fire"
@@ -37,12 +56,18 @@ def test_lane_message_names_the_part_the_slot_and_the_numbers(plan_json):
 
 
 def test_power_and_memory_rules(plan_json, write):
-    small = write("b.yaml", "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
-                            "psu_w: 1000\nram_gb: 32\n")
+    small = write(
+        "b.yaml",
+        "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
+        "psu_w: 1000\nram_gb: 32\n",
+    )
     plan = plan_json(str(small))
     assert _ids(plan, "PWR001") and _ids(plan, "MEM001")
-    big = write("c.yaml", "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
-                          "psu_w: 2000\nram_gb: 128\n")
+    big = write(
+        "c.yaml",
+        "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
+        "psu_w: 2000\nram_gb: 128\n",
+    )
     plan = plan_json(str(big))
     assert not _ids(plan, "PWR001") and not _ids(plan, "MEM001")
 
@@ -64,8 +89,16 @@ def test_rules_explain_prints_the_sections(cli):
 
 
 def test_thick_cards_in_adjacent_slots_do_not_fit_and_placement_avoids_it(plan_json):
-    cramped = plan_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE",
-                        "--gpu", "RTX 4090@pciex16(g5)_1", "--gpu", "RTX 4090@PCIEX16(G5)_2")
+    cramped = plan_json(
+        "--cpu",
+        "TR PRO 7985WX",
+        "--board",
+        "WRX90E-SAGE",
+        "--gpu",
+        "RTX 4090@pciex16(g5)_1",
+        "--gpu",
+        "RTX 4090@PCIEX16(G5)_2",
+    )
     assert _ids(cramped, "FIT001")
     auto = plan_json("--cpu", "TR PRO 7985WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 4090:2")
     assert not _ids(auto, "FIT001")
@@ -82,7 +115,9 @@ def test_unverified_parts_are_named(plan_json):
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 RULES_WITH_FIXTURES = sorted({p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml")})
 # A compare rule's fixture holds a build and a measurement (`build:`, `measurement:`); the others are builds.
-COMPARE_FIXTURES = sorted(r for r in RULES_WITH_FIXTURES if "measurement:" in (FIXTURES / f"{r}-fires.yaml").read_text())
+COMPARE_FIXTURES = sorted(
+    r for r in RULES_WITH_FIXTURES if "measurement:" in (FIXTURES / f"{r}-fires.yaml").read_text()
+)
 PLAN_FIXTURES = [r for r in RULES_WITH_FIXTURES if r not in COMPARE_FIXTURES]
 
 
@@ -120,7 +155,9 @@ def _compare_causes(cli, tmp_path, fixture: Path) -> list[str]:
 @pytest.mark.parametrize("rule", COMPARE_FIXTURES)
 def test_compare_rule_fixture_fires_and_its_twin_does_not(cli, tmp_path, rule):
     assert rule in _compare_causes(cli, tmp_path, FIXTURES / f"{rule}-fires.yaml"), f"{rule} should fire"
-    assert rule not in _compare_causes(cli, tmp_path, FIXTURES / f"{rule}-quiet.yaml"), f"{rule} must stay quiet"
+    assert rule not in _compare_causes(cli, tmp_path, FIXTURES / f"{rule}-quiet.yaml"), (
+        f"{rule} must stay quiet"
+    )
 
 
 def test_every_rule_has_a_firing_and_a_quiet_example():
@@ -128,8 +165,19 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
 
     from advisor.base.resources import bundled
     from advisor.findings.rules import load_rules
-    covered = set(RULES_WITH_FIXTURES) | {"LANE001", "LANE002", "P2P001", "P2P002", "PLAT001", "NVL001",
-                                          "PWR001", "MEM001", "FIT001", "CAT001"}
+
+    covered = set(RULES_WITH_FIXTURES) | {
+        "LANE001",
+        "LANE002",
+        "P2P001",
+        "P2P002",
+        "PLAT001",
+        "NVL001",
+        "PWR001",
+        "MEM001",
+        "FIT001",
+        "CAT001",
+    }
     assert {r.id for r in load_rules()} <= covered
     # read independently: every rule of the `kind: rules` files is loaded, exactly once
     files = [yaml.safe_load(p.read_text()) for p in sorted(bundled("rules").glob("*.yaml"))]
@@ -144,6 +192,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
 
 def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_json):
     from advisor.model.catalog.store import load_catalog
+
     fix = _ids(plan_json(*TWO_4090_X8), "PLAT001")[0]["fix"]
     boards = [b.name for b in load_catalog().boards if b.segment == "workstation"]
     assert any(name in fix for name in boards), fix
@@ -152,8 +201,9 @@ def test_consumer_platform_finding_names_a_concrete_catalog_alternative(plan_jso
 def test_a_users_own_rules_folder_adds_findings(plan_json, tmp_path, cli):
     (tmp_path / "mine.yaml").write_text(
         "kind: rules\nrules:\n  - id: MY001\n    category: workload\n    severity: info\n    scope: gpu\n"
-        "    title: Big card\n    when: \"gpu.vram_gb >= 24\"\n    message: \"GPU{gpu.index} has {gpu.vram_gb:g} GB\"\n"
-        "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n")
+        '    title: Big card\n    when: "gpu.vram_gb >= 24"\n    message: "GPU{gpu.index} has {gpu.vram_gb:g} GB"\n'
+        "    why: because\n    fix: nothing\n    sources: ['https://example.com']\n"
+    )
     plan = plan_json(*ONE_4090, "--rules", str(tmp_path))
     assert _ids(plan, "MY001")[0]["message"] == "GPU0 has 24 GB"
     (tmp_path / "bad.yaml").write_text("kind: rules\nrules:\n  - id: BAD001\n    category: nope\n")

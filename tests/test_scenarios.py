@@ -42,21 +42,28 @@ def test_single_4090_gets_gen4_x16(plan_json):
 
 def test_m2_ssd_steals_lanes_from_the_gpu_slot(plan_json):
     alone = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090")
-    with_ssd = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_1")
+    with_ssd = plan_json(
+        "--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_1"
+    )
     assert alone["gpus"][0]["link"]["width"] == 16
     assert with_ssd["gpus"][0]["link"]["width"] == 8
-    other = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_2")
+    other = plan_json(
+        "--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_2"
+    )
     assert other["gpus"][0]["link"]["width"] == 16
 
 
 def test_two_gpus_on_a_chipset_share_its_uplink(plan_json, write):
-    build = write("am5.yaml", """
+    build = write(
+        "am5.yaml",
+        """
 topology:
   sockets:
     - vendor: amd
       root_ports: [{id: peg, children: [{gpu: "RTX 4090"}]}]
   chipset: {gen: 4, width: 4, children: [{gpu: "RTX 4090", width: 4}, {gpu: "RTX 4090", width: 4}]}
-""")
+""",
+    )
     plan = plan_json(str(build))
     g1, g2 = plan["gpus"][1], plan["gpus"][2]
     assert g1["h2d_gbps"] == pytest.approx(6.6, abs=0.1)
@@ -73,13 +80,16 @@ def test_third_gpu_on_z790_lands_behind_the_chipset(plan_json):
 
 
 def test_nvlink_bridge_between_two_3090s_gives_nv4(plan_json, write):
-    build = write("nvl.yaml", """
+    build = write(
+        "nvl.yaml",
+        """
 nvlink: [[0, 1]]
 topology:
   sockets:
     - vendor: intel
       root_ports: [{id: a, children: [{gpu: "RTX 3090"}]}, {id: b, children: [{gpu: "RTX 3090"}]}]
-""")
+""",
+    )
     plan = plan_json(str(build))
     pair = _pair(plan, 0, 1)
     assert pair["path"] == "NV4" and pair["via"] == "nvlink" and pair["nccl_transport"] == "NVLink"
@@ -88,7 +98,9 @@ topology:
 
 
 def test_switch_server_gives_pix_and_pxb_and_caps_concurrent_h2d(plan_json, write):
-    build = write("sw.yaml", """
+    build = write(
+        "sw.yaml",
+        """
 topology:
   sockets:
     - vendor: intel
@@ -101,7 +113,8 @@ topology:
               children:
                 - {switch: a, gen: 4, width: 16, children: [{gpu: "RTX 6000 Ada"}, {gpu: "RTX 6000 Ada"}]}
                 - {switch: b, gen: 4, width: 16, children: [{gpu: "RTX 6000 Ada"}, {gpu: "RTX 6000 Ada"}]}
-""")
+""",
+    )
     plan = plan_json(str(build))
     assert _pair(plan, 0, 1)["path"] == "PIX"
     assert _pair(plan, 0, 2)["path"] == "PXB"
@@ -112,12 +125,15 @@ topology:
 
 
 def test_dual_socket_pairs_are_sys(plan_json, write):
-    build = write("2s.yaml", """
+    build = write(
+        "2s.yaml",
+        """
 topology:
   sockets:
     - {vendor: amd, root_ports: [{id: a, children: [{gpu: "RTX 6000 Ada"}]}, {id: b, children: [{gpu: "RTX 6000 Ada"}]}]}
     - {vendor: amd, root_ports: [{id: c, children: [{gpu: "RTX 6000 Ada"}]}, {id: d, children: [{gpu: "RTX 6000 Ada"}]}]}
-""")
+""",
+    )
     plan = plan_json(str(build))
     assert _pair(plan, 0, 2)["path"] == "SYS"
     assert _pair(plan, 0, 1)["path"] == "PHB"
@@ -125,11 +141,14 @@ topology:
 
 
 def test_pro_cards_do_p2p_but_nccl_skips_it_through_an_intel_root_complex(plan_json, write):
-    build = write("a6000.yaml", """
+    build = write(
+        "a6000.yaml",
+        """
 cpu: i9-14900K
 board: ROG Maximus Z790 Hero
 gpus: [{model: RTX A6000, count: 2}]
-""")
+""",
+    )
     plan = plan_json(str(build))
     pair = _pair(plan, 0, 1)
     assert pair["p2p"] is True and pair["via"] == "pcie-p2p"
@@ -137,10 +156,15 @@ gpus: [{model: RTX A6000, count: 2}]
 
 
 def test_every_figure_can_show_its_derivation(plan_json):
-    plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2", "--explain")
+    plan = plan_json(
+        "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2", "--explain"
+    )
     d = plan["pairs"][0]["derivation"]["uni"]
     assert "staged_efficiency" in d["constants"] and d["inputs"]["arch"] == "ada"
-    assert "kinghorn-2x4090-trpro5995wx-driver525.105.17-p2p-disabled" in plan["constants"]["staged_efficiency"]["sources"]
+    assert (
+        "kinghorn-2x4090-trpro5995wx-driver525.105.17-p2p-disabled"
+        in plan["constants"]["staged_efficiency"]["sources"]
+    )
 
 
 def test_bundled_example_plans(plan_json):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass
@@ -30,7 +30,9 @@ class UserError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str | None = None, problems: list[Problem] | None = None, hint: str | None = None):
+    def __init__(
+        self, message: str | None = None, problems: list[Problem] | None = None, hint: str | None = None
+    ):
         self.problems: list[Problem] = list(problems or [])
         if message is not None:
             self.problems.insert(0, Problem(message, hint=hint))
@@ -38,15 +40,3 @@ class UserError(Exception):
 
     def render(self) -> str:
         return "\n".join(p.render() for p in self.problems)
-
-
-@dataclass
-class ProblemList:
-    problems: list[Problem] = field(default_factory=list)
-
-    def add(self, *args, **kwargs) -> None:
-        self.problems.append(Problem(*args, **kwargs))
-
-    def raise_if_any(self) -> None:
-        if self.problems:
-            raise UserError(problems=self.problems)

@@ -32,7 +32,7 @@ def _plain(err: dict[str, Any], model: type[BaseModel] | None) -> str:
     if kind.startswith("literal_error"):
         return msg.replace("Input should be", "must be")
     if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     msg = msg.replace("Input should be", "must be").replace("input_value", "value")
     got = err.get("input")
     if kind not in ("value_error",) and not isinstance(got, (dict, list)) and got is not None:
@@ -40,7 +40,9 @@ def _plain(err: dict[str, Any], model: type[BaseModel] | None) -> str:
     return msg
 
 
-def problems_from(exc: ValidationError, data: Any, file: str | None, model: type[BaseModel] | None = None) -> list[Problem]:
+def problems_from(
+    exc: ValidationError, data: Any, file: str | None, model: type[BaseModel] | None = None
+) -> list[Problem]:
     seen: set[tuple] = set()
     problems: list[Problem] = []
     for err in exc.errors():

@@ -39,13 +39,19 @@ _Loader.yaml_implicit_resolvers = {}
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
-_Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"), list("-+0123456789")
+)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"),
+    re.compile(
+        r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"
+    ),
     list("-+0123456789."),
 )
-_Loader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
@@ -61,9 +67,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
             )
         key = str(key) if not isinstance(key, str) else key
         if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = value_node.start_mark.line + 1
     return result
@@ -89,8 +93,14 @@ def loads(text: str, filename: str = "<string>") -> Any:
         line = mark.line + 1 if mark else None
         what = exc.problem or str(exc)
         raise UserError(
-            problems=[Problem(f"this is not valid YAML: {what}", file=filename, line=line,
-                              hint="check the indentation and quoting on that line")]
+            problems=[
+                Problem(
+                    f"this is not valid YAML: {what}",
+                    file=filename,
+                    line=line,
+                    hint="check the indentation and quoting on that line",
+                )
+            ]
         ) from None
     except yaml.YAMLError as exc:
         raise UserError(problems=[Problem(f"this is not valid YAML: {exc}", file=filename)]) from None

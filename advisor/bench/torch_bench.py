@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 
@@ -27,13 +27,19 @@ class Settings:
     allreduce_timeout_s: float = 120.0
 
     @classmethod
-    def quick(cls) -> "Settings":
-        return cls(size_bytes=64 * 2**20, repeats=5, warmup=2, allreduce_sizes=(2**20, 64 * 2**20),
-                   allreduce_timeout_s=60.0)
+    def quick(cls) -> Settings:
+        return cls(
+            size_bytes=64 * 2**20,
+            repeats=5,
+            warmup=2,
+            allreduce_sizes=(2**20, 64 * 2**20),
+            allreduce_timeout_s=60.0,
+        )
 
 
 def _timer(torch, device) -> Callable[[Callable[[], None], int, int], float]:
     """Median seconds of fn over repeats after warmup, with CUDA events where the device is a GPU."""
+
     def run(fn, repeats, warmup):
         for _ in range(warmup):
             fn()
@@ -51,6 +57,7 @@ def _timer(torch, device) -> Callable[[Callable[[], None], int, int], float]:
                 fn()
                 times.append(time.perf_counter() - t0)
         return statistics.median(times)
+
     return run
 
 
@@ -82,6 +89,7 @@ def peer_copy(torch, a, b, s: Settings) -> tuple[float, float, float, bool]:
         ya.copy_(yb, non_blocking=True)
         if b.type == "cuda":
             torch.cuda.synchronize(b)
+
     bidi = t(both, s.repeats, s.warmup)
     small_a = torch.empty(4, dtype=torch.uint8, device=a)
     small_b = torch.empty(4, dtype=torch.uint8, device=b)
@@ -109,6 +117,7 @@ def matmul_tflops(torch, device, s: Settings, n: int | None = None) -> float:
 def _allreduce_worker(rank, world, backend, sizes, repeats, port, queue):  # pragma: no cover - child process
     import torch
     import torch.distributed as dist
+
     os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
     dist.init_process_group(backend, rank=rank, world_size=world)
     device = torch.device("cuda", rank) if backend == "nccl" else torch.device("cpu")
@@ -142,13 +151,18 @@ def allreduce(world: int, backend: str, s: Settings) -> list[tuple[int, float]] 
     import socket
 
     import torch.multiprocessing as mp
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    procs = [ctx.Process(target=_allreduce_worker, args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue))
-             for r in range(world)]
+    procs = [
+        ctx.Process(
+            target=_allreduce_worker, args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue)
+        )
+        for r in range(world)
+    ]
     for p in procs:
         p.start()
     deadline = time.monotonic() + s.allreduce_timeout_s
@@ -157,17 +171,24 @@ def allreduce(world: int, backend: str, s: Settings) -> list[tuple[int, float]] 
     if any(p.is_alive() for p in procs):
         for p in procs:
             p.kill()
-        return (f"all-reduce did not finish in {s.allreduce_timeout_s:.0f} s: NCCL hangs like this on multi-GPU "
-                "GeForce with broken P2P; try NCCL_P2P_DISABLE=1")
+        return (
+            f"all-reduce did not finish in {s.allreduce_timeout_s:.0f} s: NCCL hangs like this on multi-GPU "
+            "GeForce with broken P2P; try NCCL_P2P_DISABLE=1"
+        )
     if any(p.exitcode != 0 for p in procs):
         return f"all-reduce failed (exit codes {[p.exitcode for p in procs]})"
     return queue.get(timeout=5)
 
 
-def run(settings: Settings, progress: Callable[[str], None] = lambda _: None,
-        devices: list | None = None, backend: str | None = None) -> Measurement:
+def run(
+    settings: Settings,
+    progress: Callable[[str], None] = lambda _: None,
+    devices: list | None = None,
+    backend: str | None = None,
+) -> Measurement:
     """All benchmarks on every visible CUDA GPU (or on the given devices, e.g. CPU ones in tests)."""
     import torch
+
     if devices is None:
         devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]
     results: list[Result] = []
@@ -176,20 +197,37 @@ def run(settings: Settings, progress: Callable[[str], None] = lambda _: None,
         name = torch.cuda.get_device_name(d) if d.type == "cuda" else "cpu"
         gpus.append(GpuInfo(index=i, name=name))
         progress(f"GPU{i}: host copies")
-        for pinned, suffix in ((True, ""), (False, " (pageable)")):
+        for pinned in (True, False):
             h2d, d2h = host_copies(torch, d, settings, pinned)
             note = None if pinned else "pageable host memory"
             if pinned:
-                results += [Result(metric="h2d_gbps", gpu=i, value=h2d, unit="GB/s", tool="advisor-bench"),
-                            Result(metric="d2h_gbps", gpu=i, value=d2h, unit="GB/s", tool="advisor-bench")]
+                results += [
+                    Result(metric="h2d_gbps", gpu=i, value=h2d, unit="GB/s", tool="advisor-bench"),
+                    Result(metric="d2h_gbps", gpu=i, value=d2h, unit="GB/s", tool="advisor-bench"),
+                ]
             else:
-                results += [Result(metric="h2d_gbps", gpu=i, value=h2d, unit="GB/s", tool="advisor-bench",
-                                   note=note)]
+                results += [
+                    Result(metric="h2d_gbps", gpu=i, value=h2d, unit="GB/s", tool="advisor-bench", note=note)
+                ]
         progress(f"GPU{i}: device memory and BF16 matmul")
-        results.append(Result(metric="device_mem_gbps", gpu=i, value=device_memory(torch, d, settings),
-                              unit="GB/s", tool="advisor-bench"))
-        results.append(Result(metric="bf16_tflops", gpu=i, value=matmul_tflops(torch, d, settings),
-                              unit="TFLOP/s", tool="advisor-bench"))
+        results.append(
+            Result(
+                metric="device_mem_gbps",
+                gpu=i,
+                value=device_memory(torch, d, settings),
+                unit="GB/s",
+                tool="advisor-bench",
+            )
+        )
+        results.append(
+            Result(
+                metric="bf16_tflops",
+                gpu=i,
+                value=matmul_tflops(torch, d, settings),
+                unit="TFLOP/s",
+                tool="advisor-bench",
+            )
+        )
     for i, a in enumerate(devices):
         for j, b in enumerate(devices):
             if i == j:
@@ -197,20 +235,52 @@ def run(settings: Settings, progress: Callable[[str], None] = lambda _: None,
             progress(f"GPU{i} -> GPU{j}: peer copies")
             uni, bidi, lat, p2p = peer_copy(torch, a, b, settings)
             note = None if p2p else "staged through host memory (no CUDA peer access)"
-            results += [Result(metric="uni_gbps", a=i, b=j, value=uni, unit="GB/s", p2p=p2p, tool="advisor-bench",
-                               note=note),
-                        Result(metric="bidi_gbps", a=i, b=j, value=bidi, unit="GB/s", p2p=p2p, tool="advisor-bench"),
-                        Result(metric="latency_us", a=i, b=j, value=lat, unit="us", p2p=p2p, tool="advisor-bench")]
+            results += [
+                Result(
+                    metric="uni_gbps",
+                    a=i,
+                    b=j,
+                    value=uni,
+                    unit="GB/s",
+                    p2p=p2p,
+                    tool="advisor-bench",
+                    note=note,
+                ),
+                Result(metric="bidi_gbps", a=i, b=j, value=bidi, unit="GB/s", p2p=p2p, tool="advisor-bench"),
+                Result(metric="latency_us", a=i, b=j, value=lat, unit="us", p2p=p2p, tool="advisor-bench"),
+            ]
     if len(devices) > 1:
         progress(f"all-reduce over {len(devices)} ranks")
-        be = backend or ("nccl" if devices[0].type == "cuda" and torch.distributed.is_nccl_available() else "gloo")
+        be = backend or (
+            "nccl" if devices[0].type == "cuda" and torch.distributed.is_nccl_available() else "gloo"
+        )
         out = allreduce(len(devices), be, settings)
         if isinstance(out, str):
-            results.append(Result(metric="busbw_gbps", value=0.0, unit="GB/s", gpus=len(devices),
-                                  tool="advisor-bench", note=out))
+            results.append(
+                Result(
+                    metric="busbw_gbps",
+                    value=0.0,
+                    unit="GB/s",
+                    gpus=len(devices),
+                    tool="advisor-bench",
+                    note=out,
+                )
+            )
         else:
             size, busbw = max(out, key=lambda x: x[1])
-            results.append(Result(metric="busbw_gbps", value=busbw, unit="GB/s", gpus=len(devices), size_bytes=size,
-                                  tool="advisor-bench", note=f"{be}; best over sizes {[s for s, _ in out]}"))
-    return Measurement(source=Source(tool="advisor-bench", file="-", tool_version=torch.__version__),
-                       machine=Machine(gpus=gpus, cuda=torch.version.cuda), results=results)
+            results.append(
+                Result(
+                    metric="busbw_gbps",
+                    value=busbw,
+                    unit="GB/s",
+                    gpus=len(devices),
+                    size_bytes=size,
+                    tool="advisor-bench",
+                    note=f"{be}; best over sizes {[s for s, _ in out]}",
+                )
+            )
+    return Measurement(
+        source=Source(tool="advisor-bench", file="-", tool_version=torch.__version__),
+        machine=Machine(gpus=gpus, cuda=torch.version.cuda),
+        results=results,
+    )

@@ -9,23 +9,32 @@ def cmd_bench(args) -> int:
     try:
         import torch
     except ImportError:
-        print("advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)", file=sys.stderr)
+        print(
+            "advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)", file=sys.stderr
+        )
         return 2
     if not torch.cuda.is_available() or torch.cuda.device_count() == 0:
-        print("No CUDA GPU is visible to torch here: nothing to measure. `advisor import` reads the outputs of "
-              "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine.")
+        print(
+            "No CUDA GPU is visible to torch here: nothing to measure. `advisor import` reads the outputs of "
+            "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine."
+        )
         return 0
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from advisor.bench.torch_bench import Settings, run
+
     settings = Settings.quick() if args.quick else Settings()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=Console(stderr=True)) as bar:
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+    ) as bar:
         task = bar.add_task("starting", total=None)
         meas = run(settings, progress=lambda text: bar.update(task, description=text))
     meas.save(args.output)
-    print(f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)", file=sys.stderr)
+    print(
+        f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)",
+        file=sys.stderr,
+    )
     if args.json:
         print(meas.to_json(), end="")
     return 0

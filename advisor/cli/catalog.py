@@ -11,6 +11,7 @@ from advisor.base.errors import UserError
 
 def cmd_catalog(args, ap) -> int:
     from advisor.model.catalog.store import load_catalog, load_catalog_checked
+
     dirs = [Path(d) for d in getattr(args, "catalog", [])]
     action = args.catalog_command
     if action == "validate":
@@ -18,11 +19,14 @@ def cmd_catalog(args, ap) -> int:
         for p in problems:
             print(p.render(), file=sys.stderr)
         counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
-        print(f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
-              f"{len(problems)} problem(s)")
+        print(
+            f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
+            f"{len(problems)} problem(s)"
+        )
         return 1 if problems else 0
     if action == "schema":
         from advisor.outputs.schema import output_schemas, schemas
+
         if args.output:
             print(json.dumps(output_schemas()[args.output], indent=2))
             return 0
@@ -35,12 +39,28 @@ def cmd_catalog(args, ap) -> int:
         if args.kind:
             parts = [p for p in parts if p.kind == args.kind]
         if args.json:
-            print(json.dumps([{"id": p.id, "kind": p.kind, "name": p.name, "socket": getattr(p, "socket", None),
-                               "verified": p.verified, "unverified_fields": p.unverified_fields,
-                               "sources": p.sources, "price_usd": p.price_usd} for p in parts], indent=2))
+            print(
+                json.dumps(
+                    [
+                        {
+                            "id": p.id,
+                            "kind": p.kind,
+                            "name": p.name,
+                            "socket": getattr(p, "socket", None),
+                            "verified": p.verified,
+                            "unverified_fields": p.unverified_fields,
+                            "sources": p.sources,
+                            "price_usd": p.price_usd,
+                        }
+                        for p in parts
+                    ],
+                    indent=2,
+                )
+            )
         else:
             from rich.console import Console
             from rich.table import Table
+
             t = Table()
             for col in ("kind", "id", "name", "key specs", "verified"):
                 t.add_column(col)
@@ -55,6 +75,7 @@ def cmd_catalog(args, ap) -> int:
             print(json.dumps(data, indent=2))
         else:
             from advisor.base.yamlio import dumps
+
             file, line = catalog.origin[part.id]
             print(f"# {file}")
             print(dumps(data), end="")
@@ -65,6 +86,7 @@ def cmd_catalog(args, ap) -> int:
 
 def cmd_rules(args, ap) -> int:
     from advisor.findings.rules import load_rules, rule_by_id, user_rule_dirs
+
     dirs = user_rule_dirs()  # --rules and $ADVISOR_RULES
     if args.rules_command == "facts":
         return _facts(args)
@@ -91,12 +113,15 @@ def cmd_rules(args, ap) -> int:
 
 
 def _per(scope: str) -> str:
-    return {"compare": "compared figure that is off (advisor compare)",
-            "workload": "workload (advisor workload, plan --train/--infer)"}.get(scope, scope)
+    return {
+        "compare": "compared figure that is off (advisor compare)",
+        "workload": "workload (advisor workload, plan --train/--infer)",
+    }.get(scope, scope)
 
 
 def _facts(args) -> int:
     from advisor.findings.facts import SCOPE_NAMES, fact_table
+
     rows = fact_table()
     if args.scope:
         names = SCOPE_NAMES[args.scope]
@@ -104,8 +129,10 @@ def _facts(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print("Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
-          "prediction, workload model, measurement, or a constant in rules/ with its sources.\n")
+    print(
+        "Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
+        "prediction, workload model, measurement, or a constant in rules/ with its sources.\n"
+    )
     root = None
     for r in rows:
         head = r["fact"].split(".")[0]
@@ -129,6 +156,8 @@ def _specs(p) -> str:
     if p.kind == "cpu":
         return f"{p.socket}, {p.pcie.usable_lanes or '?'} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
     if p.kind == "gpu":
-        return (f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
-                f"P2P {'yes' if p.p2p.stock_linux else 'no'}{', NVLink' if p.nvlink.supported else ''}")
+        return (
+            f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
+            f"P2P {'yes' if p.p2p.stock_linux else 'no'}{', NVLink' if p.nvlink.supported else ''}"
+        )
     return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"

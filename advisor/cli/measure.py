@@ -9,6 +9,7 @@ from pathlib import Path
 def cmd_import(args) -> int:
     from advisor.base.yamlio import read_text
     from advisor.measure.parsers import parse
+
     meas = parse(args.tool, read_text(args.file), args.file)
     if args.output:
         meas.save(args.output)
@@ -20,6 +21,7 @@ def cmd_import(args) -> int:
 
 def cmd_probe(args) -> int:
     from advisor.measure.probe import probe
+
     meas = probe()
     if args.output:
         meas.save(args.output)
@@ -32,6 +34,7 @@ def cmd_from_machine(args) -> int:
     from advisor.base.yamlio import atomic_write, dumps
     from advisor.measure import load
     from advisor.measure.to_build import build_from
+
     text = dumps(build_from([load(f) for f in args.files], args.gpu))
     if args.output:
         atomic_write(args.output, text)
@@ -47,6 +50,7 @@ def cmd_compare(args) -> int:
     from advisor.model.catalog.store import load_catalog
     from advisor.model.engine import evaluate, load_build
     from advisor.outputs.compare import compare_output
+
     catalog = load_catalog([Path(d) for d in args.catalog])
     pred = evaluate(load_build(args.build), catalog)
     rows = []
@@ -58,6 +62,7 @@ def cmd_compare(args) -> int:
         print(out.json_text())
     else:
         from advisor.render.compare import render_compare
+
         print(render_compare(out, markdown=fmt == "markdown"), end="")
     return 1 if out.flagged else 0
 
@@ -65,10 +70,12 @@ def cmd_compare(args) -> int:
 def cmd_accuracy(args) -> int:
     if args.workload:
         from advisor.workload.accuracy import render, run_cases
+
         rows, skipped = run_cases()
         print(render(rows, skipped, args.json))
         return 0
     from advisor.render.accuracy import render_accuracy
+
     text = render_accuracy(args.json)
     if text is not None:
         print(text)

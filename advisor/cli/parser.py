@@ -15,57 +15,104 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("build", nargs="?", help="build YAML file (see examples/)")
     p.add_argument("--cpu", help='CPU by id or name, e.g. "i9-14900K"')
     p.add_argument("--board", help='motherboard, e.g. "Maximus Z790 Hero"')
-    p.add_argument("--gpu", action="append", default=[], metavar="MODEL[:COUNT][@SLOT]",
-                   help='GPU, repeatable: "RTX 4090", "RTX 4090:2", "RTX 4090@PCIEX16(G5)_1"')
-    p.add_argument("--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket")
-    p.add_argument("--catalog", action="append", default=[], metavar="DIR",
-                   help="a folder of your own catalog parts, layered over the bundled catalog")
-    p.add_argument("--rules", action="append", default=[], metavar="DIR",
-                   help="a folder of your own findings rules (also $ADVISOR_RULES)")
+    p.add_argument(
+        "--gpu",
+        action="append",
+        default=[],
+        metavar="MODEL[:COUNT][@SLOT]",
+        help='GPU, repeatable: "RTX 4090", "RTX 4090:2", "RTX 4090@PCIEX16(G5)_1"',
+    )
+    p.add_argument(
+        "--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket"
+    )
+    p.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of your own catalog parts, layered over the bundled catalog",
+    )
+    p.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of your own findings rules (also $ADVISOR_RULES)",
+    )
 
 
 def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     g = p.add_argument_group("workload" + ("" if required else " (adds a workload section)"))
     job = g.add_mutually_exclusive_group(required=required)
-    job.add_argument("--train", metavar="MODEL", help="train a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
-                     "resnet-50) or a parameter count (3b, 2.7e9)")
+    job.add_argument(
+        "--train",
+        metavar="MODEL",
+        help="train a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
+        "resnet-50) or a parameter count (3b, 2.7e9)",
+    )
     job.add_argument("--infer", metavar="MODEL", help="serve a decoder LLM preset or a parameter count")
-    g.add_argument("--params", type=float, metavar="N", help="parameter count, e.g. 1.3e9 (overrides the preset's)")
-    g.add_argument("--strategy", choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas"],
-                   help="training: ddp (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
-                        "inference: tp (default), pp, replicas")
+    g.add_argument(
+        "--params", type=float, metavar="N", help="parameter count, e.g. 1.3e9 (overrides the preset's)"
+    )
+    g.add_argument(
+        "--strategy",
+        choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas"],
+        help="training: ddp (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
+        "inference: tp (default), pp, replicas",
+    )
     g.add_argument("--precision", choices=["bf16", "fp16", "fp32"], default="bf16", help="default bf16")
-    g.add_argument("--batch", type=int, metavar="B", help="training: micro-batch per GPU (default 8); "
-                   "inference: concurrent sequences (default 1)")
+    g.add_argument(
+        "--batch",
+        type=int,
+        metavar="B",
+        help="training: micro-batch per GPU (default 8); inference: concurrent sequences (default 1)",
+    )
     g.add_argument("--seq", type=int, metavar="S", help="training sequence length (default 1024; BERT 512)")
-    g.add_argument("--accum", type=int, default=1, metavar="A", help="gradient accumulation micro-steps (default 1)")
+    g.add_argument(
+        "--accum", type=int, default=1, metavar="A", help="gradient accumulation micro-steps (default 1)"
+    )
     g.add_argument("--recompute", action="store_true", help="full activation recomputation (checkpointing)")
     g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")
-    g.add_argument("--prompt", type=int, default=512, metavar="P", help="inference prompt tokens (default 512)")
-    g.add_argument("--gen", type=int, default=256, metavar="G", help="inference generated tokens (default 256)")
+    g.add_argument(
+        "--prompt", type=int, default=512, metavar="P", help="inference prompt tokens (default 512)"
+    )
+    g.add_argument(
+        "--gen", type=int, default=256, metavar="G", help="inference generated tokens (default 256)"
+    )
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="advisor", description=(
-        "Hardware configuration advisor for multi-GPU machines: the PCIe link each GPU really gets, "
-        "P2P paths and predicted bandwidths, with the derivation of every number."))
+    ap = argparse.ArgumentParser(
+        prog="advisor",
+        description=(
+            "Hardware configuration advisor for multi-GPU machines: the PCIe link each GPU really gets, "
+            "P2P paths and predicted bandwidths, with the derivation of every number."
+        ),
+    )
     ap.add_argument("--version", action="version", version=f"advisor {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("plan", help="predict links, P2P paths and bandwidths for a build")
     _add_build_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
-    p.add_argument("--format", choices=["text", "markdown", "json"], default="text",
-                   help="markdown: a report to keep or share")
+    p.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="markdown: a report to keep or share",
+    )
     p.add_argument("--explain", action="store_true", help="show every figure's derivation and the constants")
     _add_workload_args(p, required=False)
 
-    wl = sub.add_parser("workload", help="will N GPUs beat one for my training or inference job on this build?",
-                        description="Time per step (training) or tokens/s and time to first token (inference) on "
-                        "1 GPU and on N GPUs of the build, the speed-up, the split into compute, exposed "
-                        "communication and bubbles, memory per GPU, the bottleneck and what to change. Example: "
-                        "advisor workload --cpu i9-14900K --board 'ROG Maximus Z790 Hero' --gpu 'RTX 4090:2' "
-                        "--train 1.3b --batch 8")
+    wl = sub.add_parser(
+        "workload",
+        help="will N GPUs beat one for my training or inference job on this build?",
+        description="Time per step (training) or tokens/s and time to first token (inference) on "
+        "1 GPU and on N GPUs of the build, the speed-up, the split into compute, exposed "
+        "communication and bubbles, memory per GPU, the bottleneck and what to change. Example: "
+        "advisor workload --cpu i9-14900K --board 'ROG Maximus Z790 Hero' --gpu 'RTX 4090:2' "
+        "--train 1.3b --batch 8",
+    )
     _add_build_args(wl)
     _add_workload_args(wl, required=True)
     wl.add_argument("--json", action="store_true", help="machine-readable output")
@@ -83,8 +130,11 @@ def parser() -> argparse.ArgumentParser:
     csch = csub.add_parser("schema", help="JSON Schema for catalog parts, build files and the JSON outputs")
     what = csch.add_mutually_exclusive_group()
     what.add_argument("--kind", choices=["cpu", "board", "gpu", "build"], help="one input schema")
-    what.add_argument("--output", choices=list(OUTPUTS),
-                      help="the schema of a command's --json output (measurement: import, bench, probe files)")
+    what.add_argument(
+        "--output",
+        choices=list(OUTPUTS),
+        help="the schema of a command's --json output (measurement: import, bench, probe files)",
+    )
     for x in (cl, cs, cv, csch):
         x.add_argument("--catalog", action="append", default=[], metavar="DIR")
 
@@ -95,17 +145,27 @@ def parser() -> argparse.ArgumentParser:
     rl.add_argument("--json", action="store_true")
     re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")
     re_.add_argument("id")
-    rf = rsub.add_parser("facts", help="the facts a rule's condition and message can name, with units and sources")
+    rf = rsub.add_parser(
+        "facts", help="the facts a rule's condition and message can name, with units and sources"
+    )
     rf.add_argument("--scope", choices=list(SCOPES), help="only the facts a rule of this scope sees")
     rf.add_argument("--json", action="store_true")
     for x in (rl, re_, rf):
-        x.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
+        x.add_argument(
+            "--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules"
+        )
 
-    v = sub.add_parser("validate", help="check a vendor's quote (text, CSV or YAML): parts, lanes, findings, claims")
+    v = sub.add_parser(
+        "validate", help="check a vendor's quote (text, CSV or YAML): parts, lanes, findings, claims"
+    )
     v.add_argument("quote", help="the quote file, or - for stdin")
     v.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
-    v.add_argument("--format", choices=["text", "markdown", "json"], default="text",
-                   help="markdown: a report to forward to the vendor")
+    v.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="markdown: a report to forward to the vendor",
+    )
     v.add_argument("--catalog", action="append", default=[], metavar="DIR")
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 
@@ -117,10 +177,14 @@ def parser() -> argparse.ArgumentParser:
 
     bn = sub.add_parser("bench", help="measure this machine's GPUs with torch (pip install 'advisor[bench]')")
     bn.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
-    bn.add_argument("-o", "--output", metavar="FILE", default="advisor-bench.json", help="measurement file to write")
+    bn.add_argument(
+        "-o", "--output", metavar="FILE", default="advisor-bench.json", help="measurement file to write"
+    )
     bn.add_argument("--json", action="store_true", help="also print the measurement")
 
-    fm = sub.add_parser("from-machine", help="an explicit-tree build from nvidia-smi topo -m (+ -q or a probe file)")
+    fm = sub.add_parser(
+        "from-machine", help="an explicit-tree build from nvidia-smi topo -m (+ -q or a probe file)"
+    )
     fm.add_argument("files", nargs="+", help="topo -m output, nvidia-smi -q output, measurement files")
     fm.add_argument("--gpu", help="GPU model for GPUs the files do not name")
     fm.add_argument("-o", "--output", metavar="FILE", help="write the build YAML (atomic)")
@@ -136,13 +200,24 @@ def parser() -> argparse.ArgumentParser:
     cm.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     cm.add_argument("--tolerance", type=float, default=0.15, help="flag figures off by more than this (0.15)")
     cm.add_argument("--catalog", action="append", default=[], metavar="DIR")
-    cm.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own compare rules")
+    cm.add_argument(
+        "--rules", action="append", default=[], metavar="DIR", help="a folder of your own compare rules"
+    )
 
-    t = sub.add_parser("tui", help="plan a build interactively (Textual app): parts, slots, live links and findings")
-    t.add_argument("build", nargs="?", help="build YAML file to open (default: your last unsaved build, or an example)")
+    t = sub.add_parser(
+        "tui", help="plan a build interactively (Textual app): parts, slots, live links and findings"
+    )
+    t.add_argument(
+        "build", nargs="?", help="build YAML file to open (default: your last unsaved build, or an example)"
+    )
     t.add_argument("--quote", metavar="FILE", help="open with this vendor's quote checked")
-    t.add_argument("--measurement", action="append", default=[], metavar="FILE",
-                   help="measurement files to compare against (repeatable)")
+    t.add_argument(
+        "--measurement",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="measurement files to compare against (repeatable)",
+    )
     t.add_argument("--catalog", action="append", default=[], metavar="DIR")
 
     sv = sub.add_parser("serve", help="serve the app in a web browser on this machine (textual-serve)")
@@ -152,6 +227,9 @@ def parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")
-    a.add_argument("--workload", action="store_true",
-                   help="published 1-GPU vs N-GPU speed-ups against `advisor workload` (calibration/workload-cases.yaml)")
+    a.add_argument(
+        "--workload",
+        action="store_true",
+        help="published 1-GPU vs N-GPU speed-ups against `advisor workload` (calibration/workload-cases.yaml)",
+    )
     return ap

@@ -11,6 +11,7 @@ from advisor.base.errors import UserError
 def build_from_args(args):
     """The build the arguments describe: a build file, flags, or flags layered over a file."""
     from advisor.model.engine import build_from_flags, load_build
+
     base = load_build(args.build) if args.build else None
     if base is not None and not (args.cpu or args.board or args.gpu or args.nvme):
         return base
@@ -24,16 +25,25 @@ def workload_from_args(args):
         return None
     from advisor.workload.models import Workload
     from advisor.workload.presets import resolve
+
     if args.params is not None and args.params <= 0:
         raise UserError(f"--params must be a positive parameter count (got {args.params:g})")
     spec = resolve(name, args.params)
     task = "train" if args.train else "infer"
     seq = args.seq or spec.default_seq or 1024
-    return Workload(task=task, model=spec, strategy=args.strategy or ("ddp" if task == "train" else "tp"),
-                    precision=args.precision, batch=args.batch if args.batch is not None else (8 if task == "train"
-                                                                                                else 1),
-                    seq=seq, accum=args.accum, gpus=args.gpus, prompt=args.prompt, gen=args.gen,
-                    recompute=args.recompute)
+    return Workload(
+        task=task,
+        model=spec,
+        strategy=args.strategy or ("ddp" if task == "train" else "tp"),
+        precision=args.precision,
+        batch=args.batch if args.batch is not None else (8 if task == "train" else 1),
+        seq=seq,
+        accum=args.accum,
+        gpus=args.gpus,
+        prompt=args.prompt,
+        gen=args.gen,
+        recompute=args.recompute,
+    )
 
 
 def cmd_plan(args) -> int:
@@ -41,6 +51,7 @@ def cmd_plan(args) -> int:
     from advisor.model.catalog.store import load_catalog
     from advisor.model.engine import evaluate
     from advisor.outputs.plan import plan_output
+
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = build_from_args(args)
     pred = evaluate(build, catalog)
@@ -48,6 +59,7 @@ def cmd_plan(args) -> int:
     analysis = None
     if workload is not None:
         from advisor.workload import analyse
+
         analysis = analyse(build, workload, catalog, pred)
     findings = evaluate_rules(pred, job="plan", catalog=catalog, workload=analysis)
     fmt = "json" if args.json else args.format
@@ -55,25 +67,30 @@ def cmd_plan(args) -> int:
         out = plan_output(pred, findings, explain=args.explain)
         if analysis is not None:
             from advisor.outputs.workload import workload_output
+
             out.workload = workload_output(analysis, explain=args.explain)
         print(out.json_text())
     elif fmt == "markdown":
         from advisor.render.plan import render_markdown
+
         print(render_markdown(pred, findings), end="")
         if analysis is not None:
             from rich.console import Console
 
             from advisor.render.workload import render_text as workload_text
+
             con = Console(record=True, width=100, file=io.StringIO())
             workload_text(analysis, explain=args.explain, console=con)
             print("\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```")
     else:
         from advisor.render.plan import render_text
+
         render_text(pred, findings, explain=args.explain)
         if analysis is not None:
             from rich.console import Console
 
             from advisor.render.workload import render_text as workload_text
+
             con = Console()
             con.rule("Workload")
             workload_text(analysis, explain=args.explain, console=con)
@@ -85,6 +102,7 @@ def cmd_workload(args) -> int:
     from advisor.model.catalog.store import load_catalog
     from advisor.model.engine import evaluate
     from advisor.workload import analyse
+
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = build_from_args(args)
     workload = workload_from_args(args)
@@ -93,11 +111,13 @@ def cmd_workload(args) -> int:
     findings = evaluate_rules(pred, job="workload", catalog=catalog, workload=analysis)
     if args.json:
         from advisor.outputs.workload import workload_output
+
         print(workload_output(analysis, explain=args.explain, findings=findings).json_text())
         return 0
     from rich.console import Console
 
     from advisor.render.workload import render_text
+
     render_text(analysis, explain=args.explain)
     if findings:
         con = Console()

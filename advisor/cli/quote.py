@@ -13,8 +13,12 @@ def cmd_validate(args) -> int:
     from advisor.quote.check import evaluate_quote
     from advisor.quote.reader import read_quote
     from advisor.render.quote import render
+
     if args.quote == "-":
-        raw, name = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(), "<stdin>"
+        raw, name = (
+            sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(),
+            "<stdin>",
+        )
     else:
         name = args.quote
         try:
@@ -24,8 +28,9 @@ def cmd_validate(args) -> int:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UserError(f"{name}: this is not a text file (not UTF-8)",
-                        hint="save the quote as text, CSV or YAML") from None
+        raise UserError(
+            f"{name}: this is not a text file (not UTF-8)", hint="save the quote as text, CSV or YAML"
+        ) from None
     catalog = load_catalog([Path(d) for d in args.catalog])
     result = evaluate_quote(read_quote(text, name, catalog), catalog)
     print(render(result, "json" if args.json else args.format), end="")

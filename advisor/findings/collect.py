@@ -6,6 +6,7 @@ sources (rules/facts.yaml, rules/workload.yaml).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, WorkloadFacts
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
     from advisor.workload.analyse import Analysis
 
 
-def prediction_facts(pred: Prediction, catalog: Catalog | None = None
-                     ) -> tuple[BuildFacts, list[GpuFacts], list[PairFacts]]:
+def prediction_facts(
+    pred: Prediction, catalog: Catalog | None = None
+) -> tuple[BuildFacts, list[GpuFacts], list[PairFacts]]:
     """The facts rules of scope build, gpu and pair see. `catalog` is the one the build was resolved in."""
     m = pred.machine
     sw = m.software
@@ -28,58 +30,103 @@ def prediction_facts(pred: Prediction, catalog: Catalog | None = None
     pairs = []
     for p in pred.pairs:
         ga, gb = by_index[p.a], by_index[p.b]
-        pairs.append(PairFacts(
-            a=p.a, b=p.b, model_a=ga.model, model_b=gb.model, path=p.path, p2p=p.p2p, via=p.via,
-            nccl_transport=p.nccl_transport, nccl_p2p=p.nccl_p2p, p2p_reason=p.p2p_reason,
-            nccl_reason=p.nccl_reason, uni=round(p.uni.value or 0, 1), bidi=round(p.bidi.value or 0, 1),
-            latency=round(p.latency.value or 0, 1), geforce=ga.geforce or gb.geforce,
-            nvlink_capable=ga.nvlink_capable and gb.nvlink_capable, bridged=p.path.startswith("NV"),
-        ))
+        pairs.append(
+            PairFacts(
+                a=p.a,
+                b=p.b,
+                model_a=ga.model,
+                model_b=gb.model,
+                path=p.path,
+                p2p=p.p2p,
+                via=p.via,
+                nccl_transport=p.nccl_transport,
+                nccl_p2p=p.nccl_p2p,
+                p2p_reason=p.p2p_reason,
+                nccl_reason=p.nccl_reason,
+                uni=round(p.uni.value or 0, 1),
+                bidi=round(p.bidi.value or 0, 1),
+                latency=round(p.latency.value or 0, 1),
+                geforce=ga.geforce or gb.geforce,
+                nvlink_capable=ga.nvlink_capable and gb.nvlink_capable,
+                bridged=p.path.startswith("NV"),
+            )
+        )
     cpu, build = m.cpu, m.build
     gpu_power = sum(g.power_w for g in gpus)
     cpu_power = (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
     busbw = pred.allreduce.value if pred.allreduce else 0.0
     n = len(gpus)
-    grad_bytes = const("reference_model_params", file="facts.yaml") * const("grad_bytes", file="workload.yaml")
+    grad_bytes = const("reference_model_params", file="facts.yaml") * const(
+        "grad_bytes", file="workload.yaml"
+    )
     facts = BuildFacts(
-        cpu=cpu.name if cpu else "unknown CPU", cpu_vendor=m.cpu_vendor, cpu_segment=cpu.segment if cpu else "?",
+        cpu=cpu.name if cpu else "unknown CPU",
+        cpu_vendor=m.cpu_vendor,
+        cpu_segment=cpu.segment if cpu else "?",
         cpu_lanes=(cpu.pcie.usable_lanes or 0) if cpu else 0,
-        board=m.board.name if m.board else "explicit tree", board_segment=m.board.segment if m.board else "?",
-        gpus=n, geforce_gpus=sum(1 for g in gpus if g.geforce),
+        board=m.board.name if m.board else "explicit tree",
+        board_segment=m.board.segment if m.board else "?",
+        gpus=n,
+        geforce_gpus=sum(1 for g in gpus if g.geforce),
         gpus_on_chipset=sum(1 for g in gpus if g.on_chipset),
         gpus_below_x16=sum(1 for g in gpus if g.width < g.max_width),
-        sockets=m.sockets, gpu_sockets=len({g.socket for g in gpus}),
-        total_vram_gb=sum(g.vram_gb for g in gpus), ram_gb=(build.ram_gb or 0) if build else 0,
-        psu_w=(build.psu_w or 0) if build else 0, gpu_power_w=gpu_power, cpu_power_w=cpu_power,
+        sockets=m.sockets,
+        gpu_sockets=len({g.socket for g in gpus}),
+        total_vram_gb=sum(g.vram_gb for g in gpus),
+        ram_gb=(build.ram_gb or 0) if build else 0,
+        psu_w=(build.psu_w or 0) if build else 0,
+        gpu_power_w=gpu_power,
+        cpu_power_w=cpu_power,
         system_power_w=gpu_power + cpu_power + const("rest_of_system_w", file="facts.yaml"),
-        driver=sw.driver, iommu=sw.iommu, acs=sw.acs, large_bar=sw.large_bar,
-        nccl_p2p_disable=sw.nccl_p2p_disable, nccl_p2p_level=sw.nccl_p2p_level or "default",
+        driver=sw.driver,
+        iommu=sw.iommu,
+        acs=sw.acs,
+        large_bar=sw.large_bar,
+        nccl_p2p_disable=sw.nccl_p2p_disable,
+        nccl_p2p_level=sw.nccl_p2p_level or "default",
         framework=sw.framework or "unknown",
         staged_pairs=sum(1 for p in pairs if p.via == "staged"),
         p2p_not_used_by_nccl=sum(1 for p in pairs if p.p2p and not p.nccl_p2p and not p.bridged),
         unbridged_nvlink_pairs=sum(1 for p in pairs if p.nvlink_capable and not p.bridged),
         switched_pairs=sum(1 for p in pairs if p.path in ("PIX", "PXB")),
         busbw=round(busbw, 1),
-        unlinked=len(m.unlinked), unlinked_list=", ".join(m.unlinked) or "-",
+        unlinked=len(m.unlinked),
+        unlinked_list=", ".join(m.unlinked) or "-",
         dimms=(build.dimms or 0) if build else 0,
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
-        unverified_parts=", ".join(sorted({x.name for x in [cpu, m.board, *[g.gpu for g in m.gpus]]
-                                           if x is not None and not x.verified})),
-        alternative=alternative(catalog or load_catalog(), n) if cpu and cpu.segment == "desktop" and n >= 2 else "",
+        unverified_parts=", ".join(
+            sorted(
+                {x.name for x in [cpu, m.board, *[g.gpu for g in m.gpus]] if x is not None and not x.verified}
+            )
+        ),
+        alternative=alternative(catalog or load_catalog(), n)
+        if cpu and cpu.segment == "desktop" and n >= 2
+        else "",
         slot_overlaps=_overlaps(gpus),
         open_air_neighbours=_open_air_neighbours(gpus),
         nvlink_bridges=len(m.nvlink),
-        nvlink_invalid=", ".join(f"GPU{a}-GPU{b}" for a, b in m.nvlink
-                                 if not (a in by_index and b in by_index and by_index[a].nvlink_capable
-                                         and by_index[b].nvlink_capable)),
-        chipset_nvme=sum(1 for x in m.nodes.values() if x.kind == "nvme" and x.parent and
-                         m.nodes[x.parent].kind == "chipset"),
-        hpwr_needed=sum(g.gpu.power_connector.count for g in m.gpus if g.gpu and g.gpu.power_connector
-                        and g.gpu.power_connector.type in ("12VHPWR", "12V-2x6")),
+        nvlink_invalid=", ".join(
+            f"GPU{a}-GPU{b}"
+            for a, b in m.nvlink
+            if not (
+                a in by_index and b in by_index and by_index[a].nvlink_capable and by_index[b].nvlink_capable
+            )
+        ),
+        chipset_nvme=sum(
+            1
+            for x in m.nodes.values()
+            if x.kind == "nvme" and x.parent and m.nodes[x.parent].kind == "chipset"
+        ),
+        hpwr_needed=sum(
+            g.gpu.power_connector.count
+            for g in m.gpus
+            if g.gpu and g.gpu.power_connector and g.gpu.power_connector.type in ("12VHPWR", "12V-2x6")
+        ),
         psu_12v_2x6=build.psu_12v_2x6 if build and build.psu_12v_2x6 is not None else -1,
         p2p_pairs=sum(1 for p in pairs if p.p2p and not p.bridged),
         grad_seconds_1b3=round(grad_bytes / 1e9 * 2 * (n - 1) / n / busbw, 2) if busbw and n else 0,
-        min_h2d=min((g.h2d for g in gpus), default=0), max_h2d=max((g.h2d for g in gpus), default=0),
+        min_h2d=min((g.h2d for g in gpus), default=0),
+        max_h2d=max((g.h2d for g in gpus), default=0),
     )
     return facts, gpus, pairs
 
@@ -89,15 +136,30 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float) -> GpuFacts:
     chain = [m.nodes[a].kind for a in m.ancestors(n.id)[1:]]
     conn = m.board.connector(n.connector) if m.board and n.connector else None
     return GpuFacts(
-        index=n.index or 0, model=g.name if g else "?", id=n.part_id, slot=n.connector or "?",
-        gen=n.link.gen, width=n.link.width, max_gen=n.link.max_gen, max_width=n.link.max_width,
-        limited_by="; ".join(n.link.limited_by) or "-", on_chipset="chipset" in chain,
-        behind_switch="switch" in chain, socket=n.socket, h2d=round(h2d, 1), h2d_all=round(h2d_all, 1),
-        segment=g.segment if g else "?", geforce=bool(g and g.segment == "geforce"),
-        p2p_stock=bool(g and g.p2p.stock_linux), nvlink_capable=bool(g and g.nvlink.supported),
-        slot_width=(g.slot_width or 0) if g else 0, power_w=(g.board_power_w or 0) if g else 0,
-        vram_gb=g.vram_gb if g else 0, physical=(conn.physical or 0) if conn else 0,
-        cooler=(g.cooler or "?") if g else "?", position=n.position or 0,
+        index=n.index or 0,
+        model=g.name if g else "?",
+        id=n.part_id,
+        slot=n.connector or "?",
+        gen=n.link.gen,
+        width=n.link.width,
+        max_gen=n.link.max_gen,
+        max_width=n.link.max_width,
+        limited_by="; ".join(n.link.limited_by) or "-",
+        on_chipset="chipset" in chain,
+        behind_switch="switch" in chain,
+        socket=n.socket,
+        h2d=round(h2d, 1),
+        h2d_all=round(h2d_all, 1),
+        segment=g.segment if g else "?",
+        geforce=bool(g and g.segment == "geforce"),
+        p2p_stock=bool(g and g.p2p.stock_linux),
+        nvlink_capable=bool(g and g.nvlink.supported),
+        slot_width=(g.slot_width or 0) if g else 0,
+        power_w=(g.board_power_w or 0) if g else 0,
+        vram_gb=g.vram_gb if g else 0,
+        physical=(conn.physical or 0) if conn else 0,
+        cooler=(g.cooler or "?") if g else "?",
+        position=n.position or 0,
     )
 
 
@@ -117,8 +179,10 @@ def _alternative(catalog: Catalog, n_gpus: int) -> str:
         x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
         if len(x16) < n_gpus:
             continue
-        cpus = sorted((c for c in catalog.cpus if c.family in board.cpu_families),
-                      key=lambda c: (not c.verified, c.price_usd or 1e9, c.id))
+        cpus = sorted(
+            (c for c in catalog.cpus if c.family in board.cpu_families),
+            key=lambda c: (not c.verified, c.price_usd or 1e9, c.id),
+        )
         if cpus:
             return f"{cpus[0].name} on {board.name} ({len(x16)} CPU x16 slots)"
     return "a Threadripper, Xeon W or EPYC platform"
@@ -126,13 +190,15 @@ def _alternative(catalog: Catalog, n_gpus: int) -> str:
 
 def _open_air_neighbours(gpus: list[GpuFacts]) -> int:
     """Open-air cards with less than one free slot position between them."""
-    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position and g.cooler == "open-air")
-    return sum(1 for (_, a1), (b0, _) in zip(spans, spans[1:]) if b0 - a1 < 1)
+    spans = sorted(
+        (g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position and g.cooler == "open-air"
+    )
+    return sum(1 for (_, a1), (b0, _) in pairwise(spans) if b0 - a1 < 1)
 
 
 def _overlaps(gpus: list[GpuFacts]) -> int:
     spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position)
-    return sum(1 for (_, a1), (b0, _) in zip(spans, spans[1:]) if b0 < a1)
+    return sum(1 for (_, a1), (b0, _) in pairwise(spans) if b0 < a1)
 
 
 def workload_facts(a: Analysis) -> WorkloadFacts:

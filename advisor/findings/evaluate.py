@@ -30,8 +30,14 @@ def _parsed(expr: str):
     return EvalWithCompoundTypes().parse(expr)
 
 
-def evaluate_rules(pred: Prediction, *, job: str = "plan", catalog: Catalog | None = None,
-                   workload: Analysis | None = None, extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+def evaluate_rules(
+    pred: Prediction,
+    *,
+    job: str = "plan",
+    catalog: Catalog | None = None,
+    workload: Analysis | None = None,
+    extra_dirs: tuple[str, ...] = (),
+) -> list[Finding]:
     """Findings for a prediction, worst first. `workload` (an Analysis) enables rules of scope workload."""
     scopes = JOB_SCOPES[job]
     rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope in scopes]
@@ -44,12 +50,18 @@ def evaluate_rules(pred: Prediction, *, job: str = "plan", catalog: Catalog | No
     }
     if workload is not None and "workload" in scopes:
         from advisor.findings.collect import workload_facts
+
         subjects["workload"] = [{"build": build, "workload": workload_facts(workload)}]
     return _run(rules, subjects)
 
 
-def evaluate_compare(build: BuildFacts, row: RowFacts, gpu: GpuFacts | None = None, pair: PairFacts | None = None,
-                     extra_dirs: tuple[str, ...] = ()) -> list[Finding]:
+def evaluate_compare(
+    build: BuildFacts,
+    row: RowFacts,
+    gpu: GpuFacts | None = None,
+    pair: PairFacts | None = None,
+    extra_dirs: tuple[str, ...] = (),
+) -> list[Finding]:
     """The likely causes of one compared figure that is off: the compare rules that fire on it."""
     rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope == "compare"]
     return _run(rules, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
@@ -57,8 +69,10 @@ def evaluate_compare(build: BuildFacts, row: RowFacts, gpu: GpuFacts | None = No
 
 def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) -> list[Finding]:
     # One evaluator per subject, shared by every rule of its scope (building one is the costly part).
-    evaluators = {scope: [(names, EvalWithCompoundTypes(names=names, functions=FUNCTIONS)) for names in subs]
-                  for scope, subs in subjects.items()}
+    evaluators = {
+        scope: [(names, EvalWithCompoundTypes(names=names, functions=FUNCTIONS)) for names in subs]
+        for scope, subs in subjects.items()
+    }
     findings: list[Finding] = []
     for rule in rules:
         parsed = _parsed(rule.when)
@@ -66,8 +80,10 @@ def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) 
             try:
                 hit = bool(evaluator.eval(rule.when, previously_parsed=parsed))
             except Exception as exc:  # e.g. a user rule comparing a number with a string: say which rule
-                raise UserError(f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
-                                hint="`advisor rules facts` lists the facts and their types") from None
+                raise UserError(
+                    f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
+                    hint="`advisor rules facts` lists the facts and their types",
+                ) from None
             if not hit:
                 continue
             try:
@@ -75,8 +91,17 @@ def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) 
                 fix = rule.fix.format(**names)
             except (AttributeError, KeyError, IndexError, ValueError, TypeError) as exc:
                 raise UserError(f"rule {rule.id}: message template cannot be filled in: {exc}") from None
-            findings.append(Finding(id=rule.id, category=rule.category, severity=rule.severity, message=message,
-                                    fix=fix, why=rule.why, subject=_subject(names)))
+            findings.append(
+                Finding(
+                    id=rule.id,
+                    category=rule.category,
+                    severity=rule.severity,
+                    message=message,
+                    fix=fix,
+                    why=rule.why,
+                    subject=_subject(names),
+                )
+            )
     if sort:
         findings.sort(key=lambda f: f.rank)
     return findings

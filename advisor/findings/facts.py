@@ -41,7 +41,9 @@ class GpuFacts(Facts):
     index: int = fact("CUDA index of the GPU in the build", source="build: gpus")
     model: str = fact("GPU model name ('?' when unknown)", source="catalog: name")
     id: str | None = fact("catalog id of the GPU", source="catalog: id")
-    slot: str = fact("slot the card sits in ('?' when unknown)", source="build: gpus[].slot, or automatic placement")
+    slot: str = fact(
+        "slot the card sits in ('?' when unknown)", source="build: gpus[].slot, or automatic placement"
+    )
     gen: int = fact("PCIe generation the link trains at")
     width: int = fact("PCIe lanes the link trains at", "lanes")
     max_gen: int = fact("the card's own maximum PCIe generation", source="catalog: pcie.gen")
@@ -59,10 +61,13 @@ class GpuFacts(Facts):
     slot_width: float = fact("slots the cooler covers (0 when unknown)", "slots", "catalog: slot_width")
     power_w: int = fact("board power (0 when unknown)", "W", "catalog: board_power_w")
     vram_gb: float = fact("memory on the card", "GB", "catalog: vram_gb")
-    physical: int = fact("physical size of the slot's connector (0 when unknown)", "lanes",
-                         "catalog: board slots[].physical")
+    physical: int = fact(
+        "physical size of the slot's connector (0 when unknown)", "lanes", "catalog: board slots[].physical"
+    )
     cooler: str = fact("open-air, blower, passive or liquid ('?' when unknown)", source="catalog: cooler")
-    position: int = fact("slot position from the CPU side (0 when unknown)", "slot", "catalog: board slots[].position")
+    position: int = fact(
+        "slot position from the CPU side (0 when unknown)", "slot", "catalog: board slots[].position"
+    )
 
 
 class PairFacts(Facts):
@@ -93,9 +98,12 @@ class BuildFacts(Facts):
     cpu: str = fact("CPU name ('unknown CPU' when there is none)", source="catalog: name")
     cpu_vendor: str = fact("intel, amd or unknown", source="catalog: vendor")
     cpu_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
-    cpu_lanes: int = fact("PCIe lanes the CPU gives the board (0 when unknown)", "lanes",
-                          "catalog: pcie.usable_lanes")
-    board: str = fact("board name, 'explicit tree' for a build described by its PCIe tree", source="catalog: name")
+    cpu_lanes: int = fact(
+        "PCIe lanes the CPU gives the board (0 when unknown)", "lanes", "catalog: pcie.usable_lanes"
+    )
+    board: str = fact(
+        "board name, 'explicit tree' for a build described by its PCIe tree", source="catalog: name"
+    )
     board_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
     gpus: int = fact("GPUs in the build that got lanes", "GPUs")
     geforce_gpus: int = fact("GeForce cards among them", "GPUs", "catalog: segment")
@@ -107,15 +115,22 @@ class BuildFacts(Facts):
     ram_gb: int = fact("system RAM (0 when the build does not say)", "GB", "build: ram_gb")
     psu_w: int = fact("PSU rating (0 when the build does not say)", "W", "build: psu_w")
     gpu_power_w: int = fact("board power of all GPUs", "W", "catalog: board_power_w")
-    cpu_power_w: int = fact("CPU maximum power, else TDP (0 when unknown)", "W", "catalog: max_power_w, tdp_w")
-    system_power_w: int = fact("GPUs + CPU + the rest of the system", "W",
-                               "constant rest_of_system_w (facts.yaml)")
+    cpu_power_w: int = fact(
+        "CPU maximum power, else TDP (0 when unknown)", "W", "catalog: max_power_w, tdp_w"
+    )
+    system_power_w: int = fact(
+        "GPUs + CPU + the rest of the system", "W", "constant rest_of_system_w (facts.yaml)"
+    )
     driver: str = fact("NVIDIA driver: stock or patched-p2p", source="build: software.driver")
     iommu: str = fact("IOMMU mode", source="build: software.iommu")
     acs: str = fact("PCIe ACS setting", source="build: software.acs")
-    large_bar: bool | None = fact("Resizable BAR / large BAR on (None when unknown)", source="build: software.large_bar")
+    large_bar: bool | None = fact(
+        "Resizable BAR / large BAR on (None when unknown)", source="build: software.large_bar"
+    )
     nccl_p2p_disable: bool = fact("NCCL_P2P_DISABLE=1 is set", source="build: software.nccl_p2p_disable")
-    nccl_p2p_level: str = fact("NCCL_P2P_LEVEL ('default' when unset)", source="build: software.nccl_p2p_level")
+    nccl_p2p_level: str = fact(
+        "NCCL_P2P_LEVEL ('default' when unset)", source="build: software.nccl_p2p_level"
+    )
     framework: str = fact("training framework ('unknown' when unset)", source="build: software.framework")
     staged_pairs: int = fact("GPU pairs whose copies are staged through host memory", "pairs")
     p2p_not_used_by_nccl: int = fact("pairs with CUDA P2P that NCCL does not use at its P2P level", "pairs")
@@ -125,25 +140,46 @@ class BuildFacts(Facts):
     unlinked: int = fact("devices placed where no lanes reach them", "devices")
     unlinked_list: str = fact("those devices, comma-separated ('-' when none)")
     dimms: int = fact("DIMMs installed (0 when the build does not say)", "DIMMs", "build: dimms")
-    mem_channels: int = fact("memory channels of all sockets (0 when unknown)", "channels", "catalog: memory.channels")
-    unverified_parts: str = fact("parts whose catalog entry is not verified, comma-separated", source="catalog: verified")
-    alternative: str = fact("a workstation platform from the catalog that gives every GPU x16 from the CPU "
-                            "(only for desktop CPUs with two or more GPUs, else '')", source="catalog")
-    slot_overlaps: int = fact("cards whose coolers overlap the next card's slot", "cards",
-                              "catalog: slot_width, board slots[].position")
-    open_air_neighbours: int = fact("open-air cards with no free slot between them", "cards",
-                                    "catalog: cooler, slot_width, board slots[].position")
+    mem_channels: int = fact(
+        "memory channels of all sockets (0 when unknown)", "channels", "catalog: memory.channels"
+    )
+    unverified_parts: str = fact(
+        "parts whose catalog entry is not verified, comma-separated", source="catalog: verified"
+    )
+    alternative: str = fact(
+        "a workstation platform from the catalog that gives every GPU x16 from the CPU "
+        "(only for desktop CPUs with two or more GPUs, else '')",
+        source="catalog",
+    )
+    slot_overlaps: int = fact(
+        "cards whose coolers overlap the next card's slot",
+        "cards",
+        "catalog: slot_width, board slots[].position",
+    )
+    open_air_neighbours: int = fact(
+        "open-air cards with no free slot between them",
+        "cards",
+        "catalog: cooler, slot_width, board slots[].position",
+    )
     nvlink_bridges: int = fact("NVLink bridges in the build", "bridges", "build: nvlink")
-    nvlink_invalid: str = fact("bridges that join a card without an NVLink connector, comma-separated",
-                               source="build: nvlink, catalog: nvlink.supported")
+    nvlink_invalid: str = fact(
+        "bridges that join a card without an NVLink connector, comma-separated",
+        source="build: nvlink, catalog: nvlink.supported",
+    )
     chipset_nvme: int = fact("NVMe drives on chipset lanes", "drives")
-    hpwr_needed: int = fact("12VHPWR / 12V-2x6 connectors the GPUs need", "connectors", "catalog: power_connector")
-    psu_12v_2x6: int = fact("12V-2x6 cables the PSU has (-1 when the build does not say)", "cables",
-                            "build: psu_12v_2x6")
+    hpwr_needed: int = fact(
+        "12VHPWR / 12V-2x6 connectors the GPUs need", "connectors", "catalog: power_connector"
+    )
+    psu_12v_2x6: int = fact(
+        "12V-2x6 cables the PSU has (-1 when the build does not say)", "cables", "build: psu_12v_2x6"
+    )
     p2p_pairs: int = fact("pairs with CUDA P2P over PCIe", "pairs")
     grad_seconds_1b3: float = fact(
         "all-reduce time for the gradients of a 1.3B-parameter model at the predicted bus bandwidth "
-        "(0 with fewer than two GPUs)", "s", "constants reference_model_params (facts.yaml), grad_bytes (workload.yaml)")
+        "(0 with fewer than two GPUs)",
+        "s",
+        "constants reference_model_params (facts.yaml), grad_bytes (workload.yaml)",
+    )
     min_h2d: float = fact("slowest GPU's predicted host-to-device copy, alone", "GB/s")
     max_h2d: float = fact("fastest GPU's predicted host-to-device copy, alone", "GB/s")
 
@@ -152,13 +188,17 @@ class WorkloadFacts(Facts):
     """The workload of `advisor workload` or `plan --train/--infer` (`workload.` in rules of scope workload)."""
 
     task: str = fact("train or infer", source="build: --train / --infer")
-    strategy: str = fact("ddp, dataparallel, zero2, zero3, fsdp, tp, pp or replicas", source="build: --strategy")
+    strategy: str = fact(
+        "ddp, dataparallel, zero2, zero3, fsdp, tp, pp or replicas", source="build: --strategy"
+    )
     strategy_name: str = fact("the strategy's name in words", source="build: --strategy")
     model: str = fact("model name", source="workload preset or --params")
     model_key: str = fact("preset key of the model", source="workload preset")
     params_b: float = fact("parameters", "billions", "workload preset or --params")
     precision: str = fact("bf16, fp16 or fp32", source="build: --precision")
-    batch: int = fact("micro-batch per GPU (training) or concurrent sequences (inference)", source="build: --batch")
+    batch: int = fact(
+        "micro-batch per GPU (training) or concurrent sequences (inference)", source="build: --batch"
+    )
     seq: int = fact("sequence length", "tokens", "build: --seq")
     accum: int = fact("gradient accumulation micro-steps", source="build: --accum")
     gpus: int = fact("GPUs the job uses", "GPUs", "build: --gpus")
@@ -177,16 +217,22 @@ class WorkloadFacts(Facts):
     mem_gb: float = fact("memory per GPU on N GPUs", "GB", WORKLOAD_MODEL)
     mem_one_gb: float = fact("memory on one GPU", "GB", WORKLOAD_MODEL)
     usable_gb: float = fact("usable memory per GPU", "GB", WORKLOAD_MODEL)
-    per_micro_step: bool = fact("the strategy reduces every micro-step (ZeRO-2/3, FSDP, DataParallel)",
-                                source=WORKLOAD_MODEL)
+    per_micro_step: bool = fact(
+        "the strategy reduces every micro-step (ZeRO-2/3, FSDP, DataParallel)", source=WORKLOAD_MODEL
+    )
     reductions_per_step: int = fact("gradient reductions per optimizer step", source=WORKLOAD_MODEL)
     comm_gb_per_step: float = fact("bytes communicated per optimizer step", "GB", WORKLOAD_MODEL)
-    ddp_comm_gb_per_step: float = fact("what DDP would communicate per optimizer step", "GB",
-                                       "constant grad_bytes (workload.yaml)")
+    ddp_comm_gb_per_step: float = fact(
+        "what DDP would communicate per optimizer step", "GB", "constant grad_bytes (workload.yaml)"
+    )
     decode_comm_pct: int = fact("share of a decode step in communication", "%", WORKLOAD_MODEL)
-    replicas_speedup: float = fact("speed-up of independent replicas (-1 when they do not fit)", "x", WORKLOAD_MODEL)
+    replicas_speedup: float = fact(
+        "speed-up of independent replicas (-1 when they do not fit)", "x", WORKLOAD_MODEL
+    )
     tp_speedup: float = fact("speed-up of tensor parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL)
-    pp_speedup: float = fact("speed-up of pipeline parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL)
+    pp_speedup: float = fact(
+        "speed-up of pipeline parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL
+    )
     best_strategy: str = fact("the fastest strategy that fits ('-' when none)", source=WORKLOAD_MODEL)
     best_tokens_per_s: float = fact("its throughput", "tokens/s", WORKLOAD_MODEL)
     bottleneck: str = fact("what limits the job, in words", source=WORKLOAD_MODEL)
@@ -195,22 +241,29 @@ class WorkloadFacts(Facts):
 class RowFacts(Facts):
     """One compared figure of `advisor compare` that is off by more than the tolerance (`row.`, scope compare)."""
 
-    metric: str = fact("the metric: h2d_gbps, uni_gbps, latency_us, link_width, path, busbw_gbps, ...",
-                       source=MEASUREMENT)
+    metric: str = fact(
+        "the metric: h2d_gbps, uni_gbps, latency_us, link_width, path, busbw_gbps, ...", source=MEASUREMENT
+    )
     kind: str = fact("host (H2D/D2H), link (width/gen), pair (uni/bidi/latency), path or allreduce")
-    quantity: str = fact("what is measured, in short: h2d, d2h, h2d_all, d2h_all, uni, bidi, latency, width, gen, "
-                         "path, busbw")
+    quantity: str = fact(
+        "what is measured, in short: h2d, d2h, h2d_all, d2h_all, uni, bidi, latency, width, gen, path, busbw"
+    )
     where: str = fact("GPU0, GPU0-GPU1 or 'N GPUs'")
     predicted: str = fact("the predicted value as shown")
     measured: str = fact("the measured value as shown", source=MEASUREMENT)
-    ratio: float = fact("measured / predicted, turned so that below 1 is worse (latency inverted); "
-                        "0 for labels", "x")
+    ratio: float = fact(
+        "measured / predicted, turned so that below 1 is worse (latency inverted); 0 for labels", "x"
+    )
     pct: int = fact("ratio as a percentage", "%")
     off_pct: int = fact("how far off, |ratio - 1|", "%")
     slower: bool = fact("the measurement is worse than the prediction")
     faster: bool = fact("the measurement is better than the prediction")
-    tool_p2p: str = fact("'on' or 'off' when the tool says whether P2P was on, else 'unknown'", source=MEASUREMENT)
-    predicted_p2p: str = fact("'on' or 'off': whether the prediction has P2P for the pair ('unknown' for other rows)")
+    tool_p2p: str = fact(
+        "'on' or 'off' when the tool says whether P2P was on, else 'unknown'", source=MEASUREMENT
+    )
+    predicted_p2p: str = fact(
+        "'on' or 'off': whether the prediction has P2P for the pair ('unknown' for other rows)"
+    )
     transport: str = fact("the predicted transport on the slowest all-reduce hop (allreduce rows)")
 
 
@@ -222,16 +275,26 @@ SCOPE_NAMES: dict[str, dict[str, type[Facts]]] = {
     "workload": {"build": BuildFacts, "workload": WorkloadFacts},
     "compare": {"build": BuildFacts, "row": RowFacts, "gpu": GpuFacts, "pair": PairFacts},
 }
-FACT_MODELS: dict[str, type[Facts]] = {"build": BuildFacts, "gpu": GpuFacts, "pair": PairFacts,
-                                        "workload": WorkloadFacts, "row": RowFacts}
+FACT_MODELS: dict[str, type[Facts]] = {
+    "build": BuildFacts,
+    "gpu": GpuFacts,
+    "pair": PairFacts,
+    "workload": WorkloadFacts,
+    "row": RowFacts,
+}
 
 
 def describe(name: str, info: FieldInfo) -> dict[str, str]:
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     ann = info.annotation
     type_name = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
-    return {"name": name, "type": type_name.replace("NoneType", "None"), "unit": str(extra.get("unit", "")),
-            "description": info.description or "", "source": str(extra.get("source", ""))}
+    return {
+        "name": name,
+        "type": type_name.replace("NoneType", "None"),
+        "unit": str(extra.get("unit", "")),
+        "description": info.description or "",
+        "source": str(extra.get("source", "")),
+    }
 
 
 def fact_table() -> list[dict[str, str]]:

@@ -15,7 +15,17 @@ from advisor.model.catalog.models import Strict
 
 Severity = Literal["error", "warning", "info"]
 Category = Literal[
-    "lanes", "p2p", "nvlink", "numa", "power", "fit", "memory", "software", "workload", "catalog", "measurement"
+    "lanes",
+    "p2p",
+    "nvlink",
+    "numa",
+    "power",
+    "fit",
+    "memory",
+    "software",
+    "workload",
+    "catalog",
+    "measurement",
 ]
 # Where a rule is evaluated: once per build, per GPU, per GPU pair; per workload (only when one is
 # given); per compared figure (only in `advisor compare`, for figures off by more than the tolerance).

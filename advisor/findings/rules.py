@@ -48,7 +48,9 @@ def rule_by_id(rule_id: str, extra_dirs: tuple[str, ...] = ()) -> Rule | None:
 
 @lru_cache(maxsize=8)
 def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
-    files = sorted(bundled("rules").glob("*.yaml"))  # files of another kind (model, workload, facts) are skipped
+    files = sorted(
+        bundled("rules").glob("*.yaml")
+    )  # files of another kind (model, workload, facts) are skipped
     for d in extra_dirs:
         if not Path(d).is_dir():
             return [], [Problem(f"{d}: rules folder not found", hint="give a folder of rule YAML files")]
@@ -68,7 +70,9 @@ def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
             raw = data["rules"][i]
             line = data["rules"].item_lines[i]
             if rule.id in seen:
-                problems.append(Problem(f"rule id {rule.id} is already used in {seen[rule.id]}", str(path), line, "id"))
+                problems.append(
+                    Problem(f"rule id {rule.id} is already used in {seen[rule.id]}", str(path), line, "id")
+                )
                 continue
             errs = check_rule(rule, str(path), raw.key_lines if isinstance(raw, LineDict) else {})
             if errs:
@@ -87,7 +91,9 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
         EvalWithCompoundTypes().parse(rule.when)
         tree = ast.parse(rule.when, mode="eval")
     except SyntaxError as exc:
-        return [Problem(f"condition is not a valid expression: {exc.msg}", file, key_lines.get("when"), "when")]
+        return [
+            Problem(f"condition is not a valid expression: {exc.msg}", file, key_lines.get("when"), "when")
+        ]
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
             problem = _unknown_fact(node.value.id, node.attr, rule.scope)
@@ -96,7 +102,9 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
         else:
             continue
         if problem:
-            problems.append(Problem(problem, file, key_lines.get("when"), "when", hint="`advisor rules facts` lists them"))
+            problems.append(
+                Problem(problem, file, key_lines.get("when"), "when", hint="`advisor rules facts` lists them")
+            )
     for key in ("message", "fix"):
         for field in _template_fields(getattr(rule, key)):
             root, _, rest = field.partition(".")
@@ -108,7 +116,9 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
             else:
                 problem = _unknown_fact(root, attr, rule.scope)
             if problem:
-                problems.append(Problem(problem, file, key_lines.get(key), key, hint="`advisor rules facts` lists them"))
+                problems.append(
+                    Problem(problem, file, key_lines.get(key), key, hint="`advisor rules facts` lists them")
+                )
     return problems
 
 

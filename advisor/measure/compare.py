@@ -38,29 +38,51 @@ class _Context:
     pairs: dict[frozenset, PairFacts]
 
 
-def _causes(ctx: _Context, row: Row, kind: str, oriented: float | None, gpu: GpuFacts | None = None,
-            pair: PairFacts | None = None, tool_p2p: bool | None = None, transport: str = "") -> list[Finding]:
+def _causes(
+    ctx: _Context,
+    row: Row,
+    kind: str,
+    oriented: float | None,
+    gpu: GpuFacts | None = None,
+    pair: PairFacts | None = None,
+    tool_p2p: bool | None = None,
+    transport: str = "",
+) -> list[Finding]:
     if not row.flagged:
         return []
     ratio = oriented or 0.0
     facts = RowFacts(
-        metric=row.metric, kind=kind, quantity=row.metric.removesuffix("_gbps").removesuffix("_us").removeprefix("link_"),
-        where=row.where, predicted=str(row.predicted), measured=str(row.measured), ratio=round(ratio, 3),
-        pct=round(100 * ratio), off_pct=round(100 * abs(ratio - 1)), slower=0 < ratio < 1, faster=ratio > 1,
+        metric=row.metric,
+        kind=kind,
+        quantity=row.metric.removesuffix("_gbps").removesuffix("_us").removeprefix("link_"),
+        where=row.where,
+        predicted=str(row.predicted),
+        measured=str(row.measured),
+        ratio=round(ratio, 3),
+        pct=round(100 * ratio),
+        off_pct=round(100 * abs(ratio - 1)),
+        slower=0 < ratio < 1,
+        faster=ratio > 1,
         tool_p2p="unknown" if tool_p2p is None else ("on" if tool_p2p else "off"),
-        predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"), transport=transport,
+        predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"),
+        transport=transport,
     )
     return evaluate_compare(ctx.build, facts, gpu, pair)
 
 
-def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
-            catalog: Catalog | None = None) -> list[Row]:
+def compare(
+    pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE, catalog: Catalog | None = None
+) -> list[Row]:
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
     ctx = _Context(build, {g.index: g for g in gpu_facts}, {frozenset((p.a, p.b)): p for p in pair_facts})
     rows: list[Row] = []
     gpus = {g.node.index: g for g in pred.gpus}
-    for metric, attr in (("h2d_gbps", "h2d"), ("d2h_gbps", "d2h"), ("h2d_all_gbps", "h2d_all"),
-                         ("d2h_all_gbps", "d2h_all")):
+    for metric, attr in (
+        ("h2d_gbps", "h2d"),
+        ("d2h_gbps", "d2h"),
+        ("h2d_all_gbps", "h2d_all"),
+        ("d2h_all_gbps", "d2h_all"),
+    ):
         by_gpu: dict[int, list[float]] = {}
         for r in meas.find(metric):
             if r.gpu is not None and not (r.note and "pageable" in r.note):  # compare pinned with pinned
@@ -71,7 +93,9 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
             p = getattr(gpus[i], attr).value
             m = round(statistics.median(values), 3)
             ratio = m / p if p else None
-            row = Row(metric, f"GPU{i}", round(p, 2), m, ratio, ratio is not None and abs(ratio - 1) > tolerance)
+            row = Row(
+                metric, f"GPU{i}", round(p, 2), m, ratio, ratio is not None and abs(ratio - 1) > tolerance
+            )
             row.causes = _causes(ctx, row, "host", ratio, gpu=ctx.gpus[i])
             rows.append(row)
     for r in meas.find("link_width") + meas.find("link_gen"):
@@ -96,8 +120,14 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
             m = round(statistics.median(float(r.value) for r in same_mode), 3)
             p = getattr(pair, attr).value
             ratio = m / p if p else None
-            row = Row(metric, f"GPU{pair.a}-GPU{pair.b}", round(p, 2) if p else None, m, ratio,
-                      ratio is not None and abs(ratio - 1) > tolerance)
+            row = Row(
+                metric,
+                f"GPU{pair.a}-GPU{pair.b}",
+                round(p, 2) if p else None,
+                m,
+                ratio,
+                ratio is not None and abs(ratio - 1) > tolerance,
+            )
             # higher latency is worse: the causes see the ratio turned so that below 1 is worse
             oriented = (1 / ratio if ratio else None) if metric == "latency_us" else ratio
             tool_p2p = next((r.p2p for r in same_mode if r.p2p is not None), None)
@@ -108,7 +138,9 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
         pair = pairs.get(frozenset((r.a, r.b)))
         if pair is None or (r.a, r.b) != (min(r.a, r.b), max(r.a, r.b)):
             continue
-        row = Row("path", f"GPU{pair.a}-GPU{pair.b}", pair.path, str(r.value), None, str(r.value) != pair.path)
+        row = Row(
+            "path", f"GPU{pair.a}-GPU{pair.b}", pair.path, str(r.value), None, str(r.value) != pair.path
+        )
         row.causes = _causes(ctx, row, "path", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)
     busbw = meas.find("busbw_gbps")
@@ -117,8 +149,16 @@ def compare(pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE,
         p = pred.allreduce.value
         m = float(best.value)
         ratio = m / p if p else None
-        row = Row("busbw_gbps", f"{best.gpus or '?'} GPUs", round(p, 2), m, ratio,
-                  ratio is not None and abs(ratio - 1) > tolerance)
-        row.causes = _causes(ctx, row, "allreduce", ratio, transport=str(pred.allreduce.inputs.get("transport")))
+        row = Row(
+            "busbw_gbps",
+            f"{best.gpus or '?'} GPUs",
+            round(p, 2),
+            m,
+            ratio,
+            ratio is not None and abs(ratio - 1) > tolerance,
+        )
+        row.causes = _causes(
+            ctx, row, "allreduce", ratio, transport=str(pred.allreduce.inputs.get("transport"))
+        )
         rows.append(row)
     return rows

@@ -140,8 +140,9 @@ class Measurement(_Strict):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(problems=[Problem(f"this is not valid JSON: {exc.msg}", file=str(path),
-                                              line=exc.lineno)]) from None
+            raise UserError(
+                problems=[Problem(f"this is not valid JSON: {exc.msg}", file=str(path), line=exc.lineno)]
+            ) from None
         except RecursionError:
             raise UserError(problems=[Problem("this JSON is nested too deeply", file=str(path))]) from None
         try:
@@ -150,11 +151,20 @@ class Measurement(_Strict):
             problems = []
             for err in exc.errors():
                 where = ".".join(str(p) for p in err["loc"]) or None
-                problems.append(Problem(err["msg"], file=str(path), field=where,
-                                        hint="this file should be written by `advisor measure`"))
+                problems.append(
+                    Problem(
+                        err["msg"],
+                        file=str(path),
+                        field=where,
+                        hint="this file should be written by `advisor measure`",
+                    )
+                )
             raise UserError(problems=problems) from None
 
     def find(self, metric: str, **where: object) -> list[Result]:
         """The results of one metric whose fields equal the given values (e.g. a=0, b=1)."""
-        return [r for r in self.results
-                if r.metric == metric and all(getattr(r, k) == v for k, v in where.items())]
+        return [
+            r
+            for r in self.results
+            if r.metric == metric and all(getattr(r, k) == v for k, v in where.items())
+        ]

@@ -46,8 +46,10 @@ def build_from(measurements: list[Measurement], default_gpu: str | None = None) 
     gpus = sorted({a for a, _ in paths})
     missing = [i for i in gpus if i not in names]
     if missing and not default_gpu:
-        raise UserError(f"the GPU model of GPU{missing[0]} is not known",
-                        hint="add `nvidia-smi -q` output, or give --gpu MODEL for all GPUs")
+        raise UserError(
+            f"the GPU model of GPU{missing[0]} is not known",
+            hint="add `nvidia-smi -q` output, or give --gpu MODEL for all GPUs",
+        )
 
     def rank(a: int, b: int) -> int:
         label = paths.get((a, b), "SYS")
@@ -77,11 +79,22 @@ def build_from(measurements: list[Measurement], default_gpu: str | None = None) 
                 if len(rp) == 1:
                     children = [device(rp[0])]
                 else:
-                    subs = [{"switch": f"s{s}-{h}-{r}-{k}", "gen": 4, "width": 16,
-                             "children": [device(i) for i in grp]} if len(grp) > 1 else device(grp[0])
-                            for k, grp in enumerate(switches)]
-                    children = subs if len(switches) == 1 and "switch" in subs[0] else \
-                        [{"switch": f"s{s}-{h}-{r}", "gen": 4, "width": 16, "children": subs}]
+                    subs = [
+                        {
+                            "switch": f"s{s}-{h}-{r}-{k}",
+                            "gen": 4,
+                            "width": 16,
+                            "children": [device(i) for i in grp],
+                        }
+                        if len(grp) > 1
+                        else device(grp[0])
+                        for k, grp in enumerate(switches)
+                    ]
+                    children = (
+                        subs
+                        if len(switches) == 1 and "switch" in subs[0]
+                        else [{"switch": f"s{s}-{h}-{r}", "gen": 4, "width": 16, "children": subs}]
+                    )
                 root_ports.append({"id": f"s{s}h{h}r{r}", "host_bridge": str(h), "children": children})
         sockets.append({"root_ports": root_ports, **({"vendor": vendor} if vendor else {})})
     build = {"name": "measured machine (from nvidia-smi topo -m)", "topology": {"sockets": sockets}}

@@ -5,12 +5,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from advisor.model.build import Build
-from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import build_from_data, evaluate
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
-from advisor.base.yamlio import LineDict, load_file
+from advisor.base.yamlio import load_file
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.engine import build_from_data, evaluate
 
 
 @dataclass
@@ -24,9 +23,15 @@ class Row:
     error: float | None  # relative, signed
 
     def to_json(self) -> dict:
-        return {"case": self.case, "metric": self.metric, "where": self.where, "variant": self.variant,
-                "measured": self.measured, "predicted": self.predicted,
-                "error_pct": None if self.error is None else round(100 * self.error, 1)}
+        return {
+            "case": self.case,
+            "metric": self.metric,
+            "where": self.where,
+            "variant": self.variant,
+            "measured": self.measured,
+            "predicted": self.predicted,
+            "error_pct": None if self.error is None else round(100 * self.error, 1),
+        }
 
 
 def _value(pred, exp: dict):
@@ -63,14 +68,28 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
                 pred = evaluate(build, catalog)
                 got = _value(pred, exp)
                 meas = exp["value"]
-                where = (f"GPU{exp['gpu']}" if "gpu" in exp else
-                         f"{exp['pair'][0]}-{exp['pair'][1]}" if "pair" in exp else "all GPUs")
+                where = (
+                    f"GPU{exp['gpu']}"
+                    if "gpu" in exp
+                    else f"{exp['pair'][0]}-{exp['pair'][1]}"
+                    if "pair" in exp
+                    else "all GPUs"
+                )
                 if isinstance(meas, str) or exp["metric"] == "path":
                     rows.append(Row(cid, exp["metric"], where, variant, meas, got, None))
                 else:
                     err = None if got is None else (got - meas) / meas
-                    rows.append(Row(cid, exp["metric"], where, variant, meas,
-                                    None if got is None else round(got, 2), err))
+                    rows.append(
+                        Row(
+                            cid,
+                            exp["metric"],
+                            where,
+                            variant,
+                            meas,
+                            None if got is None else round(got, 2),
+                            err,
+                        )
+                    )
         except UserError as exc:
             skipped.append({"case": cid, "reason": exc.render()})
     return rows, skipped
@@ -79,7 +98,11 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
 def summary(rows: list[Row]) -> dict:
     errs = [abs(r.error) for r in rows if r.error is not None]
     paths = [r for r in rows if r.metric == "path"]
-    return {"figures": len(errs), "median_abs_error_pct": round(100 * statistics.median(errs), 1) if errs else None,
-            "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
-            "within_15pct": sum(1 for e in errs if e <= 0.15),
-            "paths_right": sum(1 for r in paths if r.predicted == r.measured), "paths": len(paths)}
+    return {
+        "figures": len(errs),
+        "median_abs_error_pct": round(100 * statistics.median(errs), 1) if errs else None,
+        "mean_abs_error_pct": round(100 * statistics.fmean(errs), 1) if errs else None,
+        "within_15pct": sum(1 for e in errs if e <= 0.15),
+        "paths_right": sum(1 for r in paths if r.predicted == r.measured),
+        "paths": len(paths),
+    }

@@ -6,7 +6,7 @@ explicit PCIe tree (`topology:`) for a machine whose board is not in the catalog
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -42,7 +42,8 @@ class Software(Strict):
     nccl_p2p_level: Literal["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"] | None = None
     nccl_p2p_disable: bool = False
     cuda_p2p: bool = Field(
-        default=True, description="false = peer access not enabled by the program (p2pBandwidthLatencyTest's P2P=Disabled rows)"
+        default=True,
+        description="false = peer access not enabled by the program (p2pBandwidthLatencyTest's P2P=Disabled rows)",
     )
     framework: Literal["ddp", "dataparallel", "fsdp", "deepspeed"] | None = None
 
@@ -54,7 +55,9 @@ class TreeDevice(Strict):
     gpu: str | None = Field(default=None, description="Catalog GPU id or name")
     nvme: bool = False
     nic: str | None = None
-    gen: int | None = Field(default=None, ge=1, le=6, description="Link generation as trained (default: device max)")
+    gen: int | None = Field(
+        default=None, ge=1, le=6, description="Link generation as trained (default: device max)"
+    )
     width: int | None = Field(default=None, ge=1, le=16)
     name: str | None = Field(default=None, description="Label, e.g. the bus id")
 
@@ -63,10 +66,10 @@ class TreeSwitch(Strict):
     switch: str = Field(description="Switch label")
     gen: int = Field(ge=1, le=6, description="Uplink generation")
     width: int = Field(ge=1, le=16, description="Uplink width")
-    children: list["TreeNode"] = Field(default_factory=list)
+    children: list[TreeNode] = Field(default_factory=list)
 
 
-TreeNode = Union[TreeSwitch, TreeDevice]
+TreeNode = TreeSwitch | TreeDevice
 
 
 class TreeRootPort(Strict):
@@ -102,7 +105,9 @@ TreeChipset.model_rebuild()
 class Build(Strict):
     name: str | None = None
     cpu: str | None = None
-    cpu_count: int | None = Field(default=None, ge=1, le=8, description="Sockets populated (default: board's)")
+    cpu_count: int | None = Field(
+        default=None, ge=1, le=8, description="Sockets populated (default: board's)"
+    )
     board: str | None = None
     gpus: list[GpuSpec] = Field(default_factory=list)
     nvme: list[NvmeSpec] = Field(default_factory=list)
@@ -111,15 +116,19 @@ class Build(Strict):
     topology: Topology | None = None
     software: Software = Field(default_factory=Software)
     psu_w: int | None = Field(default=None, ge=100)
-    psu_12v_2x6: int | None = Field(default=None, ge=0, description="Native 12VHPWR / 12V-2x6 cables the PSU has")
+    psu_12v_2x6: int | None = Field(
+        default=None, ge=0, description="Native 12VHPWR / 12V-2x6 cables the PSU has"
+    )
     ram_gb: int | None = Field(default=None, ge=1)
     dimms: int | None = Field(default=None, ge=1, description="DIMMs installed (memory channels populated)")
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Build":
+    def _one_kind(self) -> Build:
         if self.topology is None:
             if not self.cpu or not self.board:
-                raise ValueError("a build needs `cpu` and `board` from the catalog, or an explicit `topology`")
+                raise ValueError(
+                    "a build needs `cpu` and `board` from the catalog, or an explicit `topology`"
+                )
         for pair in self.nvlink:
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"an NVLink bridge joins two different GPUs, e.g. [0, 1]; got {pair}")

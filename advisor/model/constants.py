@@ -39,8 +39,16 @@ def constants(file: str = "model.yaml") -> dict[str, Constant]:
     out: dict[str, Constant] = {}
     for name, c in (data.get("constants") or {}).items():
         if not isinstance(c, dict) or "value" not in c or not c.get("sources"):
-            raise UserError(problems=[Problem("a model constant needs `value` and `sources`", file=str(path),
-                                              line=getattr(c, "line", None), field=f"constants.{name}")])
+            raise UserError(
+                problems=[
+                    Problem(
+                        "a model constant needs `value` and `sources`",
+                        file=str(path),
+                        line=getattr(c, "line", None),
+                        field=f"constants.{name}",
+                    )
+                ]
+            )
         value = c["value"]
         if isinstance(value, dict):
             value = {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}

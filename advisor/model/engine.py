@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
+from advisor.base.errors import UserError
+from advisor.base.validation import validate
+from advisor.base.yamlio import LineDict, load_file
 from advisor.model.build import Build, GpuSpec, NvmeSpec
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.base.errors import UserError
 from advisor.model.lanes import allocate
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, predict
 from advisor.model.tree import machine_from_tree
-from advisor.base.validation import validate
-from advisor.base.yamlio import LineDict, load_file, loads
 
 
 def load_build(path: str | Path) -> Build:
@@ -23,8 +23,10 @@ def load_build(path: str | Path) -> Build:
 
 def build_from_data(data, filename: str = "<build>") -> Build:
     if not isinstance(data, LineDict):
-        raise UserError(f"{filename}: a build file must be a mapping with keys like cpu, board, gpus",
-                        hint="see examples/ for build files")
+        raise UserError(
+            f"{filename}: a build file must be a mapping with keys like cpu, board, gpus",
+            hint="see examples/ for build files",
+        )
     build, problems = validate(Build, data, filename)
     if problems:
         raise UserError(problems=problems)
@@ -32,8 +34,13 @@ def build_from_data(data, filename: str = "<build>") -> Build:
     return build
 
 
-def build_from_flags(cpu: str | None, board: str | None, gpus: Iterable[str], nvme: Iterable[str] = (),
-                     base: Build | None = None) -> Build:
+def build_from_flags(
+    cpu: str | None,
+    board: str | None,
+    gpus: Iterable[str],
+    nvme: Iterable[str] = (),
+    base: Build | None = None,
+) -> Build:
     """`--gpu "RTX 4090:2"` means two RTX 4090s; `--gpu "RTX 4090@PCIEX16(G5)"` places one in a slot."""
     specs = []
     for g in gpus:
@@ -75,5 +82,7 @@ def evaluate(build: Build, catalog: Catalog | None = None) -> Prediction:
     for a, b in machine.nvlink:
         count = len(machine.all_gpus)
         if a >= count or b >= count:
-            raise UserError(f"NVLink bridge [{a}, {b}] names a GPU index the build does not have (it has {count})")
+            raise UserError(
+                f"NVLink bridge [{a}, {b}] names a GPU index the build does not have (it has {count})"
+            )
     return predict(machine)

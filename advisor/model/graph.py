@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import networkx as nx
 
+from advisor.model import nodeids as ids
 from advisor.model.constants import const
 from advisor.model.machine import Machine
-from advisor.model import nodeids as ids
 
 PATH_ORDER = ["NV", "PIX", "PXB", "PHB", "NODE", "SYS"]
 
@@ -29,8 +29,14 @@ def build_graph(machine: Machine) -> nx.Graph:
         if n.link is None:
             g.add_edge(n.id, n.parent, kind="internal")  # inside the CPU: root port, host bridge
             continue
-        g.add_edge(n.id, n.parent, kind="chipset_uplink" if n.kind == "chipset" else "pcie",
-                   gen=n.link.gen, width=n.link.width, gbps=raw_gbps(n.link.gen, n.link.width))
+        g.add_edge(
+            n.id,
+            n.parent,
+            kind="chipset_uplink" if n.kind == "chipset" else "pcie",
+            gen=n.link.gen,
+            width=n.link.width,
+            gbps=raw_gbps(n.link.gen, n.link.width),
+        )
     for s in range(1, machine.sockets):
         g.add_edge(ids.ROOT, ids.socket(s), kind="inter_socket", link=machine.inter_socket)
     # The PCIe fabric is a tree (sockets joined at cpu0): keep parents for fast path queries.
@@ -45,8 +51,13 @@ def build_graph(machine: Machine) -> nx.Graph:
             if not (ga and gb and ga.nvlink.supported and gb.nvlink.supported):
                 continue  # a bridge cannot join cards without NVLink connectors (rule NVL002 says so)
             links = min(ga.nvlink.links or 0, gb.nvlink.links or 0) or None
-            g.add_edge(by_index[a].id, by_index[b].id, kind="nvlink", links=links,
-                       gbps=min(ga.nvlink.gbps_per_direction or 0, gb.nvlink.gbps_per_direction or 0) or None)
+            g.add_edge(
+                by_index[a].id,
+                by_index[b].id,
+                kind="nvlink",
+                links=links,
+                gbps=min(ga.nvlink.gbps_per_direction or 0, gb.nvlink.gbps_per_direction or 0) or None,
+            )
     return g
 
 
@@ -71,10 +82,6 @@ def pcie_path(g: nx.Graph, a: str, b: str) -> list[str]:
     path = ua[: ua.index(meet) + 1] + list(reversed(ub[: ub.index(meet)]))
     cache[(a, b)] = path
     return path
-
-
-def upstream_edges(g: nx.Graph, path: list[str]) -> list[tuple[str, str, dict]]:
-    return [(u, v, g.edges[u, v]) for u, v in zip(path, path[1:])]
 
 
 def path_class(g: nx.Graph, a: str, b: str) -> str:

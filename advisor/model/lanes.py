@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from itertools import pairwise
 
+from advisor.base.errors import UserError
+from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
 from advisor.model.catalog.store import Catalog
-from advisor.base.errors import UserError
 from advisor.model.machine import Link, Machine, Node
-from advisor.model import nodeids as ids
 
 
 @dataclass
@@ -56,7 +57,7 @@ def _allocate_group(group: LaneGroup, members: list[tuple[Connector, Device, int
         widths = {}
         taken: set[int] = set()
         # A segment goes to one connector only: GPUs (and switch uplinks) first, then the rest.
-        for c, dev, cap in sorted(members, key=lambda m: _PRIORITY.get(m[1].kind, 9)):
+        for c, _dev, cap in sorted(members, key=lambda m: _PRIORITY.get(m[1].kind, 9)):
             seg = segs.get(c.first_lane)
             if seg and cap and c.first_lane not in taken:
                 widths[c.name] = min(seg, cap)
@@ -109,17 +110,28 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     cpu, board, gpu_parts = resolve_parts(build, catalog)
     sockets = build.cpu_count or board.sockets
     if sockets > board.sockets or sockets > cpu.max_sockets:
-        raise UserError(f"{sockets} CPUs asked for, but {board.name} has {board.sockets} socket(s) and "
-                        f"{cpu.name} supports {cpu.max_sockets}")
+        raise UserError(
+            f"{sockets} CPUs asked for, but {board.name} has {board.sockets} socket(s) and "
+            f"{cpu.name} supports {cpu.max_sockets}"
+        )
 
     devices: list[tuple[Device, str | None]] = []  # (device, requested slot)
     idx = 0
-    for spec, part in zip(build.gpus, gpu_parts):
+    for spec, part in zip(build.gpus, gpu_parts, strict=True):
         if spec.slot and spec.count > 1:
-            raise UserError(f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
-                            hint="list each card with its own slot")
+            raise UserError(
+                f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
+                hint="list each card with its own slot",
+            )
         for _ in range(spec.count):
-            devices.append((Device(ids.device("gpu", idx), "gpu", part.pcie.gen, part.pcie.width, part, idx, part.name), spec.slot))
+            devices.append(
+                (
+                    Device(
+                        ids.device("gpu", idx), "gpu", part.pcie.gen, part.pcie.width, part, idx, part.name
+                    ),
+                    spec.slot,
+                )
+            )
             idx += 1
     for i, nic in enumerate(build.nics):
         devices.append((Device(f"nic{i}", "nic", nic.gen, nic.width, label=nic.name), nic.slot))
@@ -128,9 +140,12 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     by_fold = {c.name.casefold(): c.name for c in board.slots + board.m2}
     devices = [(d, by_fold.get(s.casefold(), s) if s else s) for d, s in devices]
     slot_names = {c.name for c in board.slots}
-    for dev, slot in devices:
+    for _dev, slot in devices:
         if slot is not None and slot not in slot_names:
-            raise UserError(f"{board.name} has no slot {slot!r}", hint="its slots: " + ", ".join(c.name for c in board.slots))
+            raise UserError(
+                f"{board.name} has no slot {slot!r}",
+                hint="its slots: " + ", ".join(c.name for c in board.slots),
+            )
     wanted = [s for _, s in devices if s]
     dup = {s for s in wanted if wanted.count(s) > 1}
     if dup:
@@ -139,18 +154,25 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     if len(devices) > len(board.slots):
         hint = "use fewer cards, or a board with more slots"
         if not board.verified:
-            hint = ("this board's slot table is not verified and may be incomplete in the catalog; "
-                    "describe the machine as an explicit `topology:` tree, or add the board to your own catalog")
-        raise UserError(f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots "
-                        "in the catalog", hint=hint)
+            hint = (
+                "this board's slot table is not verified and may be incomplete in the catalog; "
+                "describe the machine as an explicit `topology:` tree, or add the board to your own catalog"
+            )
+        raise UserError(
+            f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots "
+            "in the catalog",
+            hint=hint,
+        )
 
     m2_names = {c.name for c in board.m2}
     nvme: list[tuple[Device, str]] = []
     for n in build.nvme:
         n = n.model_copy(update={"socket": by_fold.get(n.socket.casefold(), n.socket)})
         if n.socket not in m2_names:
-            raise UserError(f"{board.name} has no M.2 socket {n.socket!r}",
-                            hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"))
+            raise UserError(
+                f"{board.name} has no M.2 socket {n.socket!r}",
+                hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"),
+            )
         nvme.append((Device(f"nvme:{n.socket}", "nvme", n.gen, n.width, label="NVMe SSD"), n.socket))
 
     fixed = {s: d for d, s in devices if s}
@@ -162,17 +184,20 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     best_result = None
     free_gpus = [d for d in free if d.kind == "gpu"]
     free_other = [d for d in free if d.kind != "gpu"]
-    combos = itertools.permutations(candidates, len(free_gpus)) if _distinct_gpus(free_gpus) else \
-        itertools.combinations(candidates, len(free_gpus))
+    combos = (
+        itertools.permutations(candidates, len(free_gpus))
+        if _distinct_gpus(free_gpus)
+        else itertools.combinations(candidates, len(free_gpus))
+    )
     seen = 0
     for combo in combos:
         seen += 1
         if seen > 5000:
             break
         placed = dict(fixed)
-        placed.update(zip(combo, free_gpus))
+        placed.update(zip(combo, free_gpus, strict=False))
         rest = [c for c in candidates if c not in combo]
-        placed.update(zip(rest, free_other))
+        placed.update(zip(rest, free_other, strict=False))
         result = _negotiate(board, cpu, sockets, placed, nvme)
         score = _placement_score(board, placed, result)
         if best is None or score > best:
@@ -192,7 +217,11 @@ def _group_wired(group: LaneGroup, cpu: Cpu, sockets: int) -> bool:
     if group.socket >= sockets:
         return False
     # An unknown lane count is not taken as too few: the slot is assumed wired (and a rule can say so).
-    if group.requires_cpu_lanes and cpu.pcie.usable_lanes is not None and cpu.pcie.usable_lanes < group.requires_cpu_lanes:
+    if (
+        group.requires_cpu_lanes
+        and cpu.pcie.usable_lanes is not None
+        and cpu.pcie.usable_lanes < group.requires_cpu_lanes
+    ):
         return False
     return True
 
@@ -224,17 +253,18 @@ def _overlaps(board: Board, placed: dict[str, Device]) -> int:
         conn = board.connector(name)
         if conn is None or conn.position is None:
             continue
-        thick = (dev.gpu.slot_width if dev.gpu and dev.gpu.slot_width else 1)
+        thick = dev.gpu.slot_width if dev.gpu and dev.gpu.slot_width else 1
         spans.append((conn.position, conn.position + thick))
     spans.sort()
-    for (a0, a1), (b0, _) in zip(spans, spans[1:]):
+    for (_, a1), (b0, _) in pairwise(spans):
         if b0 < a1:
             count += 1
     return count
 
 
-def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
-               nvme: list[tuple[Device, str]]) -> tuple[dict[str, Link | None], list[str]]:
+def _negotiate(
+    board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device], nvme: list[tuple[Device, str]]
+) -> tuple[dict[str, Link | None], list[str]]:
     notes: list[str] = []
     populated: dict[str, Device] = dict(placed)
     for dev, sock in nvme:
@@ -250,8 +280,10 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
                     caps[target] = min(caps.get(target, 16), int(eff))
                 if target in populated:
                     what = "disabled" if eff == "disabled" else f"limited to x{eff}"
-                    notes.append(f"{target} {what} because {' and '.join(rule.when)} "
-                                 f"{'is' if len(rule.when) == 1 else 'are'} populated")
+                    notes.append(
+                        f"{target} {what} because {' and '.join(rule.when)} "
+                        f"{'is' if len(rule.when) == 1 else 'are'} populated"
+                    )
     members_by_group: dict[str, list[tuple[Connector, Device, int]]] = {}
     for name, dev in populated.items():
         conn = board.connector(name)
@@ -262,8 +294,12 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
         members_by_group.setdefault(conn.group, []).append((conn, dev, cap))
     # switch uplinks claim lanes in their parent group like a device
     for sw in board.switches:
-        conn = Connector(name=ids.switch(sw.id), group=sw.uplink_group, first_lane=sw.uplink_first_lane,
-                         width=sw.uplink_width)
+        conn = Connector(
+            name=ids.switch(sw.id),
+            group=sw.uplink_group,
+            first_lane=sw.uplink_first_lane,
+            width=sw.uplink_width,
+        )
         dev = Device(ids.switch(sw.id), "switch", sw.gen, sw.uplink_width, label=sw.chip or sw.id)
         members_by_group.setdefault(sw.uplink_group, []).append((conn, dev, sw.uplink_width))
     links: dict[str, Link | None] = {}
@@ -273,18 +309,24 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
             for c, d, _ in members:
                 links[d.key] = None
                 if d.kind != "switch":
-                    why = (f"needs a CPU with {group.requires_cpu_lanes} lanes" if group.requires_cpu_lanes
-                           and cpu.pcie.usable_lanes is not None and cpu.pcie.usable_lanes < group.requires_cpu_lanes else
-                           f"is wired to CPU socket {group.socket + 1}, which is empty")
+                    why = (
+                        f"needs a CPU with {group.requires_cpu_lanes} lanes"
+                        if group.requires_cpu_lanes
+                        and cpu.pcie.usable_lanes is not None
+                        and cpu.pcie.usable_lanes < group.requires_cpu_lanes
+                        else f"is wired to CPU socket {group.socket + 1}, which is empty"
+                    )
                     notes.append(f"{c.name} has no lanes: its lane group {gid} {why}")
             continue
         widths = _allocate_group(group, [(c, d, cap) for c, d, cap in members])
-        for c, d, cap in members:
+        for c, d, _cap in members:
             w = widths.get(c.name, 0)
             if w <= 0:
                 links[d.key] = None
                 if d.kind != "switch" and c.name not in disabled:
-                    notes.append(f"{c.name} gets no lanes: they are taken by another populated connector in {gid}")
+                    notes.append(
+                        f"{c.name} gets no lanes: they are taken by another populated connector in {gid}"
+                    )
                 continue
             conn_for_gen = c if d.kind != "switch" else Connector(name=c.name, group=gid, width=c.width)
             gen, why = _gen_of(board, cpu, conn_for_gen, d)
@@ -294,20 +336,33 @@ def _negotiate(board: Board, cpu: Cpu, sockets: int, placed: dict[str, Device],
             if w < d.width:
                 if w < min(c.width, d.width) or c.name in caps:
                     sharers = [o.name for o, od, _ in members if o is not c and widths.get(o.name)]
-                    reason = f"{c.name} runs x{w} because {', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes" \
-                        if sharers else f"{c.name} runs x{w}"
+                    reason = (
+                        f"{c.name} runs x{w} because {', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes"
+                        if sharers
+                        else f"{c.name} runs x{w}"
+                    )
                     limited.append(reason)
                     if d.kind == "gpu" and sharers:
-                        notes.append(f"{d.label} in {c.name}: x{min(c.width, d.width)} -> x{w} because "
-                                     f"{', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes")
+                        notes.append(
+                            f"{d.label} in {c.name}: x{min(c.width, d.width)} -> x{w} because "
+                            f"{', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes"
+                        )
                 else:
                     limited.append(f"{c.name} is wired x{w}")
             links[d.key] = Link(gen=gen, width=w, max_gen=d.gen, max_width=d.width, limited_by=limited)
     return links, notes
 
 
-def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict[str, Device],
-                nvme: list[tuple[Device, str]], links: dict[str, Link | None], notes: list[str]) -> Machine:
+def _to_machine(
+    build: Build,
+    cpu: Cpu,
+    board: Board,
+    sockets: int,
+    placed: dict[str, Device],
+    nvme: list[tuple[Device, str]],
+    links: dict[str, Link | None],
+    notes: list[str],
+) -> Machine:
     nodes: dict[str, Node] = {}
     for s in range(sockets):
         nodes[ids.socket(s)] = Node(ids.socket(s), "socket", None, s, f"CPU{s} {cpu.name}", part_id=cpu.id)
@@ -325,15 +380,24 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
         if group.source == "cpu":
             hb = host_bridge(group.socket, group.host_bridge)
             rp = ids.root_port(hb, group.id, conn_name)
-            nodes.setdefault(rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})"))
+            nodes.setdefault(
+                rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})")
+            )
             return rp
         if group.source == "chipset":
             cid = ids.chipset(group.socket)
             if cid not in nodes:
                 hb = host_bridge(group.socket, None)
-                link = Link(uplink.gen, uplink.width, uplink.gen, uplink.width, [f"chipset uplink {uplink.type}"]) \
-                    if uplink else None
-                nodes[cid] = Node(cid, "chipset", hb, group.socket, f"chipset {board.chipset or ''}".strip(), link=link)
+                link = (
+                    Link(
+                        uplink.gen, uplink.width, uplink.gen, uplink.width, [f"chipset uplink {uplink.type}"]
+                    )
+                    if uplink
+                    else None
+                )
+                nodes[cid] = Node(
+                    cid, "chipset", hb, group.socket, f"chipset {board.chipset or ''}".strip(), link=link
+                )
             return cid
         return sw_parent[group.switch or ""]
 
@@ -348,8 +412,9 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
             link = links.get(sid)
             if link is not None:
                 par = parent_for(g, sid)
-                nodes[sid] = Node(sid, "switch", par, g.socket, f"switch {sw.id} ({sw.chip or 'PCIe switch'})",
-                                  link=link)
+                nodes[sid] = Node(
+                    sid, "switch", par, g.socket, f"switch {sw.id} ({sw.chip or 'PCIe switch'})", link=link
+                )
             sw_parent[sw.id] = sid
             pending.remove(sw)
     unlinked = []
@@ -365,13 +430,46 @@ def _to_machine(build: Build, cpu: Cpu, board: Board, sockets: int, placed: dict
         if link is None or (group.source == "switch" and sw_parent.get(group.switch or "") not in nodes):
             unlinked.append(f"{dev.label} in {name}")
             par = None
-            nodes[dev.key] = Node(dev.key, dev.kind, None, socket, dev.label, None, name, dev.gpu, dev.index,
-                                  dev.gpu.id if dev.gpu else None, conn.position)
+            nodes[dev.key] = Node(
+                dev.key,
+                dev.kind,
+                None,
+                socket,
+                dev.label,
+                None,
+                name,
+                dev.gpu,
+                dev.index,
+                dev.gpu.id if dev.gpu else None,
+                conn.position,
+            )
             continue
         par = parent_for(group, name)
-        nodes[dev.key] = Node(dev.key, dev.kind, par, socket, dev.label, link, name, dev.gpu, dev.index,
-                              dev.gpu.id if dev.gpu else None, conn.position)
+        nodes[dev.key] = Node(
+            dev.key,
+            dev.kind,
+            par,
+            socket,
+            dev.label,
+            link,
+            name,
+            dev.gpu,
+            dev.index,
+            dev.gpu.id if dev.gpu else None,
+            conn.position,
+        )
     inter = cpu.inter_socket.type if (cpu.inter_socket and sockets > 1) else None
-    return Machine(nodes=nodes, sockets=sockets, cpu_vendor=cpu.cpu_vendor, cpu=cpu, board=board,
-                   inter_socket=inter, nvlink=[(a, b) for a, b in build.nvlink], software=build.software,
-                   build=build, notes=notes, unlinked=unlinked, placement=placement)
+    return Machine(
+        nodes=nodes,
+        sockets=sockets,
+        cpu_vendor=cpu.cpu_vendor,
+        cpu=cpu,
+        board=board,
+        inter_socket=inter,
+        nvlink=[(a, b) for a, b in build.nvlink],
+        software=build.software,
+        build=build,
+        notes=notes,
+        unlinked=unlinked,
+        placement=placement,
+    )

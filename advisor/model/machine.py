@@ -57,8 +57,10 @@ class Machine:
 
     @property
     def gpus(self) -> list[Node]:
-        return sorted((n for n in self.nodes.values() if n.kind == "gpu" and n.link is not None),
-                      key=lambda n: n.index or 0)
+        return sorted(
+            (n for n in self.nodes.values() if n.kind == "gpu" and n.link is not None),
+            key=lambda n: n.index or 0,
+        )
 
     @property
     def all_gpus(self) -> list[Node]:

@@ -34,3 +34,14 @@ def switch(switch_id: str) -> str:
 def device(kind: str, index: int) -> str:
     """A GPU, NVMe drive or NIC: gpu0, nvme1, nic0."""
     return f"{kind}{index}"
+
+
+def group_parent(
+    source: str, socket_index: int, bridge: str | None = None, switch_id: str | None = None
+) -> str:
+    """The node a board lane group's slots hang under: its host bridge, the chipset, or its switch."""
+    if source == "cpu":
+        return host_bridge(socket_index, bridge)
+    if source == "chipset":
+        return chipset(socket_index)
+    return switch(switch_id or "")

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import networkx as nx
 
-from advisor.model.constants import const
-from advisor.model.graph import build_graph, class_rank, host_path, path_class, pcie_path, raw_gbps
-from advisor.model.machine import Machine, Node
 from advisor.model import nodeids as ids
+from advisor.model.constants import const
+from advisor.model.graph import build_graph, class_rank, host_path, path_class, pcie_path
+from advisor.model.machine import Machine, Node
 
 
 @dataclass
@@ -23,12 +24,19 @@ class Figure:
     confidence: str = "calibrated"  # calibrated | low
 
     def to_json(self) -> dict:
-        return {"value": None if self.value is None else round(self.value, 3), "unit": self.unit,
-                "formula": self.formula, "inputs": self.inputs, "constants": self.constants,
-                "confidence": self.confidence}
+        return {
+            "value": None if self.value is None else round(self.value, 3),
+            "unit": self.unit,
+            "formula": self.formula,
+            "inputs": self.inputs,
+            "constants": self.constants,
+            "confidence": self.confidence,
+        }
 
 
-def _fig(value: float | None, unit: str, formula: str, inputs: dict, consts: list[str], confidence="calibrated"):
+def _fig(
+    value: float | None, unit: str, formula: str, inputs: dict, consts: list[str], confidence="calibrated"
+):
     return Figure(value, unit, formula, inputs, consts, confidence)
 
 
@@ -75,7 +83,7 @@ def _arch(node: Node) -> str:
 
 def _bottleneck(g: nx.Graph, path: list[str]) -> tuple[float, str]:
     best = None
-    for u, v in zip(path, path[1:]):
+    for u, v in pairwise(path):
         e = g.edges[u, v]
         if e["kind"] == "inter_socket" or "gbps" not in e:
             continue
@@ -87,7 +95,9 @@ def _bottleneck(g: nx.Graph, path: list[str]) -> tuple[float, str]:
     return best or (0.0, "no link")
 
 
-def max_min_share(flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: dict[tuple[str, str], float]) -> dict[str, float]:
+def max_min_share(
+    flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: dict[tuple[str, str], float]
+) -> dict[str, float]:
     """Progressive filling: each flow (demand, directed edges) gets its max-min fair rate."""
     rate = {f: 0.0 for f in flows}
     active = {f for f, (d, _) in flows.items() if d > 0}
@@ -98,8 +108,9 @@ def max_min_share(flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: di
             for e in flows[f][1]:
                 if e in remaining:
                     users.setdefault(e, []).append(f)
-        inc = min([flows[f][0] - rate[f] for f in active] +
-                  [remaining[e] / len(fs) for e, fs in users.items()])
+        inc = min(
+            [flows[f][0] - rate[f] for f in active] + [remaining[e] / len(fs) for e, fs in users.items()]
+        )
         for f in active:
             rate[f] += inc
         for e, fs in users.items():
@@ -111,7 +122,7 @@ def max_min_share(flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: di
 
 
 def _directed(path: list[str]) -> list[tuple[str, str]]:
-    return list(zip(path, path[1:]))
+    return list(pairwise(path))
 
 
 def _capacities(g: nx.Graph, eff: float) -> dict[tuple[str, str], float]:
@@ -125,7 +136,6 @@ def _capacities(g: nx.Graph, eff: float) -> dict[tuple[str, str], float]:
 def predict(machine: Machine) -> Prediction:
     g = build_graph(machine)
     gpus = machine.gpus
-    sw = machine.software
     assumptions: list[str] = [
         "Host memory for each GPU is on its own socket (NUMA-local pinned buffers).",
         "Links train at the negotiated generation under load (an idle link may read Gen1).",
@@ -138,10 +148,20 @@ def predict(machine: Machine) -> Prediction:
         path = host_path(g, n.id)
         raw, where = _bottleneck(g, path)
         inputs = {"link": n.link.label, "bottleneck": where, "raw_gbps": round(raw, 3)}
-        h2d = _fig(raw * h2d_eff, "GB/s", "raw rate of the narrowest link to host x h2d_efficiency",
-                   inputs | {"h2d_efficiency": h2d_eff}, ["pcie_lane_gbps", "h2d_efficiency"])
-        d2h = _fig(raw * d2h_eff, "GB/s", "raw rate of the narrowest link to host x d2h_efficiency",
-                   inputs | {"d2h_efficiency": d2h_eff}, ["pcie_lane_gbps", "d2h_efficiency"])
+        h2d = _fig(
+            raw * h2d_eff,
+            "GB/s",
+            "raw rate of the narrowest link to host x h2d_efficiency",
+            inputs | {"h2d_efficiency": h2d_eff},
+            ["pcie_lane_gbps", "h2d_efficiency"],
+        )
+        d2h = _fig(
+            raw * d2h_eff,
+            "GB/s",
+            "raw rate of the narrowest link to host x d2h_efficiency",
+            inputs | {"d2h_efficiency": d2h_eff},
+            ["pcie_lane_gbps", "d2h_efficiency"],
+        )
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
         gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
@@ -153,18 +173,31 @@ def predict(machine: Machine) -> Prediction:
             for attr, rates, flows in (("h2d_all", down, down_flows), ("d2h_all", up, up_flows)):
                 alone = getattr(p, attr[:3]).value
                 val = rates[p.node.id]
-                formula = ("max-min fair share of every link with all GPUs copying at once "
-                           "(capacity = raw rate x efficiency)")
+                formula = (
+                    "max-min fair share of every link with all GPUs copying at once "
+                    "(capacity = raw rate x efficiency)"
+                )
                 inputs = {"alone_gbps": round(alone, 3), "gpus_copying": len(gpus)}
                 if val < alone - 1e-6:
                     inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows, caps[attr])
-                setattr(p, attr, _fig(val, "GB/s", formula, inputs,
-                                      ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"]))
-    pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
+                setattr(
+                    p,
+                    attr,
+                    _fig(
+                        val,
+                        "GB/s",
+                        formula,
+                        inputs,
+                        ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"],
+                    ),
+                )
+    pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1 :]]
     ring = _ring(g, gpus)
     allreduce = _allreduce(g, machine, ring, pairs) if len(gpus) > 1 else None
     if any(_arch(n) == "blackwell" for n in gpus):
-        assumptions.append("No published staged-copy measurement for Blackwell: the Ada constant is used (low confidence).")
+        assumptions.append(
+            "No published staged-copy measurement for Blackwell: the Ada constant is used (low confidence)."
+        )
     return Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
 
 
@@ -177,7 +210,11 @@ def _saturated(g, edges, rates, flows, cap) -> str:
             u, v = e
             ed = g.edges[u, v]
             lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
-            kind = "chipset uplink" if ed["kind"] == "chipset_uplink" else f"Gen{ed['gen']} x{ed['width']} uplink"
+            kind = (
+                "chipset uplink"
+                if ed["kind"] == "chipset_uplink"
+                else f"Gen{ed['gen']} x{ed['width']} uplink"
+            )
             sharing = sum(1 for f, (_, es) in flows.items() if e in es)
             return f"{kind} of {g.nodes[lower]['label']}, shared by {sharing} GPUs"
     return "a shared link"
@@ -195,7 +232,7 @@ def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
             continue
         if sw.driver == "patched-p2p" and gpu.p2p.patched_driver:
             if not sw.large_bar:
-                return False, f"the patched driver needs large BAR, which is off"
+                return False, "the patched driver needs large BAR, which is off"
             if sw.iommu == "on":
                 return False, "the patched driver needs the IOMMU off or in passthrough"
             continue
@@ -232,12 +269,23 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
         e = g.edges[a.id, b.id]
         eff = const("nvlink_efficiency", arch)
         rate = e.get("gbps")
-        uni = _fig(rate * eff if rate else None, "GB/s", "NVLink per-direction rate x nvlink_efficiency",
-                   {"nvlink_gbps": rate, "nvlink_efficiency": eff}, ["nvlink_efficiency"],
-                   "calibrated" if arch in ("ampere", "hopper") else "low")
+        uni = _fig(
+            rate * eff if rate else None,
+            "GB/s",
+            "NVLink per-direction rate x nvlink_efficiency",
+            {"nvlink_gbps": rate, "nvlink_efficiency": eff},
+            ["nvlink_efficiency"],
+            "calibrated" if arch in ("ampere", "hopper") else "low",
+        )
         bf = const("nvlink_bidi_factor")
-        bidi = _fig(uni.value * 2 * bf if uni.value else None, "GB/s", "2 x uni x nvlink_bidi_factor",
-                    {"uni_gbps": uni.value, "nvlink_bidi_factor": bf}, ["nvlink_bidi_factor"], uni.confidence)
+        bidi = _fig(
+            uni.value * 2 * bf if uni.value else None,
+            "GB/s",
+            "2 x uni x nvlink_bidi_factor",
+            {"uni_gbps": uni.value, "nvlink_bidi_factor": bf},
+            ["nvlink_bidi_factor"],
+            uni.confidence,
+        )
         lat = const("latency_nvlink_us", arch)
         latency = _fig(lat, "us", "latency_nvlink_us", {"arch": arch}, ["latency_nvlink_us"])
         via = "nvlink"
@@ -256,15 +304,29 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
                 factor *= const("acs_factor")
                 why.append("acs_factor (ACS redirects P2P through the root complex)")
                 consts.append("acs_factor")
-            uni = _fig(raw * eff * factor, "GB/s",
-                       "raw rate of the narrowest link on the path x p2p_pcie_efficiency" +
-                       "".join(f" x {w}" for w in why),
-                       {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff}, consts)
+            uni = _fig(
+                raw * eff * factor,
+                "GB/s",
+                "raw rate of the narrowest link on the path x p2p_pcie_efficiency"
+                + "".join(f" x {w}" for w in why),
+                {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff},
+                consts,
+            )
             bf = const("p2p_pcie_bidi_factor")
-            bidi = _fig(uni.value * 2 * bf, "GB/s", "2 x uni x p2p_pcie_bidi_factor",
-                        {"uni_gbps": round(uni.value, 3), "p2p_pcie_bidi_factor": bf}, ["p2p_pcie_bidi_factor"])
-            latency = _fig(const("latency_p2p_pcie_us", path), "us", f"latency_p2p_pcie_us[{path}]",
-                           {"path": path}, ["latency_p2p_pcie_us"])
+            bidi = _fig(
+                uni.value * 2 * bf,
+                "GB/s",
+                "2 x uni x p2p_pcie_bidi_factor",
+                {"uni_gbps": round(uni.value, 3), "p2p_pcie_bidi_factor": bf},
+                ["p2p_pcie_bidi_factor"],
+            )
+            latency = _fig(
+                const("latency_p2p_pcie_us", path),
+                "us",
+                f"latency_p2p_pcie_us[{path}]",
+                {"path": path},
+                ["latency_p2p_pcie_us"],
+            )
             via = "pcie-p2p"
         else:
             legs = []
@@ -274,15 +336,31 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
             raw, where = min(legs)
             eff = const("staged_efficiency", arch)
             conf = "low" if arch not in ("ada", "ampere", "hopper") else "calibrated"
-            uni = _fig(raw * eff, "GB/s", "slower leg's raw link rate to host x staged_efficiency[arch] "
-                       "(device -> pinned host buffer -> device)",
-                       {"slower_leg": where, "raw_gbps": round(raw, 3), "arch": arch, "staged_efficiency": eff},
-                       ["pcie_lane_gbps", "staged_efficiency"], conf)
+            uni = _fig(
+                raw * eff,
+                "GB/s",
+                "slower leg's raw link rate to host x staged_efficiency[arch] "
+                "(device -> pinned host buffer -> device)",
+                {"slower_leg": where, "raw_gbps": round(raw, 3), "arch": arch, "staged_efficiency": eff},
+                ["pcie_lane_gbps", "staged_efficiency"],
+                conf,
+            )
             bf = const("staged_bidi_factor")
-            bidi = _fig(uni.value * bf, "GB/s", "uni x staged_bidi_factor (both directions share host memory)",
-                        {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf}, ["staged_bidi_factor"], conf)
-            latency = _fig(const("latency_staged_us", arch), "us", "latency_staged_us[arch]", {"arch": arch},
-                           ["latency_staged_us"])
+            bidi = _fig(
+                uni.value * bf,
+                "GB/s",
+                "uni x staged_bidi_factor (both directions share host memory)",
+                {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf},
+                ["staged_bidi_factor"],
+                conf,
+            )
+            latency = _fig(
+                const("latency_staged_us", arch),
+                "us",
+                "latency_staged_us[arch]",
+                {"arch": arch},
+                ["latency_staged_us"],
+            )
             via = "staged"
     level, level_why = nccl_level(machine)
     if nvlink and level != "LOC":
@@ -290,12 +368,16 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
     elif p2p and level != "LOC" and class_rank(path) <= _LEVEL_RANK[level]:
         nccl_p2p, transport, nreason = True, "P2P", f"path {path} is within P2P level {level} ({level_why})"
     elif p2p:
-        nccl_p2p, transport, nreason = False, "SHM", (f"path {path} is beyond P2P level {level} ({level_why}); "
-                                                       "set NCCL_P2P_LEVEL=SYS to allow it")
+        nccl_p2p, transport, nreason = (
+            False,
+            "SHM",
+            (f"path {path} is beyond P2P level {level} ({level_why}); set NCCL_P2P_LEVEL=SYS to allow it"),
+        )
     else:
         nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
-    return PairPrediction(a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via,
-                          uni, bidi, latency)
+    return PairPrediction(
+        a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via, uni, bidi, latency
+    )
 
 
 def _ring(g: nx.Graph, gpus: list[Node]) -> list[Node]:
@@ -325,13 +407,24 @@ def _allreduce(g: nx.Graph, machine: Machine, ring: list[Node], pairs: list[Pair
     shared = max_min_share(flows, _capacities(g, const("h2d_efficiency")))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
-    return _fig(rate * eff, "GB/s",
-                "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency",
-                {"gpus": len(ring), "ring": [n.index for n in ring], "slowest_hop": name, "transport": transport,
-                 "hop_gbps": round(rate, 3), "efficiency": eff,
-                 "hops": {h[0]: h[1] for h in per_hop}},
-                ["allreduce_p2p_efficiency" if transport != "SHM" else "allreduce_shm_efficiency", "h2d_efficiency"],
-                "low" if any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring) else "calibrated")
+    return _fig(
+        rate * eff,
+        "GB/s",
+        "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency",
+        {
+            "gpus": len(ring),
+            "ring": [n.index for n in ring],
+            "slowest_hop": name,
+            "transport": transport,
+            "hop_gbps": round(rate, 3),
+            "efficiency": eff,
+            "hops": {h[0]: h[1] for h in per_hop},
+        },
+        ["allreduce_p2p_efficiency" if transport != "SHM" else "allreduce_shm_efficiency", "h2d_efficiency"],
+        "low"
+        if any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring)
+        else "calibrated",
+    )
 
 
 def topo_matrix(pred: Prediction) -> list[list[str]]:

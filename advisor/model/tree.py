@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from advisor.base.errors import UserError
+from advisor.model import nodeids as ids
 from advisor.model.build import Build, TreeDevice, TreeNode, TreeSwitch
 from advisor.model.catalog.store import Catalog
-from advisor.base.errors import UserError
 from advisor.model.machine import Link, Machine, Node
-from advisor.model import nodeids as ids
 
 
 def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
@@ -21,8 +21,14 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         v = sock.vendor or (part.cpu_vendor if part else None)  # type: ignore[union-attr]
         if v:
             vendor = v
-        nodes[ids.socket(s)] = Node(ids.socket(s), "socket", None, s, f"CPU{s} {part.name if part else ''}".strip(),
-                                part_id=part.id if part else None)
+        nodes[ids.socket(s)] = Node(
+            ids.socket(s),
+            "socket",
+            None,
+            s,
+            f"CPU{s} {part.name if part else ''}".strip(),
+            part_id=part.id if part else None,
+        )
     counter = {"gpu": 0, "nic": 0, "nvme": 0, "switch": 0}
 
     def add(child: TreeNode, parent: str, socket: int) -> None:
@@ -30,8 +36,14 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
             sid = ids.switch(child.switch)
             if sid in nodes:
                 raise UserError(f"switch {child.switch!r} appears twice in the topology")
-            nodes[sid] = Node(sid, "switch", parent, socket, f"switch {child.switch}",
-                              link=Link(child.gen, child.width, child.gen, child.width))
+            nodes[sid] = Node(
+                sid,
+                "switch",
+                parent,
+                socket,
+                f"switch {child.switch}",
+                link=Link(child.gen, child.width, child.gen, child.width),
+            )
             for c in child.children:
                 add(c, sid, socket)
             return
@@ -45,21 +57,38 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
             limited = []
             if gen < gpu.pcie.gen or width < gpu.pcie.width:
                 limited.append(f"trained at Gen{gen} x{width} in this machine")
-            nodes[ids.device("gpu", i)] = Node(ids.device("gpu", i), "gpu", parent, socket, child.name or gpu.name,
-                                    Link(gen, width, gpu.pcie.gen, gpu.pcie.width, limited),
-                                    connector=child.name, gpu=gpu, index=i, part_id=gpu.id)  # type: ignore[arg-type]
+            nodes[ids.device("gpu", i)] = Node(
+                ids.device("gpu", i),
+                "gpu",
+                parent,
+                socket,
+                child.name or gpu.name,
+                Link(gen, width, gpu.pcie.gen, gpu.pcie.width, limited),
+                connector=child.name,
+                gpu=gpu,
+                index=i,
+                part_id=gpu.id,
+            )  # type: ignore[arg-type]
         else:
             kind = "nvme" if child.nvme else "nic"
             i = counter[kind]
             counter[kind] += 1
             gen, width = child.gen or 4, child.width or (4 if kind == "nvme" else 16)
-            nodes[ids.device(kind, i)] = Node(ids.device(kind, i), kind, parent, socket, child.name or child.nic or kind,
-                                       Link(gen, width, gen, width))
+            nodes[ids.device(kind, i)] = Node(
+                ids.device(kind, i),
+                kind,
+                parent,
+                socket,
+                child.name or child.nic or kind,
+                Link(gen, width, gen, width),
+            )
 
     for s, sock in enumerate(topo.sockets):
         for rp in sock.root_ports:
             hb = ids.host_bridge(s, rp.host_bridge)
-            nodes.setdefault(hb, Node(hb, "host_bridge", ids.socket(s), s, f"host bridge {rp.host_bridge or '0'}"))
+            nodes.setdefault(
+                hb, Node(hb, "host_bridge", ids.socket(s), s, f"host bridge {rp.host_bridge or '0'}")
+            )
             rid = ids.root_port(hb, rp.id)
             if rid in nodes:
                 raise UserError(f"root port {rp.id!r} appears twice on socket {s}")
@@ -73,11 +102,25 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         hb = ids.host_bridge(ch.socket, None)
         nodes.setdefault(hb, Node(hb, "host_bridge", ids.socket(ch.socket), ch.socket, "host bridge 0"))
         cid = ids.chipset(ch.socket)
-        nodes[cid] = Node(cid, "chipset", hb, ch.socket, "chipset",
-                                 link=Link(ch.gen, ch.width, ch.gen, ch.width, ["chipset uplink"]))
+        nodes[cid] = Node(
+            cid,
+            "chipset",
+            hb,
+            ch.socket,
+            "chipset",
+            link=Link(ch.gen, ch.width, ch.gen, ch.width, ["chipset uplink"]),
+        )
         for c in ch.children:
             add(c, cid, ch.socket)
     inter = topo.inter_socket or (("UPI" if vendor == "intel" else "xGMI") if len(topo.sockets) > 1 else None)
-    return Machine(nodes=nodes, sockets=len(topo.sockets), cpu_vendor=vendor, cpu=cpu, board=None,
-                   inter_socket=inter, nvlink=[(a, b) for a, b in build.nvlink], software=build.software,
-                   build=build)
+    return Machine(
+        nodes=nodes,
+        sockets=len(topo.sockets),
+        cpu_vendor=vendor,
+        cpu=cpu,
+        board=None,
+        inter_socket=inter,
+        nvlink=[(a, b) for a, b in build.nvlink],
+        software=build.software,
+        build=build,
+    )

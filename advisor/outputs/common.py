@@ -20,6 +20,7 @@ class Output(BaseModel):
 
     def json_text(self) -> str:
         import json
+
         return json.dumps(self.dump(), indent=2)
 
 
@@ -35,8 +36,14 @@ class Derivation(Output):
 
     @classmethod
     def of(cls, f: Figure) -> Derivation:
-        return cls(value=None if f.value is None else round(f.value, 3), unit=f.unit, formula=f.formula,
-                   inputs=f.inputs, constants=list(f.constants), confidence=f.confidence)
+        return cls(
+            value=None if f.value is None else round(f.value, 3),
+            unit=f.unit,
+            formula=f.formula,
+            inputs=f.inputs,
+            constants=list(f.constants),
+            confidence=f.confidence,
+        )
 
 
 class ConstantOut(Output):

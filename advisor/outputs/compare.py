@@ -27,7 +27,18 @@ class CompareOutput(Output):
 
 def compare_output(rows: list[tuple[str, Row]]) -> CompareOutput:
     return CompareOutput(
-        rows=[CompareRowOut(metric=r.metric, where=r.where, predicted=r.predicted, measured=r.measured,
-                            ratio=None if r.ratio is None else round(r.ratio, 3), flagged=r.flagged,
-                            causes=r.causes, source=source) for source, r in rows],
-        flagged=sum(1 for _, r in rows if r.flagged))
+        rows=[
+            CompareRowOut(
+                metric=r.metric,
+                where=r.where,
+                predicted=r.predicted,
+                measured=r.measured,
+                ratio=None if r.ratio is None else round(r.ratio, 3),
+                flagged=r.flagged,
+                causes=r.causes,
+                source=source,
+            )
+            for source, r in rows
+        ],
+        flagged=sum(1 for _, r in rows if r.flagged),
+    )

@@ -13,8 +13,10 @@ from advisor.model.predict import Prediction, topo_matrix
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
-NOT_CHECKED = ("Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
-               "driver and NCCL versions other than the defaults named, and network (multi-node) traffic.")
+NOT_CHECKED = (
+    "Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
+    "driver and NCCL versions other than the defaults named, and network (multi-node) traffic."
+)
 
 
 class LinkOut(Output):
@@ -99,7 +101,9 @@ class PlanOutput(Output):
     findings: list[Finding]
     not_checked: str
     constants: dict[str, ConstantOut] | None = None
-    workload: WorkloadOutput | None = Field(default=None, description="With --train/--infer: the output of `advisor workload`")
+    workload: WorkloadOutput | None = Field(
+        default=None, description="With --train/--infer: the output of `advisor workload`"
+    )
 
 
 def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain: bool = False) -> PlanOutput:
@@ -107,39 +111,100 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
     gpus = []
     for p in pred.gpus:
         n = p.node
-        extra = {"derivation": {k: Derivation.of(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}} \
-            if explain else {}
-        gpus.append(GpuOut(
-            index=n.index or 0, slot=n.connector, model=n.gpu.name if n.gpu else None, model_id=n.part_id,
-            link=LinkOut(gen=n.link.gen, width=n.link.width, max_gen=n.link.max_gen, max_width=n.link.max_width,
-                         limited_by=list(n.link.limited_by)),
-            h2d_gbps=r1(p.h2d.value), d2h_gbps=r1(p.d2h.value), h2d_all_gbps=r1(p.h2d_all.value),
-            d2h_all_gbps=r1(p.d2h_all.value), bottleneck=p.bottleneck, **extra))
+        extra = (
+            {"derivation": {k: Derivation.of(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}}
+            if explain
+            else {}
+        )
+        gpus.append(
+            GpuOut(
+                index=n.index or 0,
+                slot=n.connector,
+                model=n.gpu.name if n.gpu else None,
+                model_id=n.part_id,
+                link=LinkOut(
+                    gen=n.link.gen,
+                    width=n.link.width,
+                    max_gen=n.link.max_gen,
+                    max_width=n.link.max_width,
+                    limited_by=list(n.link.limited_by),
+                ),
+                h2d_gbps=r1(p.h2d.value),
+                d2h_gbps=r1(p.d2h.value),
+                h2d_all_gbps=r1(p.h2d_all.value),
+                d2h_all_gbps=r1(p.d2h_all.value),
+                bottleneck=p.bottleneck,
+                **extra,
+            )
+        )
     pairs = []
     for p in pred.pairs:
-        extra = {"derivation": {"uni": Derivation.of(p.uni), "bidi": Derivation.of(p.bidi),
-                                "latency": Derivation.of(p.latency)}} if explain else {}
-        pairs.append(PairOut(
-            a=p.a, b=p.b, path=p.path, p2p=p.p2p, p2p_reason=p.p2p_reason, via=p.via, nccl_p2p=p.nccl_p2p,
-            nccl_transport=p.nccl_transport, nccl_reason=p.nccl_reason, uni_gbps=r1(p.uni.value),
-            bidi_gbps=r1(p.bidi.value), latency_us=None if p.latency.value is None else round(p.latency.value, 2),
-            confidence=p.uni.confidence, **extra))
+        extra = (
+            {
+                "derivation": {
+                    "uni": Derivation.of(p.uni),
+                    "bidi": Derivation.of(p.bidi),
+                    "latency": Derivation.of(p.latency),
+                }
+            }
+            if explain
+            else {}
+        )
+        pairs.append(
+            PairOut(
+                a=p.a,
+                b=p.b,
+                path=p.path,
+                p2p=p.p2p,
+                p2p_reason=p.p2p_reason,
+                via=p.via,
+                nccl_p2p=p.nccl_p2p,
+                nccl_transport=p.nccl_transport,
+                nccl_reason=p.nccl_reason,
+                uni_gbps=r1(p.uni.value),
+                bidi_gbps=r1(p.bidi.value),
+                latency_us=None if p.latency.value is None else round(p.latency.value, 2),
+                confidence=p.uni.confidence,
+                **extra,
+            )
+        )
     allreduce = None
     if pred.allreduce is not None:
         a = pred.allreduce
         extra = {"derivation": Derivation.of(a)} if explain else {}
-        allreduce = AllreduceOut(gpus=len(pred.ring), busbw_gbps=r1(a.value), ring=pred.ring,
-                                 slowest_hop=a.inputs.get("slowest_hop"), transport=a.inputs.get("transport"), **extra)
+        allreduce = AllreduceOut(
+            gpus=len(pred.ring),
+            busbw_gbps=r1(a.value),
+            ring=pred.ring,
+            slowest_hop=a.inputs.get("slowest_hop"),
+            transport=a.inputs.get("transport"),
+            **extra,
+        )
     extra = {"constants": {c.name: ConstantOut.of(c) for c in constants().values()}} if explain else {}
     return PlanOutput(
-        schema_version=1, build=m.build.name if m.build else None, cpu=m.cpu.id if m.cpu else None,
-        board=m.board.id if m.board else None, sockets=m.sockets, gpus=gpus, pairs=pairs, allreduce=allreduce,
+        schema_version=1,
+        build=m.build.name if m.build else None,
+        cpu=m.cpu.id if m.cpu else None,
+        board=m.board.id if m.board else None,
+        sockets=m.sockets,
+        gpus=gpus,
+        pairs=pairs,
+        allreduce=allreduce,
         topo=TopoOut(gpus=[f"GPU{n.index}" for n in m.gpus], matrix=topo_matrix(pred)),
         devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
-        unlinked=list(m.unlinked), allocation_notes=list(m.notes), assumptions=list(pred.assumptions),
-        findings=list(findings or []), not_checked=NOT_CHECKED, **extra)
+        unlinked=list(m.unlinked),
+        allocation_notes=list(m.notes),
+        assumptions=list(pred.assumptions),
+        findings=list(findings or []),
+        not_checked=NOT_CHECKED,
+        **extra,
+    )
 
 
 def _device(n: Node) -> DeviceOut:
-    return DeviceOut(kind=n.kind, name=n.label, connector=n.connector,  # type: ignore[arg-type]
-                     link=DeviceLinkOut(gen=n.link.gen, width=n.link.width) if n.link else None)
+    return DeviceOut(
+        kind=n.kind,
+        name=n.label,
+        connector=n.connector,  # type: ignore[arg-type]
+        link=DeviceLinkOut(gen=n.link.gen, width=n.link.width) if n.link else None,
+    )

@@ -11,8 +11,12 @@ from advisor.model.catalog.models import Board, Cpu, Gpu
 
 
 def schemas() -> dict[str, dict]:
-    return {"cpu": Cpu.model_json_schema(), "board": Board.model_json_schema(),
-            "gpu": Gpu.model_json_schema(), "build": Build.model_json_schema()}
+    return {
+        "cpu": Cpu.model_json_schema(),
+        "board": Board.model_json_schema(),
+        "gpu": Gpu.model_json_schema(),
+        "build": Build.model_json_schema(),
+    }
 
 
 def output_schemas() -> dict[str, dict]:
@@ -22,6 +26,12 @@ def output_schemas() -> dict[str, dict]:
     from advisor.outputs.plan import PlanOutput
     from advisor.outputs.validate import ValidateOutput
     from advisor.outputs.workload import WorkloadOutput
-    models = {"plan": PlanOutput, "validate": ValidateOutput, "compare": CompareOutput, "workload": WorkloadOutput,
-              "measurement": Measurement}
+
+    models = {
+        "plan": PlanOutput,
+        "validate": ValidateOutput,
+        "compare": CompareOutput,
+        "workload": WorkloadOutput,
+        "measurement": Measurement,
+    }
     return {name: m.model_json_schema(mode="serialization") for name, m in models.items()}

@@ -42,7 +42,9 @@ class InterconnectOut(Output):
 
 
 class MemoryOut(Output):
-    per_gpu_gb: dict[str, float | None] = Field(description="Weights, gradients, optimizer, activations, KV cache")
+    per_gpu_gb: dict[str, float | None] = Field(
+        description="Weights, gradients, optimizer, activations, KV cache"
+    )
     total_gb: float | None
     usable_gb: float | None
     fits: bool
@@ -110,78 +112,146 @@ class WorkloadOutput(Output):
     strategies_not_possible: dict[str, str] | None = None
     derivation: WorkloadDerivation | None = None
     constants: dict[str, ConstantOut] | None = None
-    findings: list[Finding] | None = Field(default=None, description="Workload findings (`advisor workload` only)")
+    findings: list[Finding] | None = Field(
+        default=None, description="Workload findings (`advisor workload` only)"
+    )
 
 
 def workload_spec(w: Workload) -> WorkloadSpecOut:
     m = w.model
-    more = dict(seq=w.seq, accum=w.accum, recompute=w.recompute) if w.task == "train" else \
-        dict(prompt=w.prompt, gen=w.gen)
-    return WorkloadSpecOut(task=w.task, model=m.key if not m.custom else m.name, preset=m.key, params=m.params,
-                           strategy=w.strategy, precision=w.precision, batch=w.batch, **more)
+    more = (
+        dict(seq=w.seq, accum=w.accum, recompute=w.recompute)
+        if w.task == "train"
+        else dict(prompt=w.prompt, gen=w.gen)
+    )
+    return WorkloadSpecOut(
+        task=w.task,
+        model=m.key if not m.custom else m.name,
+        preset=m.key,
+        params=m.params,
+        strategy=w.strategy,
+        precision=w.precision,
+        batch=w.batch,
+        **more,
+    )
 
 
 def memory_out(mem: Memory, explain: bool) -> MemoryOut:
-    extra = {"derivation": {k: Derivation.of(f) for k, f in {**mem.terms, "total": mem.total,
-                                                              "usable": mem.usable}.items()}} if explain else {}
-    return MemoryOut(per_gpu_gb={k: _r(f.value, 2) for k, f in mem.terms.items()}, total_gb=_r(mem.total.value, 2),
-                     usable_gb=_r(mem.usable.value, 2), fits=mem.fits, notes=list(mem.notes), **extra)
+    extra = (
+        {
+            "derivation": {
+                k: Derivation.of(f)
+                for k, f in {**mem.terms, "total": mem.total, "usable": mem.usable}.items()
+            }
+        }
+        if explain
+        else {}
+    )
+    return MemoryOut(
+        per_gpu_gb={k: _r(f.value, 2) for k, f in mem.terms.items()},
+        total_gb=_r(mem.total.value, 2),
+        usable_gb=_r(mem.usable.value, 2),
+        fits=mem.fits,
+        notes=list(mem.notes),
+        **extra,
+    )
 
 
 def config_out(c: Config, explain: bool = False) -> ConfigOut:
     fits = c.fits
     more: dict = {}
     if c.task == "train":
-        more |= dict(step_time_s=_r(c.time.value) if fits else None,
-                     samples_per_s=_r(c.throughput.value, 2) if fits else None)
+        more |= dict(
+            step_time_s=_r(c.time.value) if fits else None,
+            samples_per_s=_r(c.throughput.value, 2) if fits else None,
+        )
     else:
-        more |= dict(tokens_per_s=_r(c.throughput.value, 2) if fits else None,
-                     ttft_s=_r(c.extra["ttft"].value) if fits else None,
-                     decode_ms_per_token=_r((c.extra["decode_step"].value or 0) * 1e3, 3) if fits else None)
+        more |= dict(
+            tokens_per_s=_r(c.throughput.value, 2) if fits else None,
+            ttft_s=_r(c.extra["ttft"].value) if fits else None,
+            decode_ms_per_token=_r((c.extra["decode_step"].value or 0) * 1e3, 3) if fits else None,
+        )
     if "optimizer" in c.extra:
         more["optimizer_s"] = _r(c.extra["optimizer"].value)
     if c.notes:
         more["notes"] = list(c.notes)
     if explain:
-        figs = {"time": c.time, "throughput": c.throughput, "compute": c.compute, "exposed_comm": c.exposed_comm,
-                "bubble": c.bubble, **c.extra}
+        figs = {
+            "time": c.time,
+            "throughput": c.throughput,
+            "compute": c.compute,
+            "exposed_comm": c.exposed_comm,
+            "bubble": c.bubble,
+            **c.extra,
+        }
         more["derivation"] = {k: Derivation.of(f) for k, f in figs.items()}
     split = c.split()
-    return ConfigOut(gpus=c.gpus, strategy=c.strategy, fits=fits, compute_s=_r(c.compute.value),
-                     exposed_comm_s=_r(c.exposed_comm.value), bubble_s=_r(c.bubble.value),
-                     split=SplitOut(**{k: round(v, 3) for k, v in split.items()}), interconnect=c.fabric,
-                     memory=memory_out(c.memory, explain), **more)
+    return ConfigOut(
+        gpus=c.gpus,
+        strategy=c.strategy,
+        fits=fits,
+        compute_s=_r(c.compute.value),
+        exposed_comm_s=_r(c.exposed_comm.value),
+        bubble_s=_r(c.bubble.value),
+        split=SplitOut(**{k: round(v, 3) for k, v in split.items()}),
+        interconnect=c.fabric,
+        memory=memory_out(c.memory, explain),
+        **more,
+    )
 
 
 def change_out(ch: Change) -> ChangeOut:
     def r(x: float | None) -> float | None:
         return None if x is None else round(x, 2)
 
-    return ChangeOut(change=ch.change, why=ch.why, fits=ch.fits, predicted_speedup=r(ch.speedup),
-                     vs_now=r(ch.vs_now), vs_one_gpu_today=r(ch.vs_one_gpu_today),
-                     throughput=None if ch.config is None or not ch.fits else round(ch.config.throughput.value, 2),
-                     unit=None if ch.config is None else ch.config.throughput.unit)
+    return ChangeOut(
+        change=ch.change,
+        why=ch.why,
+        fits=ch.fits,
+        predicted_speedup=r(ch.speedup),
+        vs_now=r(ch.vs_now),
+        vs_one_gpu_today=r(ch.vs_one_gpu_today),
+        throughput=None if ch.config is None or not ch.fits else round(ch.config.throughput.value, 2),
+        unit=None if ch.config is None else ch.config.throughput.unit,
+    )
 
 
-def workload_output(a: Analysis, explain: bool = False, findings: list[Finding] | None = None) -> WorkloadOutput:
+def workload_output(
+    a: Analysis, explain: bool = False, findings: list[Finding] | None = None
+) -> WorkloadOutput:
     fab = a.fabric
     more: dict = {}
     if a.strategies:
         more["strategies"] = [config_out(c, explain) for c in a.strategies]
         more["strategies_not_possible"] = dict(a.skipped_strategies)
     if explain:
-        more["derivation"] = WorkloadDerivation(speedup=Derivation.of(a.speedup) if a.speedup else None,
-                                                efficiency=Derivation.of(a.efficiency) if a.efficiency else None)
-        more["constants"] = {c.name: ConstantOut.of(c, note=True) for c in constants("workload.yaml").values()}
+        more["derivation"] = WorkloadDerivation(
+            speedup=Derivation.of(a.speedup) if a.speedup else None,
+            efficiency=Derivation.of(a.efficiency) if a.efficiency else None,
+        )
+        more["constants"] = {
+            c.name: ConstantOut.of(c, note=True) for c in constants("workload.yaml").values()
+        }
     if findings is not None:
         more["findings"] = findings
     return WorkloadOutput(
-        schema_version=1, workload=workload_spec(a.workload), gpus=a.gpus,
-        interconnect=InterconnectOut(transport=fab.transport, busbw_gbps=_r(fab.busbw, 2),
-                                     pair_gbps=_r(fab.p2p_gbps, 2), pair_latency_us=_r(fab.p2p_latency_us, 2)),
+        schema_version=1,
+        workload=workload_spec(a.workload),
+        gpus=a.gpus,
+        interconnect=InterconnectOut(
+            transport=fab.transport,
+            busbw_gbps=_r(fab.busbw, 2),
+            pair_gbps=_r(fab.p2p_gbps, 2),
+            pair_latency_us=_r(fab.p2p_latency_us, 2),
+        ),
         speedup=_r(a.speedup.value, 3) if a.speedup else None,
         efficiency=_r(a.efficiency.value, 3) if a.efficiency else None,
-        fits_one_gpu=a.one.fits, fits=a.many.fits, bottleneck=a.bottleneck,
+        fits_one_gpu=a.one.fits,
+        fits=a.many.fits,
+        bottleneck=a.bottleneck,
         configurations=[config_out(c, explain) for c in ([a.one] if a.gpus == 1 else [a.one, a.many])],
-        memory=memory_out(a.many.memory, explain), changes=[change_out(c) for c in a.changes],
-        assumptions=list(a.assumptions), **more)
+        memory=memory_out(a.many.memory, explain),
+        changes=[change_out(c) for c in a.changes],
+        assumptions=list(a.assumptions),
+        **more,
+    )

@@ -48,9 +48,11 @@ def _check(c: Claim, pred: Prediction, findings: list[Finding], psu_w: int | Non
         if nv:
             return True, "NVLink between " + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in nv)
         models = sorted({g.gpu.name for g in gpus if g.gpu})
-        return False, (f"no GPU pair is joined by NVLink ({', '.join(models)}: "
-                       "no NVLink connector, or no bridge in the quote); pairs talk over "
-                       + ", ".join(p.path for p in pairs))
+        return False, (
+            f"no GPU pair is joined by NVLink ({', '.join(models)}: "
+            "no NVLink connector, or no bridge in the quote); pairs talk over "
+            + ", ".join(p.path for p in pairs)
+        )
     if c.kind == "p2p":
         if not pairs:
             return "unknown", "fewer than two GPUs"
@@ -76,6 +78,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     if quote.build is not None:
         from advisor.findings.evaluate import evaluate_rules
         from advisor.model.engine import evaluate
+
         try:
             pred = evaluate(quote.build, catalog)
         except UserError as exc:
@@ -93,12 +96,24 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     else:
         verdict = "PASS"
     return ValidateOutput(
-        verdict=verdict, exit_code=0 if verdict == "PASS" else 1,
-        quote=QuoteOut(file=quote.filename, format=quote.format, lines=[_line(x) for x in quote.lines],
-                       claims=[QuoteClaimOut(**asdict(c)) for c in quote.claims], build=quote.build_data,
-                       missing=list(quote.missing), notes=list(quote.notes)),
-        missing=list(quote.missing), not_in_catalog=not_in_catalog, build_problems=problems,
-        plan=plan_output(pred, findings) if pred is not None else None, claims=claims, false_claims=false_claims)
+        verdict=verdict,
+        exit_code=0 if verdict == "PASS" else 1,
+        quote=QuoteOut(
+            file=quote.filename,
+            format=quote.format,
+            lines=[_line(x) for x in quote.lines],
+            claims=[QuoteClaimOut(**asdict(c)) for c in quote.claims],
+            build=quote.build_data,
+            missing=list(quote.missing),
+            notes=list(quote.notes),
+        ),
+        missing=list(quote.missing),
+        not_in_catalog=not_in_catalog,
+        build_problems=problems,
+        plan=plan_output(pred, findings) if pred is not None else None,
+        claims=claims,
+        false_claims=false_claims,
+    )
 
 
 def _line(x) -> QuoteLineOut:

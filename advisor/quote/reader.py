@@ -19,11 +19,17 @@ from advisor.base.errors import Problem, UserError
 
 MATCH_MIN = 88.0
 # Capacities, clocks, wattages, quantities: numbers that name no model.
-_UNIT_TOKEN = re.compile(r"^(\d+(\.\d+)?(gb|tb|mb|ghz|mhz|w|mm|v|mt/s|-?cores?|-core|pcs)|\d{1,2}x|x\d+|\d+x\d+gb|g?ddr\d(-\d+)?)$", re.I)
+_UNIT_TOKEN = re.compile(
+    r"^(\d+(\.\d+)?(gb|tb|mb|ghz|mhz|w|mm|v|mt/s|-?cores?|-core|pcs)|\d{1,2}x|x\d+|\d+x\d+gb|g?ddr\d(-\d+)?)$",
+    re.I,
+)
 KINDS = ("cpu", "board", "gpu")
 
-_PRICE = re.compile(r"(?:(?:US)?\$|€|£|\bUSD\s?|\bEUR\s?)\s?(\d{1,3}(?:[,\s]\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
-                    r"|(\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2})\s?(?:USD|EUR|\$)", re.I)
+_PRICE = re.compile(
+    r"(?:(?:US)?\$|€|£|\bUSD\s?|\bEUR\s?)\s?(\d{1,3}(?:[,\s]\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+    r"|(\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2})\s?(?:USD|EUR|\$)",
+    re.I,
+)
 _QTY = [
     re.compile(r"\b(?:qty|quantity|menge)\s*[:=#]?\s*(\d{1,3})\b", re.I),
     re.compile(r"\(\s*[x×]\s*(\d{1,3})\s*\)", re.I),
@@ -34,7 +40,9 @@ _RAM_MODS = re.compile(r"(\d{1,2})\s*[x×]\s*(\d{1,3})\s*gb\b", re.I)
 _GB = re.compile(r"(\d{1,4})\s*gb\b", re.I)
 _RAM_WORDS = re.compile(r"\b(ddr[345]|ram|memory|dimms?|rdimms?|udimms?|ecc\s+reg\w*)\b", re.I)
 _WATT = re.compile(r"(\d{3,4})\s*(?:w|watts?)\b", re.I)
-_PSU_WORDS = re.compile(r"\b(psu|power\s+supply|netzteil|80\s*\+|80\s*plus|platinum|titanium|atx\s*3\.\d)\b", re.I)
+_PSU_WORDS = re.compile(
+    r"\b(psu|power\s+supply|netzteil|80\s*\+|80\s*plus|platinum|titanium|atx\s*3\.\d)\b", re.I
+)
 _NVME_WORDS = re.compile(r"\b(nvme|ssd|m\.2|990\s*pro|980\s*pro|sn850x?|t700|firecuda)\b", re.I)
 _M2_SOCKET = re.compile(r"\b(M\.?2_\d+)\b", re.I)
 _BRIDGE = re.compile(r"\bnvlink\b.*\bbridge\b|\bbridge\b.*\bnvlink\b|\bnvlink\s+\d[- ]slot\b", re.I)
@@ -44,17 +52,55 @@ _PARTLIKE = {
     "gpu": re.compile(r"\b(gpu|graphics|geforce|rtx|gtx|radeon|quadro|tesla|video\s+card)\b", re.I),
 }
 _CLAIMS = [
-    ("pcie_x16", re.compile(r"pcie\s*(?:gen\s*)?\d(?:\.0)?\s*x16|dual\s+x16|x16\s*/\s*x16|full\s+x16|"
-                            r"(?:both|all|each|every)\b[^.]*\bx16\b", re.I)),
+    (
+        "pcie_x16",
+        re.compile(
+            r"pcie\s*(?:gen\s*)?\d(?:\.0)?\s*x16|dual\s+x16|x16\s*/\s*x16|full\s+x16|"
+            r"(?:both|all|each|every)\b[^.]*\bx16\b",
+            re.I,
+        ),
+    ),
     ("nvlink", re.compile(r"\bnvlink\b", re.I)),
     ("p2p", re.compile(r"\bp2p\b|peer[- ]to[- ]peer", re.I)),
-    ("psu", re.compile(r"\d{3,4}\s*w\b[^.]*\b(enough|sufficient|plenty|adequate|ample)\b|"
-                       r"\b(psu|power\s+supply)\b[^.]*\b(enough|sufficient|plenty|adequate|ample)\b", re.I)),
+    (
+        "psu",
+        re.compile(
+            r"\d{3,4}\s*w\b[^.]*\b(enough|sufficient|plenty|adequate|ample)\b|"
+            r"\b(psu|power\s+supply)\b[^.]*\b(enough|sufficient|plenty|adequate|ample)\b",
+            re.I,
+        ),
+    ),
 ]
-_PROSE_CLAIM = re.compile(r"\b(enough|sufficient|guarantee\w*|support\w*|run\w*|will|both|each|all|full)\b", re.I)
-_YAML_KEYS = {"cpu", "board", "gpus", "gpu", "psu_w", "psu", "ram_gb", "ram", "nvme", "nvlink", "claims", "items",
-              "name", "vendor", "customer", "date", "total", "subtotal", "shipping", "tax", "notes", "currency",
-              "quote", "reference", "valid_until"}
+_PROSE_CLAIM = re.compile(
+    r"\b(enough|sufficient|guarantee\w*|support\w*|run\w*|will|both|each|all|full)\b", re.I
+)
+_YAML_KEYS = {
+    "cpu",
+    "board",
+    "gpus",
+    "gpu",
+    "psu_w",
+    "psu",
+    "ram_gb",
+    "ram",
+    "nvme",
+    "nvlink",
+    "claims",
+    "items",
+    "name",
+    "vendor",
+    "customer",
+    "date",
+    "total",
+    "subtotal",
+    "shipping",
+    "tax",
+    "notes",
+    "currency",
+    "quote",
+    "reference",
+    "valid_until",
+}
 
 
 @dataclass
@@ -106,8 +152,15 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     if not isinstance(text, str):
         raise UserError(problems=[Problem("a quote must be text", file=filename)])
     if "\x00" in text or sum(1 for ch in text[:4000] if ord(ch) < 32 and ch not in "\t\r\n\f") > 8:
-        raise UserError(problems=[Problem("this looks like a binary file, not a quote",
-                                          file=filename, hint="give the quote as text, CSV or YAML")])
+        raise UserError(
+            problems=[
+                Problem(
+                    "this looks like a binary file, not a quote",
+                    file=filename,
+                    hint="give the quote as text, CSV or YAML",
+                )
+            ]
+        )
     if not text.strip():
         raise UserError(problems=[Problem("the quote is empty", file=filename)])
     fmt = _detect(text, filename)
@@ -124,8 +177,15 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     except RecursionError:
         raise UserError(problems=[Problem("the quote is nested too deeply", file=filename)]) from None
     if not q.matched and not q.of_status("not_in_catalog"):
-        raise UserError(problems=[Problem("no CPU, board, GPU, PSU or RAM line found in the quote", file=filename,
-                                          hint="give one line item per line, e.g. '2x NVIDIA RTX 4090 $1,599.00'")])
+        raise UserError(
+            problems=[
+                Problem(
+                    "no CPU, board, GPU, PSU or RAM line found in the quote",
+                    file=filename,
+                    hint="give one line item per line, e.g. '2x NVIDIA RTX 4090 $1,599.00'",
+                )
+            ]
+        )
     _assemble(q, catalog)
     return q
 
@@ -143,8 +203,11 @@ def _detect(text: str, filename: str) -> str:
     if re.search(r"^(cpu|board|gpus|items)\s*:", text, re.M) or stripped.startswith("- "):
         try:
             from advisor.base.yamlio import loads
+
             data = loads(text, filename)
-            if (isinstance(data, list) and data) or (isinstance(data, dict) and set(data) & {"cpu", "board", "gpus", "items"}):
+            if (isinstance(data, list) and data) or (
+                isinstance(data, dict) and set(data) & {"cpu", "board", "gpus", "items"}
+            ):
                 return "yaml"
         except UserError:
             pass
@@ -202,8 +265,16 @@ def best_match(catalog, text: str, kind: str):
     return best[1], best[2], best[3]
 
 
-def _add_line(q: Quote, catalog, line: int, text: str, qty: int | None = None, price: float | None = None,
-              kind_hint: str | None = None, match_text: str | None = None) -> QuoteLine:
+def _add_line(
+    q: Quote,
+    catalog,
+    line: int,
+    text: str,
+    qty: int | None = None,
+    price: float | None = None,
+    kind_hint: str | None = None,
+    match_text: str | None = None,
+) -> QuoteLine:
     text = text[:500]
     mtext = match_text if match_text is not None else text
     claims = _find_claims(mtext, line)
@@ -231,7 +302,13 @@ def _add_line(q: Quote, catalog, line: int, text: str, qty: int | None = None, p
                 found.append((r[1], k, r[0]))
         if found:
             score, k, part = max(found, key=lambda x: x[0])
-            ql.status, ql.kind, ql.part_id, ql.part_name, ql.confidence = "matched", k, part.id, part.name, round(score, 1)
+            ql.status, ql.kind, ql.part_id, ql.part_name, ql.confidence = (
+                "matched",
+                k,
+                part.id,
+                part.name,
+                round(score, 1),
+            )
             return ql
     if kind_hint in (None, "psu"):
         w = _WATT.search(clean)
@@ -271,7 +348,11 @@ def _find_claims(text: str, line: int) -> list[Claim]:
         m = rx.search(text)
         if not m:
             continue
-        if kind == "nvlink" and _BRIDGE.search(text) is None and re.search(r"\bno\s+nvlink|without\s+nvlink", text, re.I):
+        if (
+            kind == "nvlink"
+            and _BRIDGE.search(text) is None
+            and re.search(r"\bno\s+nvlink|without\s+nvlink", text, re.I)
+        ):
             continue
         gen = None
         if kind == "pcie_x16":
@@ -289,8 +370,9 @@ def _csv_header(first: str) -> list[str] | None:
         return None
     delim = max(",;\t", key=first.count)
     cells = [c.strip().lower() for c in first.split(delim)]
-    if any(re.search(r"desc|item|product|part|component|model|name", c) for c in cells) and \
-            any(re.search(r"qty|quantity|price|cost|amount|count|units", c) for c in cells):
+    if any(re.search(r"desc|item|product|part|component|model|name", c) for c in cells) and any(
+        re.search(r"qty|quantity|price|cost|amount|count|units", c) for c in cells
+    ):
         return cells
     return None
 
@@ -299,8 +381,15 @@ def _read_csv(text: str, q: Quote, catalog) -> None:
     lines = text.splitlines()
     first_i = next((i for i, ln in enumerate(lines) if ln.strip()), 0)
     if _csv_header(lines[first_i]) is None:
-        raise UserError(problems=[Problem("a CSV quote needs a header row with a description and a qty or price column",
-                                          file=q.filename, line=first_i + 1)])
+        raise UserError(
+            problems=[
+                Problem(
+                    "a CSV quote needs a header row with a description and a qty or price column",
+                    file=q.filename,
+                    line=first_i + 1,
+                )
+            ]
+        )
     first = lines[first_i]
     delim = max(",;\t", key=first.count)
     try:
@@ -313,15 +402,21 @@ def _read_csv(text: str, q: Quote, catalog) -> None:
                     return i
             return None
 
-        desc = next((i for rx in ("desc", "product", "part", "component", "model", "name", "item")
-                     if (i := col(rx)) is not None), None)
+        desc = next(
+            (
+                i
+                for rx in ("desc", "product", "part", "component", "model", "name", "item")
+                if (i := col(rx)) is not None
+            ),
+            None,
+        )
         qcol = col(r"qty|quantity|count|units")
         pcol = col(r"unit|price|cost", r"total") or col(r"price|cost|amount|total")
         for row in reader:
             lineno = first_i + reader.line_num
             if not any(c.strip() for c in row):
                 continue
-            cell = lambda i: row[i].strip() if i is not None and i < len(row) else ""  # noqa: E731
+            cell = lambda i, row=row: row[i].strip() if i is not None and i < len(row) else ""  # noqa: E731
             d = cell(desc) or " ".join(c.strip() for c in row if c.strip())
             others = " ".join(c.strip() for i, c in enumerate(row) if i not in (qcol, pcol) and c.strip())
             qty = None
@@ -339,23 +434,42 @@ def _read_csv(text: str, q: Quote, catalog) -> None:
 
 def _read_yaml(text: str, q: Quote, catalog) -> None:
     from advisor.base.yamlio import loads
+
     data = loads(text, q.filename)
     if isinstance(data, list):
         _yaml_items(data, q, catalog, 1)
         return
     if not isinstance(data, dict):
-        raise UserError(problems=[Problem("a YAML quote must be a mapping (cpu, board, gpus, psu_w, ram_gb, claims) "
-                                          "or a list of line items", file=q.filename, line=1)])
+        raise UserError(
+            problems=[
+                Problem(
+                    "a YAML quote must be a mapping (cpu, board, gpus, psu_w, ram_gb, claims) "
+                    "or a list of line items",
+                    file=q.filename,
+                    line=1,
+                )
+            ]
+        )
     kl = getattr(data, "key_lines", {}) or {}
     for key in data:
         if not isinstance(key, str) or key not in _YAML_KEYS:
-            raise UserError(problems=[Problem(f"unknown key {key!r}", file=q.filename, line=kl.get(key),
-                                              hint="a quote has cpu, board, gpus, psu_w, ram_gb, nvme, nvlink, claims, items")])
+            raise UserError(
+                problems=[
+                    Problem(
+                        f"unknown key {key!r}",
+                        file=q.filename,
+                        line=kl.get(key),
+                        hint="a quote has cpu, board, gpus, psu_w, ram_gb, nvme, nvlink, claims, items",
+                    )
+                ]
+            )
     for key in ("cpu", "board"):
         if key in data:
             v = data[key]
             if not isinstance(v, (str, int, float)):
-                raise UserError(problems=[Problem(f"{key} must be a part name", file=q.filename, line=kl.get(key))])
+                raise UserError(
+                    problems=[Problem(f"{key} must be a part name", file=q.filename, line=kl.get(key))]
+                )
             _add_line(q, catalog, kl.get(key) or 1, str(v), kind_hint=key)
     gpus = data.get("gpus", data.get("gpu"))
     line = kl.get("gpus") or kl.get("gpu") or 1
@@ -370,26 +484,56 @@ def _read_yaml(text: str, q: Quote, catalog) -> None:
             if isinstance(g, dict):
                 model = g.get("model")
                 count = g.get("count", 1)
-                if not isinstance(model, str) or not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 64:
-                    raise UserError(problems=[Problem("a GPU entry needs `model` (a name) and `count` (1-64)",
-                                                      file=q.filename, line=gline)])
-                _add_line(q, catalog, gline, model, qty=count, price=_num(g.get("price"), q, gline), kind_hint="gpu")
+                if (
+                    not isinstance(model, str)
+                    or not isinstance(count, int)
+                    or isinstance(count, bool)
+                    or not 1 <= count <= 64
+                ):
+                    raise UserError(
+                        problems=[
+                            Problem(
+                                "a GPU entry needs `model` (a name) and `count` (1-64)",
+                                file=q.filename,
+                                line=gline,
+                            )
+                        ]
+                    )
+                _add_line(
+                    q, catalog, gline, model, qty=count, price=_num(g.get("price"), q, gline), kind_hint="gpu"
+                )
             elif isinstance(g, (str, int)):
                 _add_line(q, catalog, gline, str(g), kind_hint="gpu")
             else:
-                raise UserError(problems=[Problem("a GPU entry must be a name or {model, count}", file=q.filename, line=gline)])
+                raise UserError(
+                    problems=[
+                        Problem("a GPU entry must be a name or {model, count}", file=q.filename, line=gline)
+                    ]
+                )
     for key, kind in (("psu_w", "psu"), ("psu", "psu"), ("ram_gb", "ram"), ("ram", "ram")):
         if key in data:
             v = data[key]
             kline = kl.get(key) or 1
             if isinstance(v, bool) or not isinstance(v, (int, str)):
-                raise UserError(problems=[Problem(f"{key} must be a number or a line of text", file=q.filename, line=kline)])
+                raise UserError(
+                    problems=[
+                        Problem(f"{key} must be a number or a line of text", file=q.filename, line=kline)
+                    ]
+                )
             if isinstance(v, int):
                 if not 1 <= v <= 100000:
-                    raise UserError(problems=[Problem(f"{key} must be a positive number", file=q.filename, line=kline)])
+                    raise UserError(
+                        problems=[Problem(f"{key} must be a positive number", file=q.filename, line=kline)]
+                    )
                 unit = "W" if kind == "psu" else "GB"
-                ql = QuoteLine(line=kline, text=f"{key}: {v}", status="recognized", kind=kind, value=v,
-                               part_name=f"{'PSU' if kind == 'psu' else 'RAM'} {v} {unit}")
+                ql = QuoteLine(
+                    line=kline,
+                    text=f"{key}: {v}",
+                    status="recognized",
+                    kind=kind,
+                    value=v,
+                    part_name=f"{'PSU' if kind == 'psu' else 'RAM'} {v} {unit}",
+                )
                 q.lines.append(ql)
             else:
                 ql = _add_line(q, catalog, kline, v, kind_hint=kind)
@@ -400,18 +544,33 @@ def _read_yaml(text: str, q: Quote, catalog) -> None:
         for it in items:
             if isinstance(it, dict):
                 s = it.get("socket")
-                ql = QuoteLine(line=nline, text=str(dict(it))[:200], status="recognized", kind="nvme",
-                               socket=str(s) if s else None, part_name="NVMe SSD" + (f" in {s}" if s else ""))
+                ql = QuoteLine(
+                    line=nline,
+                    text=str(dict(it))[:200],
+                    status="recognized",
+                    kind="nvme",
+                    socket=str(s) if s else None,
+                    part_name="NVMe SSD" + (f" in {s}" if s else ""),
+                )
                 q.lines.append(ql)
             elif isinstance(it, (str, int)):
                 _add_line(q, catalog, nline, str(it), kind_hint="nvme")
             else:
-                raise UserError(problems=[Problem("nvme entries must be names or {socket}", file=q.filename, line=nline)])
+                raise UserError(
+                    problems=[Problem("nvme entries must be names or {socket}", file=q.filename, line=nline)]
+                )
     if "nvlink" in data:
         v = data["nvlink"]
         if v:
-            q.lines.append(QuoteLine(line=kl.get("nvlink") or 1, text=f"nvlink: {v}"[:200], status="recognized",
-                                     kind="nvlink", part_name="NVLink bridge"))
+            q.lines.append(
+                QuoteLine(
+                    line=kl.get("nvlink") or 1,
+                    text=f"nvlink: {v}"[:200],
+                    status="recognized",
+                    kind="nvlink",
+                    part_name="NVLink bridge",
+                )
+            )
             q.claims.append(Claim(text=f"nvlink: {v}"[:200], line=kl.get("nvlink") or 1, kind="nvlink"))
     if "claims" in data:
         c = data["claims"]
@@ -419,7 +578,9 @@ def _read_yaml(text: str, q: Quote, catalog) -> None:
         if isinstance(c, str):
             c = [c]
         if not isinstance(c, list) or not all(isinstance(x, (str, int, float)) for x in c):
-            raise UserError(problems=[Problem("claims must be a list of sentences", file=q.filename, line=cline)])
+            raise UserError(
+                problems=[Problem("claims must be a list of sentences", file=q.filename, line=cline)]
+            )
         il = getattr(c, "item_lines", None)
         for i, x in enumerate(c):
             xline = (il[i] if il and i < len(il) else None) or cline + 1 + i
@@ -453,16 +614,29 @@ def _yaml_items(items: list, q: Quote, catalog, base_line: int) -> None:
         if isinstance(it, (str, int, float)) and not isinstance(it, bool):
             _add_line(q, catalog, line, str(it))
         elif isinstance(it, dict):
-            desc = next((it[k] for k in ("description", "item", "name", "model", "part", "product") if k in it), None)
+            desc = next(
+                (it[k] for k in ("description", "item", "name", "model", "part", "product") if k in it), None
+            )
             if not isinstance(desc, (str, int)):
-                raise UserError(problems=[Problem("a line item needs a `description` (or item/name/model)",
-                                                  file=q.filename, line=line)])
+                raise UserError(
+                    problems=[
+                        Problem(
+                            "a line item needs a `description` (or item/name/model)",
+                            file=q.filename,
+                            line=line,
+                        )
+                    ]
+                )
             qty = it.get("qty", it.get("quantity", it.get("count")))
             if qty is not None and (isinstance(qty, bool) or not isinstance(qty, int) or not 1 <= qty <= 64):
-                raise UserError(problems=[Problem("qty must be a whole number from 1 to 64", file=q.filename, line=line)])
+                raise UserError(
+                    problems=[Problem("qty must be a whole number from 1 to 64", file=q.filename, line=line)]
+                )
             _add_line(q, catalog, line, str(desc), qty=qty, price=_num(it.get("price"), q, line))
         else:
-            raise UserError(problems=[Problem("a line item must be text or a mapping", file=q.filename, line=line)])
+            raise UserError(
+                problems=[Problem("a line item must be text or a mapping", file=q.filename, line=line)]
+            )
 
 
 # ---------------------------------------------------------------- the build
@@ -470,6 +644,7 @@ def _yaml_items(items: list, q: Quote, catalog, base_line: int) -> None:
 
 def _assemble(q: Quote, catalog) -> None:
     from advisor.model.build import Build
+
     data: dict[str, Any] = {"name": q.filename}
     gpus: dict[str, int] = {}
     ram = 0
@@ -523,5 +698,10 @@ def _assemble(q: Quote, catalog) -> None:
     try:
         q.build = Build.model_validate(data)
     except Exception as exc:  # pydantic ValidationError
-        raise UserError(problems=[Problem(f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}",
-                                          file=q.filename)]) from None
+        raise UserError(
+            problems=[
+                Problem(
+                    f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}", file=q.filename
+                )
+            ]
+        ) from None

@@ -15,7 +15,9 @@ def render_accuracy(as_json: bool = False, console: Console | None = None) -> st
     rows, skipped = run_cases()
     s = summary(rows)
     if as_json:
-        return json.dumps({"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2)
+        return json.dumps(
+            {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
+        )
     t = Table(title="Predicted vs measured (calibration/cases.yaml)")
     for col in ("case", "metric", "where", "variant", "measured", "predicted", "error"):
         t.add_column(col, overflow="fold")
@@ -30,6 +32,8 @@ def render_accuracy(as_json: bool = False, console: Console | None = None) -> st
     con.print(t)
     for sk in skipped:
         con.print(f"[yellow]not described[/]: {sk['case']}: {sk['reason']}")
-    con.print(f"{s['figures']} figures: median absolute error {s['median_abs_error_pct']}%, "
-              f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right")
+    con.print(
+        f"{s['figures']} figures: median absolute error {s['median_abs_error_pct']}%, "
+        f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right"
+    )
     return None

@@ -12,6 +12,7 @@ from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, topo_matrix
 from advisor.outputs.plan import NOT_CHECKED
 
+
 def tree_of(m: Machine) -> Tree:
     roots = [n for n in m.nodes.values() if n.parent is None and n.kind == "socket"]
     title = f"{m.board.name}" if m.board else "explicit PCIe tree"
@@ -21,8 +22,11 @@ def tree_of(m: Machine) -> Tree:
         link = f" [cyan]{n.link.label}[/]" if n.link else ""
         where = f" in {n.connector}" if n.connector and n.kind in ("gpu", "nvme", "nic") else ""
         idx = f"GPU{n.index} " if n.kind == "gpu" else ""
-        warn = " [yellow](below the card's " + f"Gen{n.link.max_gen} x{n.link.max_width})[/]" \
-            if n.link and n.kind == "gpu" and (n.link.gen < n.link.max_gen or n.link.width < n.link.max_width) else ""
+        warn = (
+            " [yellow](below the card's " + f"Gen{n.link.max_gen} x{n.link.max_width})[/]"
+            if n.link and n.kind == "gpu" and (n.link.gen < n.link.max_gen or n.link.width < n.link.max_width)
+            else ""
+        )
         return f"{idx}{n.label}{where}{link}{warn}"
 
     def add(branch, node):
@@ -43,8 +47,12 @@ def tree_of(m: Machine) -> Tree:
     return tree
 
 
-def render_text(pred: Prediction, findings: list[Finding] | None = None, explain: bool = False,
-                console: Console | None = None) -> None:
+def render_text(
+    pred: Prediction,
+    findings: list[Finding] | None = None,
+    explain: bool = False,
+    console: Console | None = None,
+) -> None:
     console = console or Console()
     m = pred.machine
     console.print(tree_of(m))
@@ -56,9 +64,17 @@ def render_text(pred: Prediction, findings: list[Finding] | None = None, explain
     for p in pred.gpus:
         n = p.node
         limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
-        t.add_row(str(n.index), n.gpu.name if n.gpu else "?", n.connector or "-", n.link.label,
-                  f"{p.h2d.value:.1f}", f"{p.d2h.value:.1f}", f"{p.h2d_all.value:.1f}", f"{p.d2h_all.value:.1f}",
-                  limit)
+        t.add_row(
+            str(n.index),
+            n.gpu.name if n.gpu else "?",
+            n.connector or "-",
+            n.link.label,
+            f"{p.h2d.value:.1f}",
+            f"{p.d2h.value:.1f}",
+            f"{p.h2d_all.value:.1f}",
+            f"{p.d2h_all.value:.1f}",
+            limit,
+        )
     console.print(t)
     if pred.pairs:
         t = Table(title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
@@ -66,22 +82,31 @@ def render_text(pred: Prediction, findings: list[Finding] | None = None, explain
             t.add_column(col)
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
-            t.add_row(f"{p.a}-{p.b}", p.path, "yes" if p.p2p else "no", p.nccl_transport,
-                      f"{p.uni.value:.1f}" if p.uni.value else "?", f"{p.bidi.value:.1f}" if p.bidi.value else "?",
-                      f"{p.latency.value:.1f}", why)
+            t.add_row(
+                f"{p.a}-{p.b}",
+                p.path,
+                "yes" if p.p2p else "no",
+                p.nccl_transport,
+                f"{p.uni.value:.1f}" if p.uni.value else "?",
+                f"{p.bidi.value:.1f}" if p.bidi.value else "?",
+                f"{p.latency.value:.1f}",
+                why,
+            )
         console.print(t)
         mat = topo_matrix(pred)
         t = Table(title="Predicted nvidia-smi topo -m")
         t.add_column("")
         for n in m.gpus:
             t.add_column(f"GPU{n.index}")
-        for n, row in zip(m.gpus, mat):
+        for n, row in zip(m.gpus, mat, strict=True):
             t.add_row(f"GPU{n.index}", *row)
         console.print(t)
     if pred.allreduce:
         a = pred.allreduce
-        console.print(f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
-                      f"[bold]{a.value:.1f} GB/s[/] — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}")
+        console.print(
+            f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
+            f"[bold]{a.value:.1f} GB/s[/] — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}"
+        )
     if findings:
         console.print("[bold]Findings[/] (worst first)")
         for f in findings:
@@ -106,33 +131,55 @@ def render_text(pred: Prediction, findings: list[Finding] | None = None, explain
 def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> str:
     """The plan as a Markdown report: links, P2P paths, all-reduce, findings, assumptions."""
     m = pred.machine
-    title = (m.build.name if m.build and m.build.name else None) or \
-        " / ".join(x.name for x in (m.cpu, m.board) if x is not None) or "explicit PCIe tree"
+    title = (
+        (m.build.name if m.build and m.build.name else None)
+        or " / ".join(x.name for x in (m.cpu, m.board) if x is not None)
+        or "explicit PCIe tree"
+    )
     out = [f"# {title}", ""]
     if m.cpu or m.board:
-        out += [f"- CPU: {m.cpu.name if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
-                f"- Board: {m.board.name if m.board else 'explicit PCIe tree'}", ""]
+        out += [
+            f"- CPU: {m.cpu.name if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
+            f"- Board: {m.board.name if m.board else 'explicit PCIe tree'}",
+            "",
+        ]
     if m.notes or m.unlinked:
         out += ["## What the lane allocation did", ""]
         out += [f"- {n}" for n in m.notes] + [f"- {u}: no lanes" for u in m.unlinked] + [""]
-    out += ["## Host <-> GPU (pinned copies, GB/s)", "",
-            "| GPU | model | slot | link | H2D | D2H | H2D all | D2H all | limit |", "|---|---|---|---|---|---|---|---|---|"]
+    out += [
+        "## Host <-> GPU (pinned copies, GB/s)",
+        "",
+        "| GPU | model | slot | link | H2D | D2H | H2D all | D2H all | limit |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for p in pred.gpus:
         n = p.node
         limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
-        out.append(f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
-                   f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |")
+        out.append(
+            f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
+            f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |"
+        )
     if pred.pairs:
-        out += ["", "## GPU <-> GPU", "", "| pair | path | CUDA P2P | NCCL uses | uni GB/s | bidi GB/s | latency us | why |",
-                "|---|---|---|---|---|---|---|---|"]
+        out += [
+            "",
+            "## GPU <-> GPU",
+            "",
+            "| pair | path | CUDA P2P | NCCL uses | uni GB/s | bidi GB/s | latency us | why |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
-            out.append(f"| {p.a}-{p.b} | {p.path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
-                       f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |")
+            out.append(
+                f"| {p.a}-{p.b} | {p.path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
+                f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |"
+            )
     if pred.allreduce:
         a = pred.allreduce
-        out += ["", f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: **{a.value:.1f} GB/s** "
-                f"(slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']})."]
+        out += [
+            "",
+            f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: **{a.value:.1f} GB/s** "
+            f"(slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}).",
+        ]
     out += ["", "## Findings", ""]
     if findings:
         for f in findings:

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from advisor.base.errors import UserError
+from advisor.base.yamlio import atomic_write, dumps, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.catalog.models import Board, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import build_from_data, evaluate
-from advisor.base.errors import UserError
 from advisor.model.predict import Prediction
-from advisor.base.yamlio import atomic_write, dumps, load_file
 
 
 @dataclass
@@ -138,7 +138,7 @@ class Planner:
     # ------------------------------------------------------------------ loading and saving
 
     @classmethod
-    def open(cls, path: str | Path, catalog: Catalog | None = None) -> "Planner":
+    def open(cls, path: str | Path, catalog: Catalog | None = None) -> Planner:
         data = load_file(path)
         return cls(build_from_data(data, str(path)), catalog, path)
 
@@ -304,17 +304,6 @@ class Planner:
         cards = cards_of(self.build) + [GpuSpec(model=gpu.id, slot=slot) for _ in range(count)]
         return self._edit(gpus=[c.model_dump() for c in cards])
 
-    def set_gpu_count(self, model: str, count: int) -> list[str]:
-        """Make the build hold `count` cards of `model` (adding or removing from the end)."""
-        self._require_catalog_build()
-        gpu = self.catalog.resolve(model, "gpu", "GPU")
-        cards = cards_of(self.build)
-        same = [i for i, c in enumerate(cards) if self.catalog.resolve(c.model, "gpu").id == gpu.id]
-        while len(same) > count:
-            cards.pop(same.pop())
-        cards += [GpuSpec(model=gpu.id) for _ in range(count - len(same))]
-        return self._edit(gpus=[c.model_dump() for c in cards])
-
     def remove_gpu(self, index: int) -> list[str]:
         self._require_catalog_build()
         cards = cards_of(self.build)
@@ -392,9 +381,6 @@ class Planner:
         links = [sorted(p) for p in self.build.nvlink]
         links = [p for p in links if p != pair] if pair in links else links + [pair]
         return self._edit(nvlink=links)
-
-    def rename(self, name: str) -> list[str]:
-        return self._edit(name=name or None)
 
     # ------------------------------------------------------------------ what the pickers show
 

@@ -7,7 +7,8 @@ catches the user's mistakes (UserError) and shows them instead of crashing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -18,18 +19,18 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedContent, TabPane
 
+from advisor.base.errors import UserError
+from advisor.base.resources import bundled
+from advisor.base.yamlio import atomic_write, loads, read_text
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import build_from_data, load_build
-from advisor.base.errors import UserError
 from advisor.session.planner import Choice, Planner, cards_of
-from advisor.base.resources import bundled
 from advisor.tui import autosave
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
-from advisor.base.yamlio import atomic_write, loads, read_text
 
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
@@ -165,7 +166,9 @@ class AdvisorApp(App):
         if tab not in self._stale:
             return
         view = self.query(VIEWS[tab])
-        if not view or not view.first().size.width:  # a lazy tab not mounted or laid out yet: draw it once it is
+        if (
+            not view or not view.first().size.width
+        ):  # a lazy tab not mounted or laid out yet: draw it once it is
             self.call_after_refresh(self._show_view, tab)
             return
         self._stale.discard(tab)

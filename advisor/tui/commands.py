@@ -6,8 +6,9 @@ provider adds one entry per catalog part and per slot, so Ctrl+P jumps to any of
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from textual.command import Hit, Hits, Provider
 

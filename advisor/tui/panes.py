@@ -106,8 +106,12 @@ class QuotePane(VerticalScroll):
             price = "" if x.price is None else f"${x.price:,.0f}"
             what = part if x.status == "matched" else x.text[:60]
             table.add_row(
-                str(x.line), Text(x.status.replace("_", " "), style.get(x.status, "")), what, conf,
-                str(x.qty or ""), price,
+                str(x.line),
+                Text(x.status.replace("_", " "), style.get(x.status, "")),
+                what,
+                conf,
+                str(x.qty or ""),
+                price,
             )
         lines = []
         for c in r.claims:
@@ -264,7 +268,7 @@ class ComparePane(Vertical):
             f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
             "15%[/]; select a row for its likely causes"
         )
-        for path, r in self.rows:
+        for _path, r in self.rows:
             ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
             flag = Text("OFF", "bold red") if r.flagged else Text("ok", "green")
             table.add_row(r.metric, r.where, str(r.predicted), str(r.measured), ratio, flag)
@@ -291,7 +295,5 @@ class ComparePane(Vertical):
         out.update(
             head
             + "likely causes, first suspect first\n"
-            + "\n".join(
-                f"[b]{c.id}[/] {escape(c.message)}\n  check: {escape(c.fix)}" for c in r.causes
-            )
+            + "\n".join(f"[b]{c.id}[/] {escape(c.message)}\n  check: {escape(c.fix)}" for c in r.causes)
         )

@@ -17,10 +17,10 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from advisor.model.machine import Machine, Node
-from advisor.session.planner import Planner, cards_of
-from advisor.model.predict import Figure, Prediction
 from advisor.model import nodeids as ids
+from advisor.model.machine import Machine, Node
+from advisor.model.predict import Figure, Prediction
+from advisor.session.planner import Planner, cards_of
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
@@ -217,11 +217,7 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
         if c.name in used:
             continue
         g = board.group(c.group)
-        parent = {
-            "cpu": lambda: ids.host_bridge(g.socket, g.host_bridge),
-            "chipset": lambda: ids.chipset(g.socket),
-            "switch": lambda: ids.switch(g.switch or ""),
-        }[g.source]()
+        parent = ids.group_parent(g.source, g.socket, g.host_bridge, g.switch)
         if parent not in m.nodes:
             parent = ids.socket(g.socket) if ids.socket(g.socket) in m.nodes else ids.ROOT
         src = {"cpu": "CPU", "chipset": "chipset", "switch": "switch"}[g.source]

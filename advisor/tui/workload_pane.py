@@ -105,8 +105,8 @@ class WorkloadPane(Vertical):
             out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
             return
         from advisor.findings.evaluate import evaluate_rules
-        from advisor.workload import analyse
         from advisor.render.workload import render_text
+        from advisor.workload import analyse
 
         try:
             analysis = analyse(planner.build, self.workload(), planner.catalog, pred)

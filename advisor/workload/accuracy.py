@@ -6,14 +6,14 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import build_from_data, evaluate
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
+from advisor.base.yamlio import load_file
+from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.engine import build_from_data, evaluate
 from advisor.workload.analyse import analyse
 from advisor.workload.models import Workload
 from advisor.workload.presets import resolve
-from advisor.base.yamlio import load_file
 
 TIME_METRICS = ("step_time_s", "seconds_per_epoch")
 

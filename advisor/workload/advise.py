@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from advisor.base.errors import UserError
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
-from advisor.base.errors import UserError
 from advisor.workload.models import STRATEGY_NAMES, Workload
 
 if TYPE_CHECKING:

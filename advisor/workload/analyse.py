@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from advisor.base.errors import UserError
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import evaluate
-from advisor.base.errors import UserError
 from advisor.model.predict import Figure, Prediction
 from advisor.workload.hardware import Fabric, device, fabric
 from advisor.workload.infer import infer_config

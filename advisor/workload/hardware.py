@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from advisor.model.constants import const
 from advisor.base.errors import UserError
+from advisor.model.constants import const
 from advisor.model.machine import Machine
 from advisor.model.predict import Figure, Prediction, predict
 

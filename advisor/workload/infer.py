@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from advisor.model.constants import const
 from advisor.base.errors import UserError
+from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.comm import collective, p2p
 from advisor.workload.hardware import Device, Fabric

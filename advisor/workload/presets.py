@@ -9,8 +9,8 @@ from rapidfuzz import process
 
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
-from advisor.workload.models import ModelSpec
 from advisor.base.yamlio import load_file
+from advisor.workload.models import ModelSpec
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}

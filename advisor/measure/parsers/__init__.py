@@ -31,9 +31,16 @@ def parse(tool: str, text: str, filename: str) -> Measurement:
         check_not_empty(text, filename, "a measurement tool's")
         found = detect(text)
         if found is None:
-            raise UserError(problems=[Problem(
-                "could not tell which tool wrote this file", file=filename,
-                hint="name the tool: advisor import TOOL FILE, with TOOL one of " + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()))])
+            raise UserError(
+                problems=[
+                    Problem(
+                        "could not tell which tool wrote this file",
+                        file=filename,
+                        hint="name the tool: advisor import TOOL FILE, with TOOL one of "
+                        + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()),
+                    )
+                ]
+            )
         tool = found
     reader = READERS.get(tool)
     if reader is None:

@@ -65,8 +65,12 @@ def to_float(token: str, filename: str, line: int | None, what: str, decimals: i
         raise fail(filename, f"expected a number for {what}, found {token!r}", line)
     if decimals is not None and not re.fullmatch(rf"[0-9]+\.[0-9]{{{decimals}}}", token):
         example = "12." + "3" * decimals
-        raise fail(filename, f"expected a number like {example} for {what}, found {token!r}", line,
-                   hint="the value looks cut short or edited; save the tool's full output again")
+        raise fail(
+            filename,
+            f"expected a number like {example} for {what}, found {token!r}",
+            line,
+            hint="the value looks cut short or edited; save the tool's full output again",
+        )
     value = float(token)
     if not math.isfinite(value):
         raise fail(filename, f"expected a finite number for {what}, found {token!r}", line)
@@ -75,16 +79,13 @@ def to_float(token: str, filename: str, line: int | None, what: str, decimals: i
     return value + 0.0  # turns -0.0 into 0.0
 
 
-def to_int(token: str, filename: str, line: int | None, what: str) -> int:
-    if not is_int(token):
-        raise fail(filename, f"expected a whole number for {what}, found {token!r}", line)
-    return int(token)
-
-
 def check_not_empty(text: str, filename: str, tool: str) -> None:
     if not normalise(text).strip():
-        raise fail(filename, f"the file is empty; expected {TOOL_LABELS.get(tool, tool)} output",
-                   hint="save the tool's output with `> file.txt` and check the command succeeded")
+        raise fail(
+            filename,
+            f"the file is empty; expected {TOOL_LABELS.get(tool, tool)} output",
+            hint="save the tool's output with `> file.txt` and check the command succeeded",
+        )
 
 
 def not_this_tool(text: str, filename: str, tool: str, expected: str) -> UserError:
@@ -92,11 +93,16 @@ def not_this_tool(text: str, filename: str, tool: str, expected: str) -> UserErr
     found = detect(text)
     label = TOOL_LABELS.get(tool, tool)
     if found and found != tool:
-        return fail(filename, f"this is not {label} output ({expected}); it looks like "
-                              f"{TOOL_LABELS[found]} output",
-                    hint=f"read it with `advisor import {found} FILE` or `advisor import auto FILE`")
-    return fail(filename, f"this is not {label} output: {expected}",
-                hint="check that the file holds the tool's full, unedited output")
+        return fail(
+            filename,
+            f"this is not {label} output ({expected}); it looks like {TOOL_LABELS[found]} output",
+            hint=f"read it with `advisor import {found} FILE` or `advisor import auto FILE`",
+        )
+    return fail(
+        filename,
+        f"this is not {label} output: {expected}",
+        hint="check that the file holds the tool's full, unedited output",
+    )
 
 
 def iter_pairs(n: int) -> Iterator[tuple[int, int]]:

@@ -42,12 +42,16 @@ def detect(text: str) -> str | None:
         if not line:
             continue
         if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in line or (
-                "P2P=" in line and "Matrix" in line and "abled" in line):
+            "P2P=" in line and "Matrix" in line and "abled" in line
+        ):
             return "p2p"
-        if line.startswith(("nvbandwidth Version", "memcpy CE ", "memcpy SM ")) or _NVBW_RUNNING.fullmatch(line):
+        if line.startswith(("nvbandwidth Version", "memcpy CE ", "memcpy SM ")) or _NVBW_RUNNING.fullmatch(
+            line
+        ):
             found.add("nvbandwidth")
-        elif line.startswith("#") and (_NCCL_THREADS.match(line) or line.startswith("# Avg bus bandwidth")
-                                       or _is_nccl_header(line)):
+        elif line.startswith("#") and (
+            _NCCL_THREADS.match(line) or line.startswith("# Avg bus bandwidth") or _is_nccl_header(line)
+        ):
             found.add("nccl-tests")
         elif "NVSMI LOG" in line and line.startswith("=") or line == "GPU Link Info":
             found.add("smi-q")
@@ -61,8 +65,11 @@ def detect(text: str) -> str | None:
             found.add("lspci")
         elif _LSPCI_DEVICE.match(raw):
             lspci_device_at = number
-        elif number - lspci_device_at < 40 and line.startswith(("Capabilities:", "Kernel driver in use:")) \
-                and raw[:1] in (" ", "\t"):
+        elif (
+            number - lspci_device_at < 40
+            and line.startswith(("Capabilities:", "Kernel driver in use:"))
+            and raw[:1] in (" ", "\t")
+        ):
             found.add("lspci")
     return next((tool for tool in _ORDER if tool in found), None)
 

@@ -16,8 +16,19 @@ from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import check_not_empty, fail, not_this_tool, numbered_lines
 
 TOOL = "lspci"
-GEN_BY_SPEED = {"2.5": 1, "5": 2, "5.0": 2, "8": 3, "8.0": 3, "16": 4, "16.0": 4, "32": 5, "32.0": 5,
-                "64": 6, "64.0": 6}
+GEN_BY_SPEED = {
+    "2.5": 1,
+    "5": 2,
+    "5.0": 2,
+    "8": 3,
+    "8.0": 3,
+    "16": 4,
+    "16.0": 4,
+    "32": 5,
+    "32.0": 5,
+    "64": 6,
+    "64.0": 6,
+}
 _DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]{1,120}):\s+(.*)$")
 _GPU_CLASS = re.compile(r"VGA compatible controller|3D controller|Display controller", re.IGNORECASE)
 _NVIDIA = re.compile(r"NVIDIA|\[10de:", re.IGNORECASE)
@@ -56,10 +67,15 @@ def parse(text: str, filename: str) -> Measurement:
         if m := _LINK.match(line.text):
             current.link[m.group(1)] = _link(m.group(2), m.group(1), filename, line.number)
     if not any_device:
-        raise not_this_tool(text, filename, TOOL, "no device line like '01:00.0 VGA compatible controller: ...'")
+        raise not_this_tool(
+            text, filename, TOOL, "no device line like '01:00.0 VGA compatible controller: ...'"
+        )
     if not devices:
-        raise fail(filename, "lspci lists no NVIDIA GPU (VGA / 3D controller from NVIDIA)",
-                   hint="run `lspci -vv -d 10de:` to list only NVIDIA devices")
+        raise fail(
+            filename,
+            "lspci lists no NVIDIA GPU (VGA / 3D controller from NVIDIA)",
+            hint="run `lspci -vv -d 10de:` to list only NVIDIA devices",
+        )
     machine = Machine()
     results: list[Result] = []
     skipped: list[str] = []
@@ -72,9 +88,15 @@ def parse(text: str, filename: str) -> Measurement:
         results.extend(_device_results(device, index, info))
         machine.gpus.append(info)
     if not machine.gpus:
-        reason = "lspci was not allowed to read them" if any(d.denied for d in devices) else "they are missing"
-        raise fail(filename, f"no LnkCap / LnkSta lines for the NVIDIA GPU(s) {', '.join(skipped)}: {reason}",
-                   devices[0].line, hint="run `sudo lspci -vv`: without root, lspci hides the capability list")
+        reason = (
+            "lspci was not allowed to read them" if any(d.denied for d in devices) else "they are missing"
+        )
+        raise fail(
+            filename,
+            f"no LnkCap / LnkSta lines for the NVIDIA GPU(s) {', '.join(skipped)}: {reason}",
+            devices[0].line,
+            hint="run `sudo lspci -vv`: without root, lspci hides the capability list",
+        )
     if skipped:
         for r in results:
             r.note = (r.note or "") + f"; no link lines for {', '.join(skipped)} (run lspci as root)"
@@ -86,13 +108,18 @@ def _link(rest: str, kind: str, filename: str, line: int) -> tuple[int | None, i
     speed = _SPEED.search(rest)
     width = _WIDTH.search(rest)
     if speed is None and width is None:
-        raise fail(filename, f"expected 'Speed <n>GT/s, Width x<n>' on this {kind} line, found {rest.strip()!r}",
-                   line)
+        raise fail(
+            filename,
+            f"expected 'Speed <n>GT/s, Width x<n>' on this {kind} line, found {rest.strip()!r}",
+            line,
+        )
     gen = None
     if speed and speed.group(1):
         key = speed.group(1)
         if key not in GEN_BY_SPEED:
-            raise fail(filename, f"{kind} speed {key} GT/s is not a PCIe rate (2.5, 5, 8, 16, 32 or 64)", line)
+            raise fail(
+                filename, f"{kind} speed {key} GT/s is not a PCIe rate (2.5, 5, 8, 16, 32 or 64)", line
+            )
         gen = GEN_BY_SPEED[key]
     lanes = int(width.group(1)) if width else None
     if lanes is not None and not 1 <= lanes <= 32:
@@ -107,11 +134,25 @@ def _device_results(device: _Device, index: int, info: GpuInfo) -> list[Result]:
         gen, width, _sd, _wd, _line = cap
         info.pcie_gen_max, info.pcie_width_max = gen, width
         if gen:
-            out.append(Result(metric="link_gen_max", gpu=index, value=gen, tool=TOOL,
-                              note=f"LnkCap of {device.bus_id}: what the GPU can do; {order}"))
+            out.append(
+                Result(
+                    metric="link_gen_max",
+                    gpu=index,
+                    value=gen,
+                    tool=TOOL,
+                    note=f"LnkCap of {device.bus_id}: what the GPU can do; {order}",
+                )
+            )
         if width:
-            out.append(Result(metric="link_width_max", gpu=index, value=width, tool=TOOL,
-                              note=f"LnkCap of {device.bus_id}: what the GPU can do; {order}"))
+            out.append(
+                Result(
+                    metric="link_width_max",
+                    gpu=index,
+                    value=width,
+                    tool=TOOL,
+                    note=f"LnkCap of {device.bus_id}: what the GPU can do; {order}",
+                )
+            )
     if sta := device.link.get("LnkSta"):
         gen, width, speed_down, width_down, _line = sta
         info.pcie_gen_current, info.pcie_width_current = gen, width
@@ -124,7 +165,9 @@ def _device_results(device: _Device, index: int, info: GpuInfo) -> list[Result]:
             note = f"LnkSta of {device.bus_id}: the trained link now"
             if width_down:
                 note += "; lspci says the width is downgraded (fewer lanes than the GPU and slot support)"
-            out.append(Result(metric="link_width", gpu=index, value=width, tool=TOOL, note=f"{note}; {order}"))
+            out.append(
+                Result(metric="link_width", gpu=index, value=width, tool=TOOL, note=f"{note}; {order}")
+            )
     return out
 
 
@@ -139,5 +182,5 @@ def _name(description: str) -> str | None:
     if name.endswith(")") and "(rev " in name:
         name = name[: name.rindex("(rev ")].strip()
     if name.startswith("NVIDIA Corporation"):
-        name = name[len("NVIDIA Corporation"):].strip()
+        name = name[len("NVIDIA Corporation") :].strip()
     return name or None

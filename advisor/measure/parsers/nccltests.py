@@ -35,8 +35,10 @@ TOOL = "nccl-tests"
 PLATEAU_TOLERANCE = 0.05  # a size is on the plateau when its busbw is within 5 % of the peak
 ERROR_COLUMN_LIMIT = 1e-3  # old 'error' column: max relative error; above this the result was wrong
 
-_RANK = re.compile(r"^#\s*Rank\s+([0-9]{1,7})\s+(?:Group\s+[0-9]+\s+)?Pid\s+[0-9]+\s+on\s+(\S+)\s+"
-                   r"device\s+([0-9]{1,4})\s+\[([^\]]*)\]\s*(.*)$")
+_RANK = re.compile(
+    r"^#\s*Rank\s+([0-9]{1,7})\s+(?:Group\s+[0-9]+\s+)?Pid\s+[0-9]+\s+on\s+(\S+)\s+"
+    r"device\s+([0-9]{1,4})\s+\[([^\]]*)\]\s*(.*)$"
+)
 _THREADS = re.compile(r"^#\s*nThread\s+([0-9]{1,6})\s+nGpus\s+([0-9]{1,6})\b")
 _VERSION = re.compile(r"^#\s*nccl-tests version\s+(\S+)")
 _PROGRAM = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z_]{1,40})_perf(?:_mpi)?(?![A-Za-z0-9_])")
@@ -96,8 +98,9 @@ def _parse_text(text: str, filename: str) -> Measurement:
     if not tables:
         raise not_this_tool(text, filename, TOOL, "no results header ('#  size  count  type ... busbw')")
     results = [r for t in tables for r in _table_results(t, filename)]
-    return Measurement(source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine,
-                       results=results)
+    return Measurement(
+        source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine, results=results
+    )
 
 
 def _header_columns(line: Line) -> list[str] | None:
@@ -128,7 +131,9 @@ def _table_from_preamble(preamble: list[Line], machine: Machine, filename: str) 
         _add_gpus(ranks, machine)
     elif threads:
         count = threads
-        note = "rank count taken from nThread x nGpus (no '# Rank' lines; a multi-process run would have more)"
+        note = (
+            "rank count taken from nThread x nGpus (no '# Rank' lines; a multi-process run would have more)"
+        )
     else:
         count = None
         note = "rank count unknown: the file has no '# Rank' or '# nThread' lines"
@@ -154,8 +159,12 @@ def _read_rows(lines: list[Line], i: int, columns: list[str], table: _Table, fil
     algbw = [k for k, c in enumerate(columns) if c == "algbw"]
     wrong = [k for k, c in enumerate(columns) if c in ("#wrong", "error", "wrong")]
     if len(busbw) > 2 or len(algbw) != len(busbw):
-        raise fail(filename, f"the results header has {len(busbw)} busbw and {len(algbw)} algbw columns; "
-                             "expected one of each for out-of-place and in-place", lines[i - 1].number)
+        raise fail(
+            filename,
+            f"the results header has {len(busbw)} busbw and {len(algbw)} algbw columns; "
+            "expected one of each for out-of-place and in-place",
+            lines[i - 1].number,
+        )
     expected = len(columns) + (1 if columns[-1] == "timestamp" else 0)
     header_line = lines[i - 1].number
     while i < len(lines):
@@ -170,19 +179,33 @@ def _read_rows(lines: list[Line], i: int, columns: list[str], table: _Table, fil
             i += 1  # blank, comment, or an interleaved NCCL INFO / warning line
             continue
         if len(tokens) != expected:
-            raise fail(filename, f"expected {expected} columns ({' '.join(columns)}) in this results row, "
-                                 f"found {len(tokens)}", line.number,
-                       hint="the row may be cut short; rerun the test and save its full output")
+            raise fail(
+                filename,
+                f"expected {expected} columns ({' '.join(columns)}) in this results row, found {len(tokens)}",
+                line.number,
+                hint="the row may be cut short; rerun the test and save its full output",
+            )
         table.rows.append(_row(tokens, busbw, algbw, wrong, columns, line.number, filename))
         i += 1
     where = lines[i].number if i < len(lines) else lines[-1].number
-    raise fail(filename, f"the results table that starts at line {header_line} has no '# Avg bus bandwidth' "
-                         "footer; the run looks cut short (hung or killed)", where,
-               hint="rerun the test until it finishes; if you trimmed the output, keep the footer line")
+    raise fail(
+        filename,
+        f"the results table that starts at line {header_line} has no '# Avg bus bandwidth' "
+        "footer; the run looks cut short (hung or killed)",
+        where,
+        hint="rerun the test until it finishes; if you trimmed the output, keep the footer line",
+    )
 
 
-def _row(tokens: list[str], busbw: list[int], algbw: list[int], wrong: list[int], columns: list[str],
-         line: int, filename: str) -> _Row:
+def _row(
+    tokens: list[str],
+    busbw: list[int],
+    algbw: list[int],
+    wrong: list[int],
+    columns: list[str],
+    line: int,
+    filename: str,
+) -> _Row:
     size = tokens[0]
     if not is_int(size):
         raise fail(filename, f"expected the message size in bytes, found {size!r}", line)
@@ -197,7 +220,9 @@ def _is_wrong(token: str, column: str, filename: str, line: int) -> bool:
     if token.upper() == "N/A":
         return False
     if not is_float(token):
-        raise fail(filename, f"expected a count of wrong elements in the {column} column, found {token!r}", line)
+        raise fail(
+            filename, f"expected a count of wrong elements in the {column} column, found {token!r}", line
+        )
     value = float(token)
     return value > (ERROR_COLUMN_LIMIT if column == "error" else 0)
 
@@ -213,12 +238,16 @@ def _parse_json(text: str, filename: str) -> Measurement:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise fail(filename, f"this is not valid JSON: {exc.msg}", exc.lineno,
-                   hint="the file may be cut short; the run must finish for nccl-tests to close its JSON") from None
+        raise fail(
+            filename,
+            f"this is not valid JSON: {exc.msg}",
+            exc.lineno,
+            hint="the file may be cut short; the run must finish for nccl-tests to close its JSON",
+        ) from None
     except RecursionError:
         raise fail(filename, "this JSON is nested too deeply to be nccl-tests output") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise not_this_tool(text, filename, TOOL, "no top-level \"results\" list")
+        raise not_this_tool(text, filename, TOOL, 'no top-level "results" list')
     config: dict[str, Any] = data["config"] if isinstance(data.get("config"), dict) else {}
     machine = Machine()
     ranks, note = _json_ranks(config, machine)
@@ -229,10 +258,14 @@ def _parse_json(text: str, filename: str) -> Measurement:
     for k, entry in enumerate(data["results"]):
         table.rows.append(_json_row(entry, k, filename))
     if "average_bus_bandwidth" not in data:
-        raise fail(filename, "the JSON has no \"average_bus_bandwidth\"; the run looks cut short",
-                   hint="rerun the test until it finishes")
-    return Measurement(source=Source(tool=TOOL, file=filename), machine=machine,
-                       results=_table_results(table, filename))
+        raise fail(
+            filename,
+            'the JSON has no "average_bus_bandwidth"; the run looks cut short',
+            hint="rerun the test until it finishes",
+        )
+    return Measurement(
+        source=Source(tool=TOOL, file=filename), machine=machine, results=_table_results(table, filename)
+    )
 
 
 def _json_ranks(config: dict[str, Any], machine: Machine) -> tuple[int | None, str | None]:
@@ -297,33 +330,67 @@ def _table_results(table: _Table, filename: str) -> list[Result]:
         if plateau is None:
             continue
         busbw, algbw, sizes, peak, left_out = plateau
-        note = (f"{name}: large-message plateau, {label}: median busbw of {len(sizes)} size(s) "
-                f"{sizes[0]}..{sizes[-1]} B within {PLATEAU_TOLERANCE:.0%} of the peak {peak:g} GB/s")
+        note = (
+            f"{name}: large-message plateau, {label}: median busbw of {len(sizes)} size(s) "
+            f"{sizes[0]}..{sizes[-1]} B within {PLATEAU_TOLERANCE:.0%} of the peak {peak:g} GB/s"
+        )
         if len(sizes) == 1 and len(table.rows) == 1:
             note += "; only one message size was run, so it may be below the plateau"
         elif len(sizes) == 1:
-            note += "; only the peak size is within the band, so the curve shows no clear plateau " \
-                    "(still rising at the largest size, or noisy)"
+            note += (
+                "; only the peak size is within the band, so the curve shows no clear plateau "
+                "(still rising at the largest size, or noisy)"
+            )
         if left_out:
             note += f"; {left_out} size(s) with results the tool flagged as wrong left out"
         if table.rank_note:
             note += f"; {table.rank_note}"
-        results.append(Result(metric="busbw_gbps", value=busbw, note=note, gpus=table.ranks,
-                              size_bytes=sizes[-1], unit="GB/s", tool=TOOL))
+        results.append(
+            Result(
+                metric="busbw_gbps",
+                value=busbw,
+                note=note,
+                gpus=table.ranks,
+                size_bytes=sizes[-1],
+                unit="GB/s",
+                tool=TOOL,
+            )
+        )
         if algbw is not None:
-            results.append(Result(metric="algbw_gbps", value=algbw, note=note.replace("busbw", "algbw", 1),
-                                  gpus=table.ranks, size_bytes=sizes[-1], unit="GB/s", tool=TOOL))
+            results.append(
+                Result(
+                    metric="algbw_gbps",
+                    value=algbw,
+                    note=note.replace("busbw", "algbw", 1),
+                    gpus=table.ranks,
+                    size_bytes=sizes[-1],
+                    unit="GB/s",
+                    tool=TOOL,
+                )
+            )
     if not results:
         first = table.rows[0].line if table.rows else None
-        raise fail(filename, f"the {name} results table has no usable rows (every busbw is 0, "
-                             "missing or flagged wrong)", first)
+        raise fail(
+            filename,
+            f"the {name} results table has no usable rows (every busbw is 0, missing or flagged wrong)",
+            first,
+        )
     for row in table.rows:
         for place, label in ((0, "out-of-place"), (1, "in-place")):
             value = row.busbw[place]
             if value is None or row.wrong[place]:
                 continue
-            results.append(Result(metric="busbw_gbps", value=value, gpus=table.ranks, size_bytes=row.size,
-                                  unit="GB/s", tool=TOOL, note=f"{name}: one message size, {label}"))
+            results.append(
+                Result(
+                    metric="busbw_gbps",
+                    value=value,
+                    gpus=table.ranks,
+                    size_bytes=row.size,
+                    unit="GB/s",
+                    tool=TOOL,
+                    note=f"{name}: one message size, {label}",
+                )
+            )
     return results
 
 

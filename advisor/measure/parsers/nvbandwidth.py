@@ -102,9 +102,13 @@ def _parse_text(text: str, filename: str) -> Measurement:
             if current is None:
                 current = _test_named_by_sum(lines, i)
                 if current is None:
-                    raise fail(filename, f"found a result matrix ({t.strip()!r}) with no 'Running <test>.' "
-                                         "line before it or 'SUM <test>' line after it", line.number,
-                               hint="keep the 'Running ...' lines when copying nvbandwidth output")
+                    raise fail(
+                        filename,
+                        f"found a result matrix ({t.strip()!r}) with no 'Running <test>.' "
+                        "line before it or 'SUM <test>' line after it",
+                        line.number,
+                        hint="keep the 'Running ...' lines when copying nvbandwidth output",
+                    )
                 tests.append(current)
             matrix, i = _read_text_matrix(lines, i + 1, filename, current.name)
             current.matrices.append((t.strip(), matrix))
@@ -114,13 +118,14 @@ def _parse_text(text: str, filename: str) -> Measurement:
         raise not_this_tool(text, filename, TOOL, "no 'nvbandwidth Version' or 'Running <test>.' line")
     _check_gpu_indices(machine, filename)
     results = _results(tests, waived, len(machine.gpus), filename)
-    return Measurement(source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine,
-                       results=results)
+    return Measurement(
+        source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine, results=results
+    )
 
 
 def _test_named_by_sum(lines: list[Line], i: int) -> _Test | None:
     """The test a matrix belongs to, from the 'SUM <test> <value>' line that follows it."""
-    for line in lines[i + 1:i + 200]:
+    for line in lines[i + 1 : i + 200]:
         if _RUNNING.match(line.text) or _is_description(line.text):
             return None
         if m := _SUM.match(line.text):
@@ -128,20 +133,31 @@ def _test_named_by_sum(lines: list[Line], i: int) -> _Test | None:
     return None
 
 
-def _read_text_matrix(lines: list[Line], i: int, filename: str,
-                      test: str) -> tuple[list[list[float | None]], int]:
+def _read_text_matrix(
+    lines: list[Line], i: int, filename: str, test: str
+) -> tuple[list[list[float | None]], int]:
     """Read the header of column numbers and the rows under a description line."""
     context = f"{test} matrix"
     if i >= len(lines) or all(not ln.text.strip() for ln in lines[i:]):
-        raise fail(filename, f"the file ends right after the description of {test}", lines[i - 1].number,
-                   hint="the output looks truncated; rerun nvbandwidth and save its full output")
+        raise fail(
+            filename,
+            f"the file ends right after the description of {test}",
+            lines[i - 1].number,
+            hint="the output looks truncated; rerun nvbandwidth and save its full output",
+        )
     header = lines[i].tokens
     if len(header) > MAX_GPUS:
-        raise fail(filename, f"the {context} has {len(header)} columns; more than {MAX_GPUS} GPUs is not supported",
-                   lines[i].number)
+        raise fail(
+            filename,
+            f"the {context} has {len(header)} columns; more than {MAX_GPUS} GPUs is not supported",
+            lines[i].number,
+        )
     if not header or any(not is_int(t) or int(t) != k for k, t in enumerate(header)):
-        raise fail(filename, f"expected the column numbers 0, 1, 2, ... of the {context}, found "
-                             f"{lines[i].text.strip()!r}", lines[i].number)
+        raise fail(
+            filename,
+            f"expected the column numbers 0, 1, 2, ... of the {context}, found {lines[i].text.strip()!r}",
+            lines[i].number,
+        )
     n = len(header)
     rows: list[list[float | None]] = []
     i += 1
@@ -150,27 +166,44 @@ def _read_text_matrix(lines: list[Line], i: int, filename: str,
         if not tokens or not is_int(tokens[0]):
             break
         if int(tokens[0]) != len(rows):
-            raise fail(filename, f"expected the row for {_row_name(test, len(rows))} in the {context}, "
-                                 f"found row {tokens[0]}", lines[i].number)
+            raise fail(
+                filename,
+                f"expected the row for {_row_name(test, len(rows))} in the {context}, found row {tokens[0]}",
+                lines[i].number,
+            )
         cells = tokens[1:]
         if len(cells) != n:
-            raise fail(filename, f"expected {n} values in the {context} row for {_row_name(test, len(rows))}, "
-                                 f"found {len(cells)}", lines[i].number,
-                       hint="the file may be cut short or edited; save nvbandwidth's full output again")
+            raise fail(
+                filename,
+                f"expected {n} values in the {context} row for {_row_name(test, len(rows))}, "
+                f"found {len(cells)}",
+                lines[i].number,
+                hint="the file may be cut short or edited; save nvbandwidth's full output again",
+            )
         rows.append([_cell(c, filename, lines[i].number, context, decimals=2) for c in cells])
         i += 1
     if not rows:
         where = lines[i].number if i < len(lines) else lines[-1].number
-        raise fail(filename, f"the {context} has a header but no rows", where,
-                   hint="the output looks truncated; rerun nvbandwidth and save its full output")
+        raise fail(
+            filename,
+            f"the {context} has a header but no rows",
+            where,
+            hint="the output looks truncated; rerun nvbandwidth and save its full output",
+        )
     if _pairwise(test) and len(rows) != n:
         where = lines[i].number if i < len(lines) else lines[-1].number
-        raise fail(filename, f"the {context} has {len(rows)} rows, expected {n} (one per GPU)", where,
-                   hint="the output looks truncated; rerun nvbandwidth and save its full output")
+        raise fail(
+            filename,
+            f"the {context} has {len(rows)} rows, expected {n} (one per GPU)",
+            where,
+            hint="the output looks truncated; rerun nvbandwidth and save its full output",
+        )
     return rows, i
 
 
-def _cell(token: str, filename: str, line: int | None, context: str, decimals: int | None = None) -> float | None:
+def _cell(
+    token: str, filename: str, line: int | None, context: str, decimals: int | None = None
+) -> float | None:
     if token.upper() in ("N/A", "NA", "-"):
         return None
     return to_float(token, filename, line, f"a cell of the {context}", decimals=decimals)
@@ -194,7 +227,7 @@ def _json_start(text: str) -> int | None:
     if stripped.startswith("{"):
         return len(text) - len(stripped)
     m = re.search(r"^\{\s*$", text, re.MULTILINE)
-    if m and '"nvbandwidth"' in text[m.start():]:
+    if m and '"nvbandwidth"' in text[m.start() :]:
         return m.start()
     return None
 
@@ -203,13 +236,17 @@ def _parse_json(text: str, start: int, filename: str) -> Measurement:
     try:
         data, _end = json.JSONDecoder().raw_decode(text, start)
     except json.JSONDecodeError as exc:
-        raise fail(filename, f"this is not valid JSON: {exc.msg}", exc.lineno,
-                   hint="the file may be cut short; rerun nvbandwidth -j and save its full output") from None
+        raise fail(
+            filename,
+            f"this is not valid JSON: {exc.msg}",
+            exc.lineno,
+            hint="the file may be cut short; rerun nvbandwidth -j and save its full output",
+        ) from None
     except RecursionError:
         raise fail(filename, "this JSON is nested too deeply to be nvbandwidth output") from None
     root = data.get("nvbandwidth") if isinstance(data, dict) else None
     if not isinstance(root, dict):
-        raise not_this_tool(text, filename, TOOL, "no top-level \"nvbandwidth\" object")
+        raise not_this_tool(text, filename, TOOL, 'no top-level "nvbandwidth" object')
     machine = Machine(driver=_str(root.get("Driver Version")))
     cuda = root.get("CUDA Runtime Version")
     if isinstance(cuda, int) and not isinstance(cuda, bool) and 1000 <= cuda < 1000000:
@@ -224,15 +261,16 @@ def _parse_json(text: str, start: int, filename: str) -> Measurement:
                 rest = rest[: host.start()].strip()
             name, bdf = _name_and_bdf(rest)
             if not m or bdf is None:
-                raise fail(filename, f"GPU Device list entry {k} is not like '0: <name> (<bus id>)': "
-                                     f"{entry!r}")
+                raise fail(
+                    filename, f"GPU Device list entry {k} is not like '0: <name> (<bus id>)': {entry!r}"
+                )
             machine.gpus.append(_gpu(int(m.group(1)), name, bdf))
             if host and host.group(1).strip() and not machine.hostname:
                 machine.hostname = host.group(1).strip()
     _check_gpu_indices(machine, filename)
     testcases = root.get("testcases", [])
     if not isinstance(testcases, list):
-        raise fail(filename, "\"testcases\" should be a list of tests")
+        raise fail(filename, '"testcases" should be a list of tests')
     tests, waived = [], []
     for k, case in enumerate(testcases):
         if not isinstance(case, dict) or not isinstance(case.get("name"), str):
@@ -247,8 +285,11 @@ def _parse_json(text: str, start: int, filename: str) -> Measurement:
         test.matrices = _json_matrices(case, k, filename)
         tests.append(test)
     results = _results(tests, waived, len(machine.gpus), filename)
-    return Measurement(source=Source(tool=TOOL, file=filename, tool_version=_str(root.get("version"))),
-                       machine=machine, results=results)
+    return Measurement(
+        source=Source(tool=TOOL, file=filename, tool_version=_str(root.get("version"))),
+        machine=machine,
+        results=results,
+    )
 
 
 def _json_matrices(case: dict[str, Any], k: int, filename: str) -> list[tuple[str, list[list[float | None]]]]:
@@ -265,16 +306,20 @@ def _json_matrices(case: dict[str, Any], k: int, filename: str) -> list[tuple[st
     n = len(raw[0])
     context = f"{name} matrix"
     if n > MAX_GPUS or len(raw) > 3 * MAX_GPUS:
-        raise fail(filename, f"testcases[{k}] ({name}): the matrix is larger than {MAX_GPUS} GPUs, which is not "
-                             "supported")
+        raise fail(
+            filename,
+            f"testcases[{k}] ({name}): the matrix is larger than {MAX_GPUS} GPUs, which is not supported",
+        )
     rows = []
     for r, row in enumerate(raw):
         if len(row) != n:
-            raise fail(filename, f"testcases[{k}] ({name}): row {r} of bandwidth_matrix has {len(row)} "
-                                 f"cells, expected {n}")
+            raise fail(
+                filename,
+                f"testcases[{k}] ({name}): row {r} of bandwidth_matrix has {len(row)} cells, expected {n}",
+            )
         rows.append([_json_cell(c, filename, context) for c in row])
     if _pairwise(name) and len(rows) == 3 * n and "bidirectional" in name:
-        return [(description, rows[2 * n:])]
+        return [(description, rows[2 * n :])]
     if _pairwise(name) and len(rows) != n:
         raise fail(filename, f"testcases[{k}] ({name}): bandwidth_matrix has {len(rows)} rows, expected {n}")
     return [(description, rows)]
@@ -316,8 +361,16 @@ def _results(tests: list[_Test], waived: list[str], gpu_count: int, filename: st
     if pair_tests and gpu_count >= 2:
         names = ", ".join(sorted(set(pair_tests)))
         for a, b in iter_pairs(gpu_count):
-            results.append(Result(metric="p2p", a=a, b=b, value=False, tool=TOOL,
-                                  note=f"nvbandwidth waived {names}: it found no GPU pair with peer access"))
+            results.append(
+                Result(
+                    metric="p2p",
+                    a=a,
+                    b=b,
+                    value=False,
+                    tool=TOOL,
+                    note=f"nvbandwidth waived {names}: it found no GPU pair with peer access",
+                )
+            )
     return results
 
 
@@ -327,14 +380,26 @@ _SIMPLE_TESTS: dict[str, tuple[str, Metric, str]] = {
     "device_to_host_memcpy": ("gpu", "d2h_gbps", "GPU -> host, one GPU at a time"),
     "host_to_all_memcpy": ("gpu", "h2d_all_gbps", "host -> this GPU while host -> all GPUs run at once"),
     "all_to_host_memcpy": ("gpu", "d2h_all_gbps", "this GPU -> host while all GPUs -> host run at once"),
-    "host_to_device_bidirectional_memcpy":
-        ("gpu", "bidi_gbps", "host -> GPU direction only, measured while a GPU -> host copy runs"),
-    "device_to_host_bidirectional_memcpy":
-        ("gpu", "bidi_gbps", "GPU -> host direction only, measured while a host -> GPU copy runs"),
-    "host_to_all_bidirectional_memcpy":
-        ("gpu", "bidi_gbps", "host -> GPU direction only, all GPUs at once with GPU -> host copies"),
-    "all_to_host_bidirectional_memcpy":
-        ("gpu", "bidi_gbps", "GPU -> host direction only, all GPUs at once with host -> GPU copies"),
+    "host_to_device_bidirectional_memcpy": (
+        "gpu",
+        "bidi_gbps",
+        "host -> GPU direction only, measured while a GPU -> host copy runs",
+    ),
+    "device_to_host_bidirectional_memcpy": (
+        "gpu",
+        "bidi_gbps",
+        "GPU -> host direction only, measured while a host -> GPU copy runs",
+    ),
+    "host_to_all_bidirectional_memcpy": (
+        "gpu",
+        "bidi_gbps",
+        "host -> GPU direction only, all GPUs at once with GPU -> host copies",
+    ),
+    "all_to_host_bidirectional_memcpy": (
+        "gpu",
+        "bidi_gbps",
+        "GPU -> host direction only, all GPUs at once with host -> GPU copies",
+    ),
     "device_to_device_memcpy_read": ("pair", "uni_gbps", "GPU a reads from GPU b (data flows b -> a)"),
     "device_to_device_memcpy_write": ("pair", "uni_gbps", "GPU a writes to GPU b (data flows a -> b)"),
 }
@@ -350,16 +415,34 @@ def _test_results(test: str, description: str, rows: list[list[float | None]]) -
         for col, value in enumerate(rows[0]):
             if value is None or value == 0.0:
                 continue
-            out.append(Result(metric=metric, gpu=col, value=round(value * scale, 6), unit=unit, tool=TOOL,
-                              note=f"{test}: {note}"))
+            out.append(
+                Result(
+                    metric=metric,
+                    gpu=col,
+                    value=round(value * scale, 6),
+                    unit=unit,
+                    tool=TOOL,
+                    note=f"{test}: {note}",
+                )
+            )
 
     def per_pair(metric: Metric, note: str, scale: float = 1.0, unit: str = "GB/s") -> None:
         for a, b in iter_pairs(min(len(rows), len(rows[0]))):
             value = rows[a][b]
             if value is None or value == 0.0:
                 continue
-            out.append(Result(metric=metric, a=a, b=b, value=round(value * scale, 6), unit=unit, p2p=True,
-                              tool=TOOL, note=f"{test}: {note}"))
+            out.append(
+                Result(
+                    metric=metric,
+                    a=a,
+                    b=b,
+                    value=round(value * scale, 6),
+                    unit=unit,
+                    p2p=True,
+                    tool=TOOL,
+                    note=f"{test}: {note}",
+                )
+            )
 
     simple = _SIMPLE_TESTS.get(base)
     if simple is not None:
@@ -369,8 +452,9 @@ def _test_results(test: str, description: str, rows: list[list[float | None]]) -
         if _TOTAL.search(description):
             per_pair("bidi_gbps", f"both directions at once, sum of the two ('Total'), {engine}")
         elif not _ONE_DIRECTION.search(description):
-            per_pair("bidi_gbps", f"one direction measured under bidirectional load (no 'Total' printed), "
-                                  f"{engine}")
+            per_pair(
+                "bidi_gbps", f"one direction measured under bidirectional load (no 'Total' printed), {engine}"
+            )
     elif test == "host_device_latency_sm":
         per_gpu("latency_us", "host <-> GPU memory latency (pointer chase)", 1e-3 if ns else 1.0, "us")
     elif test == "device_to_device_latency_sm":

@@ -33,19 +33,33 @@ _NOT_AVAILABLE = {"N/A", "Unknown", "Unknown Error", "[N/A]", "Not Supported", "
 
 # (section path under "GPU Link Info", key) -> (field, metric, note)
 _TEXT_FIELDS: dict[tuple[str, str], tuple[str, Metric, str]] = {
-    ("PCIe Generation", "Max"): ("gen_max", "link_gen_max",
-                                 "Max: the most the GPU and its slot can both do"),
-    ("PCIe Generation", "Current"): ("gen_current", "link_gen",
-                                     "Current: drops at idle to save power; read it under load"),
-    ("PCIe Generation", "Device Current"): ("gen_device_current", "link_gen",
-                                            "Device Current: the GPU side of the link right now"),
-    ("PCIe Generation", "Device Max"): ("gen_device_max", "link_gen_max",
-                                        "Device Max: the GPU's own highest generation"),
-    ("PCIe Generation", "Host Max"): ("gen_host_max", "link_gen_max",
-                                      "Host Max: the slot / root port's highest generation"),
+    ("PCIe Generation", "Max"): ("gen_max", "link_gen_max", "Max: the most the GPU and its slot can both do"),
+    ("PCIe Generation", "Current"): (
+        "gen_current",
+        "link_gen",
+        "Current: drops at idle to save power; read it under load",
+    ),
+    ("PCIe Generation", "Device Current"): (
+        "gen_device_current",
+        "link_gen",
+        "Device Current: the GPU side of the link right now",
+    ),
+    ("PCIe Generation", "Device Max"): (
+        "gen_device_max",
+        "link_gen_max",
+        "Device Max: the GPU's own highest generation",
+    ),
+    ("PCIe Generation", "Host Max"): (
+        "gen_host_max",
+        "link_gen_max",
+        "Host Max: the slot / root port's highest generation",
+    ),
     ("Link Width", "Max"): ("width_max", "link_width_max", "Max: the widest link the GPU and slot agree on"),
-    ("Link Width", "Current"): ("width_current", "link_width",
-                                "Current: lanes in use now; can drop at idle on some GPUs"),
+    ("Link Width", "Current"): (
+        "width_current",
+        "link_width",
+        "Current: lanes in use now; can drop at idle on some GPUs",
+    ),
 }
 _XML_FIELDS = {
     ("pcie_gen", "max_link_gen"): ("PCIe Generation", "Max"),
@@ -119,8 +133,12 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
         spec = (path[3], key) if len(path) == 4 and path[1:3] == ["PCI", "GPU Link Info"] else None
         if spec in _TEXT_FIELDS:
             if not value:
-                raise fail(filename, f"expected a value after '{key} :' in {spec[0]}, found nothing",
-                           line.number, hint="the file may be cut short; save `nvidia-smi -q` again")
+                raise fail(
+                    filename,
+                    f"expected a value after '{key} :' in {spec[0]}, found nothing",
+                    line.number,
+                    hint="the file may be cut short; save `nvidia-smi -q` again",
+                )
             number = _link_number(value, spec, filename, line.number)
             if number is not None:
                 gpus[-1].values[spec] = number
@@ -160,8 +178,12 @@ def _link_number(value: str, spec: tuple[str, str], filename: str, line: int | N
 
 def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | None]:
     if _UNSAFE.search(text):
-        raise fail(filename, "this XML declares entities or an internal DTD, which nvidia-smi never writes; "
-                             "it is refused for safety", hint="save the output of `nvidia-smi -q -x` unedited")
+        raise fail(
+            filename,
+            "this XML declares entities or an internal DTD, which nvidia-smi never writes; "
+            "it is refused for safety",
+            hint="save the output of `nvidia-smi -q -x` unedited",
+        )
     doctypes = re.findall(r"<!DOCTYPE[^>]*>", text, re.IGNORECASE)
     if any(not _DOCTYPE.fullmatch(d) for d in doctypes):
         raise fail(filename, "this XML has a DOCTYPE that is not nvidia-smi's; it is refused for safety")
@@ -169,8 +191,12 @@ def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | Non
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
-        raise fail(filename, f"this is not well-formed XML ({_xml_reason(exc)})", line,
-                   hint="the file may be cut short; save `nvidia-smi -q -x` again") from None
+        raise fail(
+            filename,
+            f"this is not well-formed XML ({_xml_reason(exc)})",
+            line,
+            hint="the file may be cut short; save `nvidia-smi -q -x` again",
+        ) from None
     if root.tag != "nvidia_smi_log":
         raise not_this_tool(text, filename, TOOL, f"its root element is <{root.tag}>, not <nvidia_smi_log>")
     machine = Machine(driver=_xml_text(root, "driver_version"), cuda=_xml_text(root, "cuda_version"))
@@ -219,21 +245,28 @@ def _measurement(gpus: list[_Gpu], machine: Machine, attached: int | None, filen
     if not gpus:
         raise fail(filename, "the report lists no GPUs", hint="check that `nvidia-smi -q` ran without errors")
     if not any(g.values for g in gpus):
-        raise fail(filename, "the report has no 'GPU Link Info' (PCIe generation and width) for any GPU",
-                   hint="run `nvidia-smi -q` without -d, which leaves the PCI section out")
+        raise fail(
+            filename,
+            "the report has no 'GPU Link Info' (PCIe generation and width) for any GPU",
+            hint="run `nvidia-smi -q` without -d, which leaves the PCI section out",
+        )
     extra = None
     if attached is not None and attached != len(gpus):
         extra = f"the report says {attached} GPUs are attached but lists {len(gpus)}"
     results = []
     for index, gpu in enumerate(gpus):
         v = gpu.values
-        machine.gpus.append(GpuInfo(
-            index=index, name=gpu.name, bus_id=gpu.bus_id,
-            pcie_gen_current=v.get(("PCIe Generation", "Current")),
-            pcie_width_current=v.get(("Link Width", "Current")),
-            pcie_gen_max=v.get(("PCIe Generation", "Max")),
-            pcie_width_max=v.get(("Link Width", "Max")),
-        ))
+        machine.gpus.append(
+            GpuInfo(
+                index=index,
+                name=gpu.name,
+                bus_id=gpu.bus_id,
+                pcie_gen_current=v.get(("PCIe Generation", "Current")),
+                pcie_width_current=v.get(("Link Width", "Current")),
+                pcie_gen_max=v.get(("PCIe Generation", "Max")),
+                pcie_width_max=v.get(("Link Width", "Max")),
+            )
+        )
         for spec, (_field, metric, note) in _TEXT_FIELDS.items():
             if spec in v:
                 text = f"{note}; GPU number is the order nvidia-smi lists them (PCI bus order)"

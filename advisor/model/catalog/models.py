@@ -8,7 +8,7 @@ a check inside an otherwise verified entry.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -33,7 +33,9 @@ class Part(Strict):
     aliases: list[str] = Field(default_factory=list, description="Other ways people write it, for matching")
     vendor: str
     sources: list[str] = Field(min_length=1, description="URLs the values came from, vendor pages first")
-    verified: bool = Field(description="True when the key values were read in a vendor page, manual or datasheet")
+    verified: bool = Field(
+        description="True when the key values were read in a vendor page, manual or datasheet"
+    )
     unverified_fields: list[str] = Field(default_factory=list)
     evidence: str | None = Field(default=None, description="How the values reached us")
     notes: str | None = None
@@ -50,7 +52,9 @@ class Part(Strict):
 
 class CpuPcie(Strict):
     max_gen: int = Field(ge=1, le=6, description="Highest PCIe generation of the CPU's lanes")
-    total_lanes: int | None = Field(default=None, ge=0, description="All CPU PCIe lanes per socket, uplink included")
+    total_lanes: int | None = Field(
+        default=None, ge=0, description="All CPU PCIe lanes per socket, uplink included"
+    )
     usable_lanes: int | None = Field(
         default=None, ge=0, description="Lanes per socket for slots and M.2 (excludes the chipset uplink)"
     )
@@ -59,7 +63,9 @@ class CpuPcie(Strict):
     )
     slot_lanes: int | None = Field(default=None, ge=0, description="Lanes meant for graphics/expansion slots")
     m2_lanes: int | None = Field(default=None, ge=0, description="Lanes meant for CPU-attached M.2")
-    configurations: list[str] | None = Field(default=None, description="Vendor's lane configurations, e.g. '2x8+4'")
+    configurations: list[str] | None = Field(
+        default=None, description="Vendor's lane configurations, e.g. '2x8+4'"
+    )
 
 
 class Uplink(Strict):
@@ -108,15 +114,19 @@ class LaneGroup(Strict):
     socket: int = Field(default=0, ge=0, description="CPU socket index (for source cpu and chipset)")
     switch: str | None = Field(default=None, description="Switch id, for source switch")
     host_bridge: str | None = Field(
-        default=None, description="Root complex / host bridge within the socket (two GPUs on different ones are NODE)"
+        default=None,
+        description="Root complex / host bridge within the socket (two GPUs on different ones are NODE)",
     )
-    lanes: int | None = Field(default=None, ge=1, description="Lanes in the group; null for independent ports")
+    lanes: int | None = Field(
+        default=None, ge=1, description="Lanes in the group; null for independent ports"
+    )
     gen: int = Field(ge=1, le=6)
     bifurcation: list[str] | None = Field(
         default=None, description="Supported splits, e.g. ['x16', 'x8x8', 'x8x4x4']; default the whole group"
     )
     independent: bool = Field(
-        default=False, description="Each connector is its own port (chipset, switch downstream): no lane contention"
+        default=False,
+        description="Each connector is its own port (chipset, switch downstream): no lane contention",
     )
     root_port: str | None = None
     requires_cpu_lanes: int | None = Field(
@@ -133,7 +143,7 @@ class LaneGroup(Strict):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> "LaneGroup":
+    def _consistent(self) -> LaneGroup:
         if self.source == "switch" and not self.switch:
             raise ValueError("a lane group with source 'switch' must name its switch")
         if not self.independent and self.lanes is None:
@@ -142,7 +152,9 @@ class LaneGroup(Strict):
             for mode in self.bifurcation or []:
                 total = sum(int(x) for x in mode.split("x") if x)
                 if total > self.lanes:
-                    raise ValueError(f"bifurcation mode {mode!r} needs {total} lanes but the group has {self.lanes}")
+                    raise ValueError(
+                        f"bifurcation mode {mode!r} needs {total} lanes but the group has {self.lanes}"
+                    )
         return self
 
 
@@ -155,7 +167,9 @@ class Connector(Strict):
     width: int = Field(ge=1, le=16, description="Electrical width when nothing shares its lanes")
     physical: int | None = Field(default=None, ge=1, le=16, description="Connector size in lanes (slots)")
     gen: int | None = Field(default=None, ge=1, le=6, description="Connector's own generation cap")
-    position: int | None = Field(default=None, ge=1, description="Slot position from the top (1 = nearest the CPU)")
+    position: int | None = Field(
+        default=None, ge=1, description="Slot position from the top (1 = nearest the CPU)"
+    )
     notes: str | None = None
 
 
@@ -198,12 +212,14 @@ class Board(Part):
     slots: list[Connector] = Field(default_factory=list)
     m2: list[Connector] = Field(default_factory=list)
     sharing: list[SharingRule] = Field(default_factory=list)
-    slot_positions: int | None = Field(default=None, ge=1, description="Expansion slot positions on the board")
+    slot_positions: int | None = Field(
+        default=None, ge=1, description="Expansion slot positions on the board"
+    )
     max_gpus: int | None = Field(default=None, ge=1, description="Vendor-stated maximum GPU count")
     memory_slots: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
-    def _references(self) -> "Board":
+    def _references(self) -> Board:
         groups = {g.id: g for g in self.lane_groups}
         if len(groups) != len(self.lane_groups):
             raise ValueError("lane group ids must be unique")
@@ -214,13 +230,19 @@ class Board(Part):
             raise ValueError(f"connector names must be unique; repeated: {sorted(dup)}")
         for g in self.lane_groups:
             if g.switch and g.switch not in switch_ids:
-                raise ValueError(f"lane group {g.id!r} names switch {g.switch!r}, which the board does not list")
+                raise ValueError(
+                    f"lane group {g.id!r} names switch {g.switch!r}, which the board does not list"
+                )
             if g.socket >= self.sockets:
-                raise ValueError(f"lane group {g.id!r} is on socket {g.socket} but the board has {self.sockets}")
+                raise ValueError(
+                    f"lane group {g.id!r} is on socket {g.socket} but the board has {self.sockets}"
+                )
         for c in self.slots + self.m2:
             g = groups.get(c.group)
             if g is None:
-                raise ValueError(f"connector {c.name!r} names lane group {c.group!r}, which the board does not list")
+                raise ValueError(
+                    f"connector {c.name!r} names lane group {c.group!r}, which the board does not list"
+                )
             if g.lanes is not None and c.first_lane + c.width > g.lanes:
                 raise ValueError(
                     f"connector {c.name!r} takes lanes {c.first_lane}-{c.first_lane + c.width - 1} "
@@ -228,7 +250,9 @@ class Board(Part):
                 )
         for s in self.switches:
             if s.uplink_group not in groups:
-                raise ValueError(f"switch {s.id!r} hangs off lane group {s.uplink_group!r}, which the board does not list")
+                raise ValueError(
+                    f"switch {s.id!r} hangs off lane group {s.uplink_group!r}, which the board does not list"
+                )
         for rule in self.sharing:
             for n in list(rule.when) + list(rule.effect):
                 if n not in names:
@@ -258,14 +282,20 @@ class GpuPcie(Strict):
 
 class NvLink(Strict):
     supported: bool
-    links: int | None = Field(default=None, ge=1, description="Links per GPU over the bridge (NV# in topo -m)")
-    gbps_per_direction: float | None = Field(default=None, gt=0, description="Total over all links, one direction")
+    links: int | None = Field(
+        default=None, ge=1, description="Links per GPU over the bridge (NV# in topo -m)"
+    )
+    gbps_per_direction: float | None = Field(
+        default=None, gt=0, description="Total over all links, one direction"
+    )
     bridge: str | None = None
 
 
 class P2p(Strict):
     stock_linux: bool | None = Field(description="CUDA P2P over PCIe with NVIDIA's stock Linux driver")
-    patched_driver: bool | None = Field(default=None, description="P2P with a known patched open kernel module")
+    patched_driver: bool | None = Field(
+        default=None, description="P2P with a known patched open kernel module"
+    )
     patched_driver_url: str | None = None
     evidence: str | None = None
 
@@ -288,12 +318,13 @@ class Gpu(Part):
     p2p: P2p
     board_power_w: int | None = Field(default=None, ge=1)
     power_connector: PowerConnector | None = None
-    slot_width: float | None = Field(default=None, gt=0, description="Thickness in slots of the reference card")
+    slot_width: float | None = Field(
+        default=None, gt=0, description="Thickness in slots of the reference card"
+    )
     length_mm: int | None = Field(default=None, ge=1)
     cooler: Literal["blower", "open-air", "passive"] | None = None
     bf16_tflops_dense: float | None = Field(default=None, gt=0)
     fp16_tflops_dense: float | None = Field(default=None, gt=0)
 
 
-AnyPart = Annotated[Union[Cpu, Board, Gpu], Field(discriminator="kind")]
 PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu}

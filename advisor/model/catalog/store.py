@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from advisor.model.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
+from advisor.model.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
 
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
 
@@ -96,8 +96,11 @@ class Catalog:
             return [Match(self.parts[text.strip()], 100.0, text.strip())]
         choices = [k for k, _ in keys]
         # Native scorers shortlist; the digit-aware score ranks the shortlist.
-        short = {idx for scorer in (fuzz.ratio, fuzz.partial_ratio)
-                 for _, _, idx in process.extract(query, choices, scorer=scorer, limit=limit * 4)}
+        short = {
+            idx
+            for scorer in (fuzz.ratio, fuzz.partial_ratio)
+            for _, _, idx in process.extract(query, choices, scorer=scorer, limit=limit * 4)
+        }
         results = [(choices[i], _score(query, choices[i]), i) for i in short]
         best: dict[str, Match] = {}
         for key, score, idx in results:
@@ -145,7 +148,9 @@ def _yaml_files(folder: Path) -> Iterable[Path]:
 
 def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None:
     if not folder.is_dir():
-        problems.append(Problem(f"{folder}: catalog folder not found", hint="give a folder of part YAML files"))
+        problems.append(
+            Problem(f"{folder}: catalog folder not found", hint="give a folder of part YAML files")
+        )
         return
     seen_here: dict[str, str] = {}
     for path in _yaml_files(folder):
@@ -155,14 +160,20 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None
             problems.extend(exc.problems)
             continue
         if not isinstance(data, LineDict):
-            problems.append(Problem("a catalog file must be a mapping of one part's keys", file=str(path), line=1))
+            problems.append(
+                Problem("a catalog file must be a mapping of one part's keys", file=str(path), line=1)
+            )
             continue
         kind = data.get("kind")
         model = PART_TYPES.get(kind) if isinstance(kind, str) else None
         if model is None:
             problems.append(
-                Problem("must be one of 'cpu', 'board', 'gpu'", file=str(path),
-                        line=data.key_lines.get("kind", data.line), field="kind")
+                Problem(
+                    "must be one of 'cpu', 'board', 'gpu'",
+                    file=str(path),
+                    line=data.key_lines.get("kind", data.line),
+                    field="kind",
+                )
             )
             continue
         part, errs = validate(model, data, str(path))
@@ -171,8 +182,14 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None
             continue
         assert part is not None
         if part.id in seen_here:
-            problems.append(Problem(f"id {part.id!r} is already used by {seen_here[part.id]}", file=str(path),
-                                    line=data.key_lines.get("id"), field="id"))
+            problems.append(
+                Problem(
+                    f"id {part.id!r} is already used by {seen_here[part.id]}",
+                    file=str(path),
+                    line=data.key_lines.get("id"),
+                    field="id",
+                )
+            )
             continue
         seen_here[part.id] = str(path)
         catalog.add(part, str(path), data.line)
@@ -199,8 +216,14 @@ def _cross_check(catalog: Catalog, problems: list[Problem]) -> None:
         for fam in b.cpu_families or []:
             if fam not in families:
                 file, line = catalog.origin[b.id]
-                problems.append(Problem(f"names CPU family {fam!r}, which no catalog CPU has", file=file,
-                                        line=line, field="cpu_families"))
+                problems.append(
+                    Problem(
+                        f"names CPU family {fam!r}, which no catalog CPU has",
+                        file=file,
+                        line=line,
+                        field="cpu_families",
+                    )
+                )
 
 
 _CACHE: dict[tuple, Catalog] = {}

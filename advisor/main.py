@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from advisor.findings import rules as rules_module
 
+    # --rules holds for this command only: a caller running several commands in one process (the test
+    # suite, a script) must not see one command's rule folders in the next
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         if args.command == "catalog":
@@ -57,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        rules_module.CLI_RULE_DIRS = ()
     ap.print_help()
     return 2
 

@@ -149,3 +149,14 @@ def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp
     assert code == 0, err
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
     assert "on My Cheap TRX50 Board (" in fix
+
+
+def test_a_commands_rules_folder_does_not_outlive_the_command(cli, tmp_path):
+    from advisor.findings import rules
+
+    (tmp_path / "mine.yaml").write_text(_rule("MY005", "build", "build.gpus > 0"))
+    code, out, _ = cli("plan", *ONE_4090, "--rules", str(tmp_path), "--json")
+    assert code == 0 and "MY005" in out
+    assert rules.CLI_RULE_DIRS == ()
+    code, out, _ = cli("plan", *ONE_4090, "--json")
+    assert "MY005" not in out

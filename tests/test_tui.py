@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input, OptionList, Static, TextArea
 from advisor.tui.app import AdvisorApp
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, HelpScreen, PathPrompt
 from tests.conftest import ROOT
+from tests.tui_settle import settle
 
 HERO = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
 SIZE = (100, 30)
@@ -50,13 +51,13 @@ def table_rows(app: AdvisorApp, selector: str) -> list[list[str]]:
 async def pick(pilot, key: str, filter_text: str, count: str | None = None) -> None:
     """Open a picker with `key`, type the filter (and a count), press Enter."""
     await pilot.press(key)
-    await pilot.pause()
+    await settle(pilot)
     assert isinstance(pilot.app.screen, ChoicePicker)
     await pilot.press(*filter_text)
     if count is not None:
         pilot.app.screen.query_one("#count", Input).value = count
     await pilot.press("enter")
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def test_swap_cpu_then_board_and_watch_the_views_follow():
@@ -67,7 +68,7 @@ async def test_swap_cpu_then_board_and_watch_the_views_follow():
         assert "Threadripper PRO 7975WX" in build_lines(app)
         assert "cannot evaluate" in text_of(app, "#summary") and "does not fit" in text_of(app, "#summary")
         await pilot.press("b")
-        await pilot.pause()
+        await settle(pilot)
         picker = pilot.app.screen
         names = [
             str(r[0])
@@ -78,7 +79,7 @@ async def test_swap_cpu_then_board_and_watch_the_views_follow():
         ]
         assert names and all("WRX90" in n or "sTR5" in n or "TRX50" in n or "WRX" in n for n in names), names
         await pilot.press(*"wrx90", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert "WRX90E" in build_lines(app)
         assert "x16/x16" in text_of(app, "#summary")
         tree = text_of(app, "#machine-text").splitlines()
@@ -101,12 +102,12 @@ async def test_add_gpus_with_a_count_then_remove_one():
         matrix = app.query_one("#matrix-table", DataTable)
         assert matrix.row_count == 7 and len(matrix.columns) == 8
         await pilot.press("+")
-        await pilot.pause()
+        await settle(pilot)
         assert "8 GPUs" in text_of(app, "#summary")
         items = app.query_one("#build-items", OptionList)
         items.highlighted = items.get_option_index("gpu:7")
         await pilot.press("delete")
-        await pilot.pause()
+        await settle(pilot)
         assert "7 GPUs" in text_of(app, "#summary")
         assert "GPU7" not in build_lines(app)
 
@@ -117,12 +118,12 @@ async def test_move_a_card_by_hand_and_the_app_says_what_changed():
         items = app.query_one("#build-items", OptionList)
         items.highlighted = items.get_option_index("gpu:1")
         await pilot.press("m")
-        await pilot.pause()
+        await settle(pilot)
         slots = pilot.app.screen.query_one(DataTable)
         specs = [str(slots.get_row_at(i)[1]) for i in range(slots.row_count)]
         assert any("would be Gen4 x4" in s and "chipset" in s for s in specs)
         await pilot.press(*"pciex4", "enter")
-        await pilot.pause()
+        await settle(pilot)
         changes = text_of(app, "#changes")
         assert "GPU1" in changes and "PCIEX16(G5)_2 -> PCIEX4(G4)" in changes
         assert "GPU0" in changes and "Gen4 x8 -> Gen4 x16" in changes
@@ -133,7 +134,7 @@ async def test_move_a_card_by_hand_and_the_app_says_what_changed():
         assert "LANE002" in [r[1] for r in table_rows(app, "#findings-table")]
         await pilot.press("2")
         await pilot.press("ctrl+z")
-        await pilot.pause()
+        await settle(pilot)
         assert {r[0]: r[2] for r in table_rows(app, "#host-table")} == {"GPU0": "Gen4 x8", "GPU1": "Gen4 x8"}
 
 
@@ -146,7 +147,7 @@ async def test_save_then_reopen_in_a_new_app(tmp_path):
         await pick(pilot, "n", "m.2_2")
         assert "M.2_2" in build_lines(app) and "*unsaved" in app.sub_title
         await pilot.press("ctrl+s")  # saves over the file it came from
-        await pilot.pause()
+        await settle(pilot)
         assert "*unsaved" not in app.sub_title
     assert "socket: M.2_2" in copy.read_text()
     app = AdvisorApp(str(ROOT / "examples" / "explicit-tree-4x6000ada.yaml"))
@@ -154,11 +155,11 @@ async def test_save_then_reopen_in_a_new_app(tmp_path):
         await pick(pilot, "b", "wrx90")
         await pick(pilot, "g", "6000 ada", count="2")
         app.action_save_as()
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, PathPrompt)
         app.screen.query_one(Input).value = str(target)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert target.is_file() and not app.planner.dirty
         assert "*unsaved" not in app.sub_title
     again = AdvisorApp(str(target))
@@ -174,13 +175,13 @@ async def test_quitting_with_unsaved_changes_asks_and_the_autosave_brings_them_b
     async with app.run_test(size=SIZE) as pilot:
         await pick(pilot, "g", "4090")
         await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmQuit)
         await pilot.press("escape")  # stay
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, ConfirmQuit) and app.is_running
         await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle(pilot)
         app.exit()  # the terminal closes without an answer (a crash, a closed window)
     assert list(state_dir.glob("autosave/*.yaml"))
     again = AdvisorApp(HERO)
@@ -190,9 +191,9 @@ async def test_quitting_with_unsaved_changes_asks_and_the_autosave_brings_them_b
     third = AdvisorApp(HERO)
     async with third.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("d")  # quit without saving: the autosave goes too
-        await pilot.pause()
+        await settle(pilot)
     assert not list(state_dir.glob("autosave/*.yaml"))
 
 
@@ -201,10 +202,10 @@ async def test_a_pasted_quote_is_checked_and_its_build_opens_in_the_planner():
     text = (ROOT / "examples" / "quotes" / "strix-z790e-chipset-slot.csv").read_text()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("5")
-        await pilot.pause()
+        await settle(pilot)
         app.query_one("#quote-text", TextArea).load_text(text)
         await pilot.click("#quote-check")
-        await pilot.pause()
+        await settle(pilot)
         verdict = text_of(app, "#quote-verdict")
         assert verdict.startswith("PROBLEMS")
         claims = text_of(app, "#quote-claims")
@@ -213,7 +214,7 @@ async def test_a_pasted_quote_is_checked_and_its_build_opens_in_the_planner():
         await pilot.press("4")
         assert "LANE002" in [r[1] for r in table_rows(app, "#findings-table")]
         await pilot.press("ctrl+z")
-        await pilot.pause()
+        await settle(pilot)
         assert "Maximus Z790 Hero" in build_lines(app)
 
 
@@ -221,7 +222,7 @@ async def test_the_bench_says_plainly_what_is_missing():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("6")
-        await pilot.pause()
+        await settle(pilot)
         run = app.query_one("#bench-run")
         if importlib.util.find_spec("torch") is None:
             assert run.disabled and "torch is not installed" in text_of(app, "#bench-status")
@@ -232,7 +233,7 @@ async def test_the_bench_says_plainly_what_is_missing():
             pytest.skip("a CUDA GPU is present: the bench would really run")
         await pilot.click("#bench-run")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         log = "\n".join(str(line) for line in app.query_one("#bench-log").lines)
         assert "No CUDA GPU is visible to torch here" in log
         assert not run.disabled
@@ -247,13 +248,13 @@ async def test_a_loaded_measurement_is_compared_with_the_build_and_gaps_have_cau
     )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("7")
-        await pilot.pause()
+        await settle(pilot)
         rows = table_rows(app, "#compare-table")
         uni = next(r for r in rows if r[0] == "uni_gbps")
         assert uni[5] == "OFF" and float(uni[4]) > 1.5  # x16 machine measured, x8/x8 build predicted
         table = app.query_one("#compare-table", DataTable)
         table.move_cursor(row=rows.index(uni))
-        await pilot.pause()
+        await settle(pilot)
         assert "CMP014" in text_of(app, "#compare-detail")
         await pick(pilot, "c", "5995wx")  # the machine it was measured on: the comparison follows the build
         assert "cannot evaluate" in text_of(app, "#compare-title")
@@ -266,11 +267,11 @@ async def test_the_command_palette_jumps_to_a_part():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press(*"Add GPU: RTX 4090 D")
-        await pilot.pause(0.3)
+        await settle(pilot)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert "RTX 4090 D" in build_lines(app)
         assert "3 GPUs" in text_of(app, "#summary")
 
@@ -279,22 +280,22 @@ async def test_help_theme_and_matrix_modes():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         theme = app.theme
         await pilot.press("ctrl+t")
         assert app.theme != theme
         await pilot.press("3")
-        await pilot.pause()
+        await settle(pilot)
         assert "PHB 11.1" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
         detail = text_of(app, "#pair-detail")
         assert "CUDA P2P no" in detail and "staged_efficiency" in detail and "SHM" in detail
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert "both ways" in text_of(app, "#matrix-title")
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert "latency" in text_of(app, "#matrix-title")
         assert "PHB 10.8" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
 
@@ -303,12 +304,12 @@ async def test_findings_show_the_selected_rule_with_its_fix_and_sources():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         rows = table_rows(app, "#findings-table")
         assert rows[0][0] == "error"  # worst first
         table = app.query_one("#findings-table", DataTable)
         table.move_cursor(row=[r[1] for r in rows].index("P2P001"))
-        await pilot.pause()
+        await settle(pilot)
         detail = text_of(app, "#finding-detail")
         assert detail.startswith("WARNING P2P001 (GPU0-GPU1)")
         assert "no CUDA P2P" in detail and "Fix: " in detail and "Sources: https://" in detail
@@ -319,10 +320,10 @@ async def test_export_writes_the_markdown_report(tmp_path):
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+e")
-        await pilot.pause()
+        await settle(pilot)
         app.screen.query_one(Input).value = str(out)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
     report = out.read_text()
     assert (
         report.startswith("# 2x RTX 4090")
@@ -336,7 +337,7 @@ async def test_a_broken_file_is_a_message_not_a_crash(tmp_path):
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         app.open_build(str(bad))
-        await pilot.pause()
+        await settle(pilot)
         assert app.is_running and "Maximus Z790 Hero" in build_lines(app)
         assert any("bad.yaml:3: this is not valid YAML" in n.message for n in app._notifications)
 
@@ -352,23 +353,61 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("8")
-        await pilot.pause()
+        await settle(pilot)
         report = text_of(app, "#wl-report")
         assert "train opt-1.3b" in report and "SHM, 7.6 GB/s" in report
         slow = float(re.search(r"Speed-up: ([0-9.]+)x one GPU", report).group(1))
         assert slow < 1  # DDP of 1.3B at micro-batch 1 over host-staged x8/x8 links: slower than one GPU
         assert "WL002" in report  # the workload finding, with its expectation
         app.query_one("#wl-accum", Input).value = "16"
-        await pilot.pause()
+        await settle(pilot)
         accumulated = float(re.search(r"Speed-up: ([0-9.]+)x", text_of(app, "#wl-report")).group(1))
         assert accumulated > slow
         app.query_one("#wl-task", Select).value = "infer"
-        await pilot.pause()
+        await settle(pilot)
         report = text_of(app, "#wl-report")
         assert "time to first" in report and "decode per token" in report and "tokens/s" in report
         app.query_one("#wl-batch", Input).value = "0"
-        await pilot.pause()
+        await settle(pilot)
         assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")
         app.query_one("#wl-batch", Input).value = "1"
         await pick(pilot, "c", "7975wx")  # the build changes: the job view follows
         assert "cannot evaluate the build" in text_of(app, "#wl-report")
+
+
+async def test_the_findings_list_is_the_planners_findings_worst_first():
+    from advisor.findings.finding import SEVERITY_ORDER
+
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await settle(pilot)
+        rows = table_rows(app, "#findings-table")
+        expected = app.planner.findings
+        assert [(r[0], r[1]) for r in rows] == [(f.severity, f.id) for f in expected]
+        assert [SEVERITY_ORDER[r[0]] for r in rows] == sorted(SEVERITY_ORDER[r[0]] for r in rows)
+        # each row's message starts like the finding's (the column is cut to the width)
+        for r, f in zip(rows, expected, strict=True):
+            assert f.message.startswith(r[3].rstrip("…").rstrip()), (r, f.message)
+
+
+async def test_the_gpu_picker_filters_as_you_type_and_shows_specs_and_catalog_prices():
+    from advisor.model.catalog.store import load_catalog
+
+    catalog = load_catalog()
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoicePicker)
+        await pilot.press(*"4090")
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        names = {g.name: g for g in catalog.gpus}
+        # the filter keeps the catalog's 4090s and nothing else; columns: name, key specs, price, fit
+        assert sorted(r[0] for r in rows) == sorted(n for n, g in names.items() if "4090" in f"{n} {g.id}")
+        for name, specs, price, _ in rows:
+            gpu = names[name]
+            assert specs.startswith(f"{gpu.vram_gb:g} GB, Gen{gpu.pcie.gen} x{gpu.pcie.width}")
+            assert price == (f"${gpu.price_usd:,.0f}" if gpu.price_usd else "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -106,3 +107,13 @@ def test_wheel_installs_and_finds_its_catalog(tmp_path):
         env=env,
     )
     assert "site-packages" in r.stdout and "_bundled" in r.stdout
+
+
+def test_the_architecture_document_lists_every_package_and_only_those():
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    listed = set(re.findall(r"^\| `advisor/([a-z_]+)(?:\.py)?` \|", doc, flags=re.M))
+    packages = {p.name for p in (ROOT / "advisor").iterdir() if (p / "__init__.py").exists()}
+    assert listed == packages | {"main"}
+    # the layers contract names the same packages
+    contract = (ROOT / "pyproject.toml").read_text().split("[[tool.importlinter.contracts]]")[1]
+    assert set(re.findall(r"advisor\.([a-z_]+)", contract)) == packages | {"main"}

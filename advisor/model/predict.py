@@ -23,16 +23,6 @@ class Figure:
     constants: list[str] = field(default_factory=list)
     confidence: str = "calibrated"  # calibrated | low
 
-    def to_json(self) -> dict:
-        return {
-            "value": None if self.value is None else round(self.value, 3),
-            "unit": self.unit,
-            "formula": self.formula,
-            "inputs": self.inputs,
-            "constants": self.constants,
-            "confidence": self.confidence,
-        }
-
 
 def _fig(
     value: float | None, unit: str, formula: str, inputs: dict, consts: list[str], confidence="calibrated"

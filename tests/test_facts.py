@@ -160,3 +160,14 @@ def test_a_commands_rules_folder_does_not_outlive_the_command(cli, tmp_path):
     assert rules.CLI_RULE_DIRS == ()
     code, out, _ = cli("plan", *ONE_4090, "--json")
     assert "MY005" not in out
+
+
+def test_a_comprehension_in_a_condition_binds_its_own_names(cli, tmp_path):
+    (tmp_path / "mine.yaml").write_text(
+        _rule("MY006", "build", "max([w for w in [build.gpus, build.sockets]]) > 4")
+    )
+    code, out, err = cli("plan", *ONE_4090, "--rules", str(tmp_path), "--json")
+    assert code == 0, err
+    (tmp_path / "mine.yaml").write_text(_rule("MY007", "build", "max([w for w in [build.gpus, x]]) > 4"))
+    code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
+    assert code == 2 and "unknown fact 'x'" in err

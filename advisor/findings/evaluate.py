@@ -55,15 +55,19 @@ def evaluate_rules(
     return _run(rules, subjects)
 
 
+def compare_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
+    """The rules of scope compare, bundled and the user's, in file order (first suspect first)."""
+    return [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope == "compare"]
+
+
 def evaluate_compare(
+    rules: list[Rule],
     build: BuildFacts,
     row: RowFacts,
     gpu: GpuFacts | None = None,
     pair: PairFacts | None = None,
-    extra_dirs: tuple[str, ...] = (),
 ) -> list[Finding]:
-    """The likely causes of one compared figure that is off: the compare rules that fire on it."""
-    rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope == "compare"]
+    """The likely causes of one compared figure that is off: those of `compare_rules()` that fire on it."""
     return _run(rules, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
 
 

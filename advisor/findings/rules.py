@@ -94,7 +94,17 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
         return [
             Problem(f"condition is not a valid expression: {exc.msg}", file, key_lines.get("when"), "when")
         ]
+    # names a comprehension binds (`max([w for w in ...])`) are the rule's own, not facts
+    bound = {
+        n.id
+        for c in ast.walk(tree)
+        if isinstance(c, ast.comprehension)
+        for n in ast.walk(c.target)
+        if isinstance(n, ast.Name)
+    }
     for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in bound:
+            continue
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
             problem = _unknown_fact(node.value.id, node.attr, rule.scope)
         elif isinstance(node, ast.Name) and node.id not in names and node.id not in FUNCTIONS:

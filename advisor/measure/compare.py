@@ -10,9 +10,9 @@ import statistics
 from dataclasses import dataclass, field
 
 from advisor.findings.collect import prediction_facts
-from advisor.findings.evaluate import evaluate_compare
+from advisor.findings.evaluate import compare_rules, evaluate_compare
 from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, RowFacts
-from advisor.findings.finding import Finding
+from advisor.findings.finding import Finding, Rule
 from advisor.measure.models import Measurement
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
@@ -33,6 +33,7 @@ class Row:
 
 @dataclass
 class _Context:
+    rules: list[Rule]
     build: BuildFacts
     gpus: dict[int, GpuFacts]
     pairs: dict[frozenset, PairFacts]
@@ -67,14 +68,15 @@ def _causes(
         predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"),
         transport=transport,
     )
-    return evaluate_compare(ctx.build, facts, gpu, pair)
+    return evaluate_compare(ctx.rules, ctx.build, facts, gpu, pair)
 
 
 def compare(
     pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE, catalog: Catalog | None = None
 ) -> list[Row]:
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
-    ctx = _Context(build, {g.index: g for g in gpu_facts}, {frozenset((p.a, p.b)): p for p in pair_facts})
+    pairs_by_key = {frozenset((p.a, p.b)): p for p in pair_facts}
+    ctx = _Context(compare_rules(), build, {g.index: g for g in gpu_facts}, pairs_by_key)
     rows: list[Row] = []
     gpus = {g.node.index: g for g in pred.gpus}
     for metric, attr in (

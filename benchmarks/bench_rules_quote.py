@@ -1,4 +1,4 @@
-"""Speed of the findings rules and of `advisor validate` (figures go in the README).
+"""Speed of the findings rules, `advisor validate` and `advisor workload` (figures go in the README).
 
 python benchmarks/bench_rules_quote.py
 """
@@ -45,6 +45,21 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     print(
         f"advisor validate on a {len(base) + len(filler)}-line text quote (whole process): "
+        f"median {statistics.median(times) * 1000:.0f} ms over 5 runs"
+    )
+    times = []
+    hero = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "advisor", "workload", hero, "--train", "1.3b", "--json"],
+            capture_output=True,
+            cwd=ROOT,
+            check=True,
+        )
+        times.append(time.perf_counter() - t0)
+    print(
+        "advisor workload (example build, --train 1.3b --json, whole process): "
         f"median {statistics.median(times) * 1000:.0f} ms over 5 runs"
     )
 

@@ -10,48 +10,58 @@ from advisor.outputs.common import Output
 from advisor.outputs.plan import PlanOutput
 
 
+class PartOut(Output):
+    kind: str = Field(description="cpu, board, gpu, psu, ram, nvme, nic or bridge")
+    name: str
+    part_id: str | None = Field(description="The catalog part, for a CPU, board or GPU found in the catalog")
+    in_catalog: bool
+    confidence: float | None = Field(description="Name match score 0-100 (100: exact name or part number)")
+    value: int | None = Field(description="PSU usable watts, RAM GB")
+    socket: str | None = Field(description="The M.2 socket an NVMe drive is in, where the quote names it")
+    how: str = Field(description="How it was recognised")
+
+
 class QuoteLineOut(Output):
     line: int
     text: str
-    status: Literal["matched", "recognized", "unmatched", "not_in_catalog"]
-    kind: str | None = Field(description="cpu, board, gpu, psu, ram, nvme or nvlink")
-    part_id: str | None
-    part_name: str | None
-    confidence: float | None = Field(description="Match score 0-100")
+    status: Literal["part", "recognized", "not_in_catalog", "title", "total", "claim", "header", "other"] = (
+        Field(
+            description="part: a catalog CPU/board/GPU; recognized: PSU, RAM, SSD, NIC, bridge; not_in_catalog: a part "
+            "the catalog lacks; title: repeats the items (not counted); total, claim, header; other: not a part"
+        )
+    )
+    parts: list[PartOut]
     qty: int
+    qty_source: str = Field(description="Where the quantity was read ('4x', the qty column, ...)")
+    qty_unclear: bool
     price: float | None
-    value: int | None = Field(description="PSU watts, RAM GB, NVMe drive count")
-    socket: str | None = Field(description="M.2 socket named for an NVMe drive")
-
-
-class QuoteClaimOut(Output):
-    text: str
-    line: int
-    kind: str = Field(description="pcie_x16, nvlink, p2p or psu")
-    gen: int | None
-
-
-class QuoteOut(Output):
-    file: str
-    format: str = Field(description="text, csv or yaml")
-    lines: list[QuoteLineOut]
-    claims: list[QuoteClaimOut]
-    build: dict[str, Any] = Field(description="The build the quote describes, as a build file would")
-    missing: list[str]
-    notes: list[str]
+    currency: str | None
 
 
 class ClaimVerdict(Output):
     claim: str
     line: int
-    kind: str
+    about: str = Field(description="pcie, p2p, nvlink, pooled_memory, numa, psu or full_speed")
     verdict: bool | Literal["unknown"] = Field(description="true: holds; false: does not hold; 'unknown'")
     why: str
+
+
+class QuoteOut(Output):
+    file: str
+    format: str = Field(description="text, csv, yaml or json")
+    lines: list[QuoteLineOut]
+    build: dict[str, Any] = Field(description="The build the quote describes, as a build file would")
+    details: dict[str, Any] = Field(
+        description="A structured quote's other keys (vendor, title, totals, ...)"
+    )
+    missing: list[str]
+    notes: list[str]
 
 
 class ValidateOutput(Output):
     verdict: Literal["PASS", "PROBLEMS", "INCOMPLETE"]
     exit_code: int = Field(description="0 PASS, 1 PROBLEMS or INCOMPLETE")
+    summary: str = Field(description="What matters most, in one sentence")
     quote: QuoteOut
     missing: list[str] = Field(description="Part kinds no line of the quote names")
     not_in_catalog: list[QuoteLineOut]
@@ -59,3 +69,5 @@ class ValidateOutput(Output):
     plan: PlanOutput | None
     claims: list[ClaimVerdict]
     false_claims: list[ClaimVerdict]
+    ask_vendor: list[str] = Field(description="What to ask the vendor for")
+    alternatives: list[str] = Field(description="Outcomes that depend on a choice the quote leaves open")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from advisor.findings.finding import Finding
 from advisor.model.constants import constants
 from advisor.outputs.common import ConstantOut, Derivation, Output
-from advisor.workload.analyse import Analysis, Change
-from advisor.workload.memory import Memory
-from advisor.workload.models import Workload
-from advisor.workload.result import Config
+
+if TYPE_CHECKING:  # the model's types; importing the workload model itself is not needed to print it
+    from advisor.workload.analyse import Analysis, Change
+    from advisor.workload.memory import Memory
+    from advisor.workload.models import Workload
+    from advisor.workload.result import Config
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:

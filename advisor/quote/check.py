@@ -1,120 +1,198 @@
-"""A quote checked: its build predicted, its claims judged against the prediction, a verdict and exit code."""
+"""A quote checked: its build predicted, its claims judged, what matters most in one sentence, what to ask
+the vendor, a verdict and an exit code."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
-
 from advisor.base.errors import UserError
-from advisor.findings.finding import Finding
 from advisor.model.catalog.store import Catalog
-from advisor.model.predict import Prediction
 from advisor.outputs.plan import plan_output
-from advisor.outputs.validate import ClaimVerdict, QuoteClaimOut, QuoteLineOut, QuoteOut, ValidateOutput
-from advisor.quote.reader import Claim, Quote
-
-
-def check_claims(quote: Quote, pred: Prediction | None, findings: list[Finding]) -> list[ClaimVerdict]:
-    out = []
-    for c in quote.claims:
-        verdict, why = "unknown", "the build could not be evaluated"
-        if pred is not None:
-            verdict, why = _check(c, pred, findings, quote.build_data.get("psu_w"))
-        out.append(ClaimVerdict(claim=c.text, line=c.line, kind=c.kind, verdict=verdict, why=why))
-    return out
-
-
-def _check(c: Claim, pred: Prediction, findings: list[Finding], psu_w: int | None) -> tuple[Any, str]:
-    gpus = [g.node for g in pred.gpus]
-    pairs = pred.pairs
-    if c.kind == "pcie_x16":
-        if not gpus:
-            return "unknown", "no GPU in the build"
-        links = "; ".join(f"GPU{g.index} in {g.connector}: Gen{g.link.gen} x{g.link.width}" for g in gpus)
-        bad = [g for g in gpus if g.link.width < 16 or (c.gen and g.link.gen < c.gen)]
-        if bad:
-            extra = ""
-            if c.gen and any(g.link.max_gen < c.gen for g in bad):
-                extra = f" (a card whose maximum is below Gen{c.gen} cannot link at Gen{c.gen})"
-            return False, f"predicted links: {links}{extra}"
-        return True, f"predicted links: {links}"
-    if c.kind == "nvlink":
-        if len(gpus) < 2:
-            return "unknown", "fewer than two GPUs"
-        nv = [p for p in pairs if p.path.startswith("NV")]
-        broken = [f for f in findings if f.category == "nvlink" and f.severity == "error"]
-        if broken:
-            return False, "; ".join(f"{f.id}: {f.message}" for f in broken)
-        if nv:
-            return True, "NVLink between " + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in nv)
-        models = sorted({g.gpu.name for g in gpus if g.gpu})
-        return False, (
-            f"no GPU pair is joined by NVLink ({', '.join(models)}: "
-            "no NVLink connector, or no bridge in the quote); pairs talk over "
-            + ", ".join(p.path for p in pairs)
-        )
-    if c.kind == "p2p":
-        if not pairs:
-            return "unknown", "fewer than two GPUs"
-        no = [p for p in pairs if not p.p2p]
-        if no:
-            return False, "; ".join(f"GPU{p.a}-GPU{p.b}: no P2P ({p.p2p_reason or p.via})" for p in no)
-        return True, "P2P on every pair (" + ", ".join(f"GPU{p.a}-GPU{p.b} via {p.via}" for p in pairs) + ")"
-    if c.kind == "psu":
-        bad = [f for f in findings if f.category == "power" and f.severity in ("error", "warning")]
-        if bad:
-            return False, "; ".join(f"{f.id}: {f.message}" for f in bad)
-        if not gpus:
-            return "unknown", "no GPU in the build"
-        if psu_w is None:
-            return "unknown", "no PSU wattage in the quote"
-        return True, "no power finding for the GPUs' transients at this wattage"
-    return "unknown", "not a claim this tool checks"
+from advisor.outputs.validate import ClaimVerdict, PartOut, QuoteLineOut, QuoteOut, ValidateOutput
+from advisor.quote.claims import judge
+from advisor.quote.reader import Quote, QuoteLine
 
 
 def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
-    """The quote's build predicted, its findings, the claim verdicts and the overall verdict with its exit code."""
-    pred, findings, problems = None, [], []
-    if quote.build is not None:
-        from advisor.findings.evaluate import evaluate_rules
-        from advisor.model.engine import evaluate
+    from advisor.findings.evaluate import evaluate_rules
+    from advisor.model.engine import evaluate
 
+    pred, findings, problems, alternatives, ask = None, [], [], [], []
+    build = quote.build
+    if build is not None and quote.unplaced_nvme:
+        build, alternatives, question = _place_nvme(quote, catalog)
+        if question:
+            ask.append(question)
+    if build is not None:
         try:
-            pred = evaluate(quote.build, catalog)
+            pred = evaluate(build, catalog)
         except UserError as exc:
             problems.append(exc.render())
         else:
             findings = evaluate_rules(pred, catalog=catalog)
-    claims = check_claims(quote, pred, findings)
+    claims = [
+        ClaimVerdict(
+            claim=c.text,
+            line=c.line,
+            about=c.about,
+            verdict=(v := judge(c, pred, findings, quote.build_data.get("psu_w")))[0],
+            why=v[1],
+        )
+        for c in quote.claims
+    ]
     false_claims = [c for c in claims if c.verdict is False]
     errors = [f for f in findings if f.severity == "error"]
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
+    unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     if problems or errors or false_claims:
         verdict = "PROBLEMS"
-    elif quote.build is None or not_in_catalog:
+    elif build is None or not_in_catalog:
         verdict = "INCOMPLETE"
     else:
         verdict = "PASS"
+    for x in not_in_catalog:
+        kinds = ", ".join(sorted({p.kind for p in x.parts})) or "part"
+        ask.append(
+            f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
+        )
+    for k in quote.missing:
+        ask.append(f"the exact {k} model")
+    for x in unclear:
+        ask.append(f'how many of line {x.line} ("{x.text.strip()[:50]}"): {x.qty_source}')
+    ask += [f"which count is right: {m}" for m in quote.title_mismatch]
+    if "psu_w" not in quote.build_data and build is not None:
+        ask.append("the PSU's model and wattage")
+    notes = list(quote.notes) + [f"title and items disagree: {m}" for m in quote.title_mismatch]
+    if unclear:
+        notes.append(
+            "the prediction rests on quantities read as "
+            + ", ".join(f"{x.qty} on line {x.line}" for x in unclear)
+        )
+    plan = plan_output(pred, findings) if pred is not None else None
     return ValidateOutput(
         verdict=verdict,
         exit_code=0 if verdict == "PASS" else 1,
+        summary=_summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote, problems),
         quote=QuoteOut(
             file=quote.filename,
             format=quote.format,
             lines=[_line(x) for x in quote.lines],
-            claims=[QuoteClaimOut(**asdict(c)) for c in quote.claims],
             build=quote.build_data,
+            details=quote.details,
             missing=list(quote.missing),
-            notes=list(quote.notes),
+            notes=notes,
         ),
         missing=list(quote.missing),
         not_in_catalog=not_in_catalog,
         build_problems=problems,
-        plan=plan_output(pred, findings) if pred is not None else None,
+        plan=plan,
         claims=claims,
         false_claims=false_claims,
+        ask_vendor=ask,
+        alternatives=alternatives,
     )
 
 
-def _line(x) -> QuoteLineOut:
-    return QuoteLineOut(**asdict(x))
+def _place_nvme(quote: Quote, catalog: Catalog):
+    """Drives whose socket the quote does not name: each free M.2 socket, and whether the choice moves a GPU."""
+    from advisor.model.engine import evaluate
+
+    board = catalog.get(quote.build.board)
+    named = {n.socket for n in quote.build.nvme}
+    free = [m.name for m in board.m2 if m.name not in named] if board else []
+    if not free:
+        return quote.build, [], None
+    outcomes = []
+    for s in free:
+        data = quote.build.model_dump()
+        data["nvme"] = [*data.get("nvme", []), {"socket": s}]
+        b = type(quote.build).model_validate(data)
+        try:
+            p = evaluate(b, catalog)
+        except UserError:
+            continue
+        outcomes.append((s, b, tuple((g.node.link.gen, g.node.link.width) for g in p.gpus), p))
+    if not outcomes:
+        return quote.build, [], None
+    best = max(outcomes, key=lambda o: sum(w for _, w in o[2]))
+    worse = [o for o in outcomes if o[2] != best[2]]
+    if not worse:
+        return best[1], [], None
+
+    def links(o):
+        return ", ".join(f"GPU{i} Gen{g} x{w}" for i, (g, w) in enumerate(o[2]))
+
+    alts = [f"the SSD in {best[0]}: {links(best)}"] + [f"the SSD in {o[0]}: {links(o)}" for o in worse[:3]]
+    question = (
+        f"which M.2 socket the SSD goes in: {best[0]} keeps the GPU links, "
+        + ", ".join(o[0] for o in worse[:3])
+        + " takes GPU lanes"
+    )
+    return best[1], alts, question
+
+
+def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote: Quote, problems) -> str:
+    bits = []
+    if problems:
+        bits.append("the build cannot be evaluated: " + problems[0].splitlines()[0][:120])
+    if pred is not None:
+        gpus = [g.node for g in pred.gpus]
+        low = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
+        for g in low:
+            where = (
+                " on a chipset slot"
+                if any(f.id == "LANE002" and f"GPU{g.index}" in f.message for f in findings)
+                else ""
+            )
+            bits.append(
+                f"GPU{g.index} ({g.gpu.name if g.gpu else '?'}) runs at Gen{g.link.gen} x{g.link.width}{where}"
+            )
+        if len(gpus) >= 2 and any(not p.p2p for p in pred.pairs):
+            bits.append("no P2P between the GPUs (copies go through host memory)")
+        power = [f for f in errors if f.category == "power"]
+        if power:
+            bits.append("the PSU is too small")
+        other = [f for f in errors if f.category != "power"]
+        if other and not low:
+            bits.append(other[0].message.split(":")[0][:100])
+    texts = list(dict.fromkeys(c.claim for c in false_claims))
+    if texts:
+        bits.append(
+            "the claim"
+            + ("s " if len(texts) > 1 else " ")
+            + ", ".join(f"'{t[:60]}'" for t in texts[:3])
+            + (" are" if len(texts) > 1 else " is")
+            + " false"
+        )
+    if not_in_catalog:
+        bits.append("not in the catalog: " + ", ".join(x.text.strip()[:40] for x in not_in_catalog[:3]))
+    if quote.missing:
+        bits.append("the quote names no " + " or ".join(quote.missing))
+    if not bits:
+        return "No problem found: every GPU gets its full link and every claim checked holds."
+    text = "; ".join(bits)
+    return text[0].upper() + text[1:] + "."
+
+
+def _line(x: QuoteLine) -> QuoteLineOut:
+    return QuoteLineOut(
+        line=x.line,
+        text=x.text,
+        status=x.status,
+        parts=[
+            PartOut(
+                kind=p.kind,
+                name=p.name,
+                part_id=p.part_id,
+                in_catalog=p.in_catalog,
+                confidence=p.confidence,
+                value=p.value,
+                socket=p.socket,
+                how=p.how,
+            )
+            for p in x.parts
+        ],
+        qty=x.qty,
+        qty_source=x.qty_source,
+        qty_unclear=x.qty_unclear,
+        price=x.price,
+        currency=x.currency,
+    )

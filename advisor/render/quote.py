@@ -6,32 +6,31 @@ from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import QuoteLineOut, ValidateOutput
 
 _SEV = {"error": "ERROR", "warning": "warning", "info": "info"}
+_STATUS = {
+    "part": "part",
+    "recognized": "recognized",
+    "not_in_catalog": "NOT IN CATALOG",
+    "title": "title",
+    "total": "total",
+    "claim": "claim",
+    "header": "header",
+    "other": "not a part",
+}
 
 
-def _money(x) -> str:
-    return "" if x is None else f"${x:,.2f}"
+def _money(x: QuoteLineOut) -> str:
+    if x.price is None:
+        return ""
+    sym = {"USD": "$", "EUR": "€", "CNY": "¥", "GBP": "£"}.get(x.currency or "", "")
+    return f"{sym}{x.price:,.2f}" if sym else f"{x.price:,.2f}"
 
 
-def _part(x: QuoteLineOut) -> str:
-    return x.part_id or x.part_name or ""
+def _parts(x: QuoteLineOut) -> str:
+    return " + ".join(p.part_id or p.name for p in x.parts)
 
 
 def why_verdict(r: ValidateOutput) -> str:
-    if r.verdict == "PASS":
-        return "no error-severity finding and no false claim"
-    bits = []
-    if r.missing:
-        bits.append("missing from the quote: " + ", ".join(r.missing))
-    if r.not_in_catalog:
-        bits.append(f"{len(r.not_in_catalog)} part line(s) not in the catalog")
-    if r.build_problems:
-        bits.append("the build cannot be evaluated")
-    errs = [f for f in (r.plan.findings if r.plan else []) if f.severity == "error"]
-    if errs:
-        bits.append(f"{len(errs)} error finding(s)")
-    if r.false_claims:
-        bits.append(f"{len(r.false_claims)} false claim(s)")
-    return "; ".join(bits)
+    return r.summary
 
 
 def _lanes(plan: PlanOutput) -> list[str]:
@@ -64,27 +63,21 @@ def render(result: ValidateOutput, fmt: str = "text") -> str:
 
 def render_text(r: ValidateOutput) -> str:
     q = r.quote
-    lines = [f"{r.verdict}: {q.file} ({q.format}) - {why_verdict(r)}", ""]
-    matched = [x for x in q.lines if x.status in ("matched", "recognized")]
-    lines.append("Parts")
-    lines.append(f"  {'line':>4}  {'part':36} {'conf':>5} {'qty':>3} {'price':>11}  text")
-    for x in matched:
-        conf = "" if x.confidence is None else f"{x.confidence:.0f}"
-        lines.append(
-            f"  {x.line:>4}  {_part(x)[:36]:36} {conf:>5} {x.qty:>3} {_money(x.price):>11}  {x.text[:60]}"
-        )
-    if r.not_in_catalog:
-        lines += ["", "Not in the catalog (cannot be checked)"]
-        lines += [f"  {x.line:>4}  {x.kind}: {x.text[:90]}" for x in r.not_in_catalog]
+    lines = [f"{r.verdict}: {r.summary}", f"  ({q.file}, {q.format})", ""]
+    lines.append("Every line of the quote")
+    lines.append(f"  {'line':>4}  {'status':14} {'qty':>3}  {'read from':22} {'price':>12}  part / text")
+    for x in q.lines:
+        if x.status == "header":
+            continue
+        what = _parts(x) or x.text.strip()[:70]
+        qty = f"{x.qty}?" if x.qty_unclear else str(x.qty)
+        src = x.qty_source[:22] if x.status in ("part", "recognized", "not_in_catalog", "title") else ""
+        lines.append(f"  {x.line:>4}  {_STATUS[x.status]:14} {qty:>3}  {src:22} {_money(x):>12}  {what}")
     if r.missing:
         lines += [
             "",
             "Missing: " + ", ".join(r.missing) + " (no line of the quote names one from the catalog)",
         ]
-    un = [x for x in q.lines if x.status == "unmatched"]
-    if un:
-        lines += ["", "Other lines (not parts)"]
-        lines += [f"  {x.line:>4}  {x.text[:90]}" for x in un]
     for n in q.notes:
         lines.append(f"note: {n}")
     for p in r.build_problems:
@@ -93,6 +86,8 @@ def render_text(r: ValidateOutput) -> str:
     if plan:
         if _lanes(plan):
             lines += ["", "Lanes and bandwidth"] + [f"  {s}" for s in _lanes(plan)]
+        for a in r.alternatives:
+            lines.append(f"  depends on the quote: {a}")
         if plan.findings:
             lines += ["", "Findings (worst first)"]
             lines += [f"  {_SEV.get(f.severity, f.severity):7} {f.id}: {f.message}" for f in plan.findings]
@@ -102,18 +97,15 @@ def render_text(r: ValidateOutput) -> str:
             v = {True: "TRUE", False: "FALSE", "unknown": "unknown"}[c.verdict]
             lines.append(f"  {v:7} line {c.line}: {c.claim[:90]}")
             lines.append(f"          {c.why}")
+    if r.ask_vendor:
+        lines += ["", "Ask the vendor for"] + [f"  - {a}" for a in r.ask_vendor]
     lines += ["", NOT_CHECKED]
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(r: ValidateOutput) -> str:
     q = r.quote
-    out = [
-        f"# Quote review: {r.verdict}",
-        "",
-        f"Quote: `{q.file}`. Verdict: **{r.verdict}** - {why_verdict(r)}.",
-        "",
-    ]
+    out = [f"# Quote review: {r.verdict}", "", f"**{r.summary}**", "", f"Quote: `{q.file}`.", ""]
     if r.false_claims:
         out += ["## Claims in the quote that do not hold", ""]
         for c in r.false_claims:
@@ -126,6 +118,8 @@ def render_markdown(r: ValidateOutput) -> str:
         for f in errs:
             out.append(f"- **{f.id}** ({f.severity}): {f.message} *Fix:* {f.fix}")
         out.append("")
+    if r.ask_vendor:
+        out += ["## Please tell us", ""] + [f"- {a}" for a in r.ask_vendor] + [""]
     if r.missing or r.not_in_catalog or r.build_problems:
         out += ["## Could not be checked", ""]
         out += [
@@ -140,17 +134,18 @@ def render_markdown(r: ValidateOutput) -> str:
     out += [
         "## Parts as we read them",
         "",
-        "| Line | Quote text | Part | Confidence | Qty | Price |",
-        "|---|---|---|---|---|---|",
+        "| Line | Quote text | Part | Qty (read from) | Price |",
+        "|---|---|---|---|---|",
     ]
     for x in q.lines:
-        if x.status in ("matched", "recognized"):
-            conf = "" if x.confidence is None else f"{x.confidence:.0f}"
+        if x.status in ("part", "recognized", "not_in_catalog"):
             text = x.text.replace("|", "\\|")
-            out.append(f"| {x.line} | {text} | {_part(x)} | {conf} | {x.qty} | {_money(x.price)} |")
+            qty = f"{x.qty}{'?' if x.qty_unclear else ''} ({x.qty_source})"
+            out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {_money(x)} |")
     out.append("")
     if plan and _lanes(plan):
-        out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {s}" for s in _lanes(plan)] + [""]
+        out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {s}" for s in _lanes(plan)]
+        out += [f"- Depends on the quote: {a}" for a in r.alternatives] + [""]
     if r.claims:
         out += ["## All claims checked", ""]
         for c in r.claims:

@@ -90,27 +90,36 @@ class QuotePane(VerticalScroll):
         self.post_message(self.Checked(result, quote.build, name))
 
     def _show(self, r: ValidateOutput) -> None:
-        from advisor.render.quote import why_verdict
-
         q = r.quote
         self.query_one("#quote-verdict", Static).update(
-            Text.assemble((r.verdict, VERDICT_STYLE[r.verdict]), f"  {q.file} ({q.format}): {why_verdict(r)}")
+            Text.assemble((r.verdict, VERDICT_STYLE[r.verdict]), f"  {r.summary}  ({q.file}, {q.format})")
         )
         table = self.query_one("#quote-lines", DataTable)
         table.clear()
         table.display = True
-        style = {"matched": "", "recognized": "", "not_in_catalog": "yellow", "unmatched": "dim"}
+        style = {
+            "part": "",
+            "recognized": "",
+            "not_in_catalog": "yellow",
+            "other": "dim",
+            "title": "cyan",
+            "total": "dim",
+            "claim": "magenta",
+        }
         for x in q.lines:
-            part = x.part_id or x.part_name or ""
-            conf = "" if x.confidence is None else f"{x.confidence:.0f}"
-            price = "" if x.price is None else f"${x.price:,.0f}"
-            what = part if x.status == "matched" else x.text[:60]
+            if x.status == "header":
+                continue
+            part = " + ".join(p.part_id or p.name for p in x.parts)
+            conf = " ".join(f"{p.confidence:.0f}" for p in x.parts if p.confidence is not None)
+            price = "" if x.price is None else f"{x.price:,.0f}{' ' + x.currency if x.currency else ''}"
+            what = part if x.status == "part" else x.text.strip()[:60]
+            qty = f"{x.qty}?" if x.qty_unclear else (str(x.qty) if x.parts else "")
             table.add_row(
                 str(x.line),
                 Text(x.status.replace("_", " "), style.get(x.status, "")),
                 what,
                 conf,
-                str(x.qty or ""),
+                qty,
                 price,
             )
         lines = []
@@ -131,6 +140,8 @@ class QuotePane(VerticalScroll):
                     for f in worst[:3]
                 )
             )
+        if r.ask_vendor:
+            lines.append("[b]Ask the vendor for:[/] " + "; ".join(escape(a) for a in r.ask_vendor))
         self.query_one("#quote-claims", Static).update(
             "\n".join(lines) or "[dim]no claims found in the quote[/]"
         )

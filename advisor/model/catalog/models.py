@@ -31,6 +31,11 @@ class Part(Strict):
     id: Annotated[str, Field(pattern=ID_PATTERN, description="Stable lower-case id, e.g. 'nvidia-rtx-4090'")]
     name: str = Field(description="The name as the vendor writes it")
     aliases: list[str] = Field(default_factory=list, description="Other ways people write it, for matching")
+    part_numbers: list[str] = Field(
+        default_factory=list,
+        description="Vendor part numbers / SKUs / MPNs (e.g. AMD 100-100000454WOF), each found in a page listed "
+        "in `sources`; a quote line that names one matches this part exactly",
+    )
     vendor: str
     sources: list[str] = Field(min_length=1, description="URLs the values came from, vendor pages first")
     verified: bool = Field(

@@ -146,14 +146,75 @@ def _yaml_files(folder: Path) -> Iterable[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
-def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None:
+def _cache_path(folder: Path, files: list[Path]) -> Path | None:
+    """Where a parsed copy of a catalog folder is kept (JSON, never pickle), named by every file's size and
+    time and the model code's, so an edited file or a new advisor never reads a stale copy."""
+    import hashlib
+
+    from advisor import __version__
+    from advisor.model.catalog import models
+
+    base = os.environ.get("ADVISOR_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "advisor"
+    )
+    h = hashlib.sha256(f"{__version__}|{folder.resolve()}".encode())
+    for f in [*files, Path(models.__file__), Path(__file__)]:
+        st = f.stat()
+        h.update(f"|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return Path(base) / f"catalog-{h.hexdigest()[:24]}.json"
+
+
+def _load_cached(folder: Path, files: list[Path], catalog: Catalog) -> bool:
+    """Read a folder from its parsed copy; False when there is none or it does not validate."""
+    import json
+
+    try:
+        path = _cache_path(folder, files)
+        entries = json.loads(path.read_text(encoding="utf-8")) if path and path.is_file() else None
+    except (OSError, ValueError):
+        return False
+    if not isinstance(entries, list) or len(entries) != len(files):
+        return False
+    parts = []
+    try:
+        for e in entries:
+            parts.append((PART_TYPES[e["data"]["kind"]].model_validate(e["data"]), e["file"], e["line"]))
+    except Exception:  # a damaged or foreign cache file: read the YAML instead
+        return False
+    if len({p.id for p, _, _ in parts}) != len(parts):
+        return False
+    for part, file, line in parts:
+        catalog.add(part, file, line)
+    return True
+
+
+def _save_cached(folder: Path, files: list[Path], entries: list[dict]) -> None:
+    import json
+
+    from advisor.base.yamlio import atomic_write
+
+    try:
+        path = _cache_path(folder, files)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, json.dumps(entries))
+    except OSError:
+        pass  # no cache where the home folder is read-only: the YAML is read every time
+
+
+def load_folder(folder: Path, catalog: Catalog, problems: list[Problem], cache: bool = False) -> None:
     if not folder.is_dir():
         problems.append(
             Problem(f"{folder}: catalog folder not found", hint="give a folder of part YAML files")
         )
         return
     seen_here: dict[str, str] = {}
-    for path in _yaml_files(folder):
+    files = list(_yaml_files(folder))
+    if cache and _load_cached(folder, files, catalog):
+        return
+    entries: list[dict] = []
+    before = len(problems)
+    for path in files:
         try:
             data = load_file(path)
         except UserError as exc:
@@ -193,6 +254,9 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem]) -> None
             continue
         seen_here[part.id] = str(path)
         catalog.add(part, str(path), data.line)
+        entries.append({"file": str(path), "line": data.line, "data": part.model_dump(mode="json")})
+    if cache and len(problems) == before and len(entries) == len(files):
+        _save_cached(folder, files, entries)
 
 
 def load_catalog_checked(user_dirs: Iterable[Path] | None = None) -> tuple[Catalog, list[Problem]]:
@@ -203,7 +267,7 @@ def load_catalog_checked(user_dirs: Iterable[Path] | None = None) -> tuple[Catal
 def _load_dirs(user_dirs: list[Path]) -> tuple[Catalog, list[Problem]]:
     catalog = Catalog()
     problems: list[Problem] = []
-    load_folder(bundled("catalog"), catalog, problems)
+    load_folder(bundled("catalog"), catalog, problems, cache=True)
     for d in user_dirs:
         load_folder(Path(d), catalog, problems)
     _cross_check(catalog, problems)

@@ -1,0 +1,117 @@
+"""Assemble the quote's build from its part lines; title lines only cross-check counts (or fill a kind
+no line item names)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.base.errors import Problem, UserError
+from advisor.quote.reader import Quote
+
+
+def assemble(q: Quote, catalog) -> None:
+    from advisor.model.build import Build
+
+    data: dict[str, Any] = {"name": q.filename}
+    gpus: dict[str, int] = {}
+    ram = 0
+    sockets: list[str] = []
+    bridges = 0
+    nics = 0
+    item_lines = [x for x in q.lines if x.status in ("part", "recognized", "not_in_catalog")]
+    titles = [x for x in q.lines if x.status == "title" and x.parts]
+    kinds_in_items = {p.kind for x in item_lines for p in x.parts}
+    used = list(item_lines)
+    for t in titles:  # a listing whose only mention of a kind is its title
+        extra = [p for p in t.parts if p.kind not in kinds_in_items]
+        if extra:
+            t2 = type(t)(t.line, t.text, "title", extra, t.qty, t.qty_source, t.qty_unclear)
+            used.append(t2)
+            q.notes.append(
+                f"line {t.line}: the title is the only line naming the "
+                + ", ".join(sorted({p.kind for p in extra}))
+                + "; used as written"
+            )
+    for x in used:
+        for p in x.parts:
+            if not p.in_catalog:
+                continue
+            n = x.qty if len([pp for pp in x.parts if pp.kind == p.kind]) == 1 else 1
+            if len(x.parts) > 1 and p.kind != "gpu":
+                n = 1
+            if p.kind in ("cpu", "board"):
+                if p.kind in data and data[p.kind] != p.part_id:
+                    q.notes.append(f"line {x.line}: a second {p.kind} ({p.part_id}); using {data[p.kind]}")
+                data.setdefault(p.kind, p.part_id)
+                if p.kind == "cpu" and n > 1:
+                    data["cpu_count"] = n
+            elif p.kind == "gpu":
+                gpus[p.part_id] = gpus.get(p.part_id, 0) + n
+            elif p.kind == "psu" and p.value:
+                data.setdefault("psu_w", p.value * (n if "usable" not in p.how else 1))
+            elif p.kind == "ram" and p.value:
+                ram += p.value * (1 if p.how in ("RAM modules", "ram_gb") else n)
+            elif p.kind == "nvme":
+                if p.socket:
+                    sockets += [p.socket] * n
+                else:
+                    q.unplaced_nvme += n
+            elif p.kind == "nic":
+                nics += n
+            elif p.kind == "bridge":
+                bridges += n
+    # title counts cross-check the line items
+    total = sum(gpus.values())
+    for t in titles:
+        for p in t.parts:
+            if (
+                p.kind == "gpu"
+                and p.in_catalog
+                and t.qty_source != "none written: 1"
+                and t.qty != total
+                and gpus
+            ):
+                q.title_mismatch.append(
+                    f"line {t.line} says {t.qty}x {p.name}, the line items have {total} GPU(s)"
+                )
+    if gpus:
+        data["gpus"] = [{"model": m, "count": min(n, 16)} for m, n in gpus.items()]
+    if ram:
+        data["ram_gb"] = ram
+    if nics:
+        data["nics"] = [{"name": "NIC"} for _ in range(min(nics, 8))]
+    if bridges:
+        if total >= 2:
+            data["nvlink"] = [[2 * i, 2 * i + 1] for i in range(min(bridges, total // 2))]
+        else:
+            q.notes.append(f"an NVLink bridge is listed but the quote has {total} GPU(s); bridge not placed")
+    board = catalog.get(data["board"]) if "board" in data else None
+    if sockets and board is not None:
+        names = {m.name.upper().replace(" ", ""): m.name for m in board.m2}
+        placed = []
+        for s in sockets:
+            if s.upper() in names:
+                placed.append({"socket": names[s.upper()]})
+            else:
+                q.notes.append(f"M.2 socket {s} is not on {board.name}; that SSD is not placed")
+                q.unplaced_nvme += 1
+        if placed:
+            data["nvme"] = placed
+    for k in ("cpu", "board"):
+        if k not in data:
+            q.missing.append(k)
+    if not gpus:
+        q.notes.append("the quote lists no GPU from the catalog")
+    q.build_data = data
+    if q.missing:
+        return
+    try:
+        q.build = Build.model_validate(data)
+    except Exception as exc:  # pydantic ValidationError
+        raise UserError(
+            problems=[
+                Problem(
+                    f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}", file=q.filename
+                )
+            ]
+        ) from None

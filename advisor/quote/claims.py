@@ -1,0 +1,140 @@
+"""Claims: what a sentence of the quote asserts about this build, and whether the prediction bears it out.
+
+A claim is parsed into its property (PCIe link, P2P, NVLink, pooled GPU memory, NUMA, PSU, full speed),
+the value it asserts (Gen5, x16, x8/x8; or absence: "no P2P") and whom it is about (every GPU unless it
+names one), and judged TRUE / FALSE / cannot tell against the prediction for the quote's own GPUs. A
+claim that says the link it really runs at ("runs at PCIe 4.0 x16, the GPU's limit") is judged on that.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.findings.finding import Finding
+from advisor.model.predict import Prediction
+from advisor.quote.reader import Claim
+from advisor.quote.vocab import vocab
+
+ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "psu", "full_speed", "pcie")
+
+
+def claims_in(text: str, line: int) -> list[Claim]:
+    v = vocab()
+    low = text.lower()
+    out = []
+    for about in ORDER:
+        m = v.claims[about].search(low)
+        if not m:
+            continue
+        if (
+            about == "nvlink"
+            and vocab().kind_words["bridge"].search(low)
+            and "nvlink" in low
+            and not v.prose.search(low.replace("nvlink", ""))
+        ):
+            pass  # "NVLink bridge 2-slot": a part line; the bridge is in the build
+        before = low[max(0, m.start() - 25) : m.start()]
+        negated = bool(v.negation.search(before)) or bool(
+            re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:])
+        )
+        c = Claim(text=text.strip()[:300], line=line, about=about, negated=negated)
+        if about == "pcie":
+            g = re.search(r"pcie\s*(?:gen\s*)?(\d)", low)
+            c.gen = int(g.group(1)) if g else None
+            c.width = 8 if re.search(r"\bx8\s*/\s*x8\b", low) else 16
+            r = v.runs_at.search(low)
+            if r:
+                c.runs_at = (int(r.group("gen")), int(r.group("width")))
+        if v.scope_one.search(low):
+            c.scope = "one"
+        out.append(c)
+        if about in ("pooled_memory",) and "p2p" not in low:
+            break
+    # "NVLink bridge included" is both a part and a claim: keep the claim; a plain bridge line is only a part
+    return out
+
+
+def judge(c: Claim, pred: Prediction | None, findings: list[Finding], psu_w: int | None) -> tuple[Any, str]:
+    if pred is None:
+        return "unknown", "the build could not be evaluated"
+    gpus = [g.node for g in pred.gpus]
+    pairs = pred.pairs
+    n = len(gpus)
+    verdict, why = _judge(c, gpus, pairs, findings, psu_w, n)
+    if c.negated and verdict in (True, False):
+        return (not verdict), f"(the claim says not) {why}"
+    return verdict, why
+
+
+def _links(gpus) -> str:
+    return "; ".join(f"GPU{g.index} in {g.connector}: Gen{g.link.gen} x{g.link.width}" for g in gpus)
+
+
+def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
+    if c.about == "pcie":
+        if not gpus:
+            return "unknown", "no GPU in the build"
+        subject = gpus[:1] if c.scope == "one" else gpus
+        if c.runs_at:
+            gen, width = c.runs_at
+            ok = all(g.link.gen >= gen and g.link.width >= width for g in subject)
+            return ok, f"the claim states Gen{gen} x{width}; predicted links: {_links(subject)}"
+        width = c.width or 16
+        bad = [g for g in subject if g.link.width < width or (c.gen and g.link.gen < c.gen)]
+        if bad:
+            extra = ""
+            if c.gen and any(g.link.max_gen < c.gen for g in bad):
+                extra = f" (a card whose maximum is below Gen{c.gen} cannot link at Gen{c.gen})"
+            return False, f"predicted links: {_links(gpus)}{extra}"
+        return True, f"predicted links: {_links(gpus)}"
+    if c.about == "full_speed":
+        if not gpus:
+            return "unknown", "no GPU in the build"
+        slow = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
+        if slow:
+            return False, "below the cards' own link: " + _links(slow)
+        return True, "every GPU links at its own maximum: " + _links(gpus)
+    if c.about in ("p2p", "nvlink", "pooled_memory") and n < 2:
+        return "unknown", f"the build has {n} GPU: there is no pair to judge"
+    if c.about == "nvlink":
+        broken = [f for f in findings if f.category == "nvlink" and f.severity == "error"]
+        if broken:
+            return False, "; ".join(f"{f.id}: {f.message}" for f in broken)
+        nv = [p for p in pairs if p.path.startswith("NV")]
+        if nv:
+            return True, "NVLink between " + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in nv)
+        models = sorted({g.gpu.name for g in gpus if g.gpu})
+        return False, (
+            f"no GPU pair is joined by NVLink ({', '.join(models)}: no NVLink connector, or no bridge "
+            "in the quote); pairs talk over " + ", ".join(sorted({p.path for p in pairs}))
+        )
+    if c.about == "p2p":
+        no = [p for p in pairs if not p.p2p]
+        if no:
+            return False, "; ".join(f"GPU{p.a}-GPU{p.b}: no P2P ({p.p2p_reason or p.via})" for p in no)
+        return True, "P2P on every pair (" + ", ".join(f"GPU{p.a}-GPU{p.b} via {p.via}" for p in pairs) + ")"
+    if c.about == "pooled_memory":
+        if all(p.path.startswith("NV") for p in pairs):
+            return "unknown", (
+                "NVLink joins every pair, so each GPU can read the others' memory, but frameworks "
+                "still see separate GPUs: not one memory pool"
+            )
+        return False, (
+            "GPU memory over PCIe is never pooled: each GPU has its own; a model larger than one "
+            "GPU's memory must be split (tensor/pipeline parallel), and copies between GPUs go over "
+            + ", ".join(sorted({p.via for p in pairs}))
+        )
+    if c.about == "numa":
+        sockets = {g.socket for g in gpus}
+        return len(sockets) <= 1, f"the GPUs hang off {len(sockets)} socket(s)"
+    if c.about == "psu":
+        bad = [f for f in findings if f.category == "power" and f.severity == "error"]
+        if bad:
+            return False, "; ".join(f"{f.id}: {f.message}" for f in bad)
+        if not gpus:
+            return "unknown", "no GPU in the build"
+        if psu_w is None:
+            return "unknown", "no PSU wattage in the quote"
+        return True, "no power finding for the GPUs' transients at this wattage"
+    return "unknown", "not a claim this tool checks"

@@ -1,0 +1,178 @@
+"""Line items: each raw line's quantity (and where it was read), price and role (part, title, total, claim).
+
+A quantity is never silently 1: a line whose count cannot be told (two readings disagree, a table's
+qty cell is unreadable) is marked unclear, and the report says the prediction rests on it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from advisor.quote.formats import RawLine
+from advisor.quote.vocab import vocab
+
+MAX_QTY = 64
+
+
+@dataclass
+class Item:
+    line: int
+    text: str
+    desc: str  # what to match parts in (the description, without quantity and price marks)
+    qty: int = 1
+    qty_source: str = "none written: 1"  # where the quantity was read
+    qty_unclear: bool = False
+    price: float | None = None
+    currency: str | None = None
+    role: str = "item"  # item | title | total | header | claim
+    kind_hint: str | None = None
+    value: object = None
+
+
+def item_of(raw: RawLine) -> Item:
+    v = vocab()
+    text = raw.text[:500]
+    desc = (raw.desc if raw.desc is not None else text)[:500]
+    it = Item(raw.line, text, desc, kind_hint=raw.kind, value=raw.value)
+    if raw.header:
+        it.role = "header"
+        return it
+    if raw.claim:
+        it.role = "claim"
+        return it
+    if v.total_line.search(desc.strip()):
+        it.role = "total"
+        it.price, it.currency = price_of(desc)
+        return it
+    # price: the table's cell, else the text
+    if raw.price:
+        it.price, it.currency = price_of(raw.price, bare=True)
+    else:
+        it.price, it.currency = price_of(desc)
+    stripped = strip_prices(desc)
+    readings = []  # (qty, source)
+    if raw.qty is not None:
+        m = re.fullmatch(r"\s*(\d{1,3})\s*(?:[x×]|pcs|stk|张|块|个|条|片)?\s*", raw.qty)
+        if m and 1 <= int(m.group(1)) <= MAX_QTY:
+            readings.append((int(m.group(1)), "the qty column"))
+        elif raw.qty.strip():
+            it.qty_unclear, it.qty_source = True, f"qty column '{raw.qty.strip()[:20]}' unreadable"
+    for q, src in quantities(stripped):
+        readings.append((q, src))
+    counts = {q for q, _ in readings}
+    if readings:
+        it.qty, it.qty_source = readings[0][0], readings[0][1]
+        if len(counts) > 1 and not (
+            raw.qty is not None
+            and len({q for q, s in readings if s != "the qty column"}) <= 1
+            and readings[0][1] == "the qty column"
+        ):
+            it.qty_unclear = True
+            it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
+    it.desc = strip_quantities(stripped)
+    if v.title_line.search(desc) and not v.kind_words["psu"].search(desc):
+        it.role = "title"
+    return it
+
+
+def quantities(text: str) -> list[tuple[int, str]]:
+    """Every quantity the text writes, with the form it was written in."""
+    v = vocab()
+    out = []
+    low = text.lower()
+    for rx in v.quantity:
+        for m in rx.finditer(low):
+            n = _number(m)
+            if n is None or not 1 <= n <= MAX_QTY:
+                continue
+            if m.group(0).lstrip()[:1] in "x×*" and v.width_context.search(low[: m.start()]):
+                continue  # "PCIe 4.0 x8": a link width, not a count
+            if (re.search(r"[x×*]", m.group(0)) and _ram_like(low, m)) or v.spec_after.match(low[m.end() :]):
+                continue  # RAM modules, or a spec ("7x PCIe 5.0 x16")
+            out.append((n, f"'{m.group(0).strip()}'"))
+        if out:
+            return out[:1] + [o for o in out[1:] if o[0] != out[0][0]][:1]
+    leading = re.match(r"^\s*(?:[-*•·]\s*)?(\d{1,2})\s{2,}(?=[^\d\s])", text)
+    if leading and 1 <= int(leading.group(1)) <= MAX_QTY:
+        return [(int(leading.group(1)), "a leading qty column")]
+    trailing = re.search(r"(?:\s{2,}|\|\s*)(\d{1,2})\s*$", text)
+    if trailing and 1 <= int(trailing.group(1)) <= MAX_QTY:
+        return [(int(trailing.group(1)), "a trailing qty column")]
+    return []
+
+
+def _number(m: re.Match) -> int | None:
+    gd = m.groupdict()
+    if gd.get("n"):
+        return int(gd["n"])
+    if gd.get("cn"):
+        return vocab().numerals.get(gd["cn"])
+    return None
+
+
+def _ram_like(low: str, m: re.Match) -> bool:
+    """'8 x 32GB': the modules of a RAM line, not a count of the line's part."""
+    kw = vocab().kind_words
+    if not kw["ram"].search(low) or kw["gpu"].search(low):
+        return False
+    after = low[m.end() : m.end() + 8]
+    before = low[max(0, m.start() - 8) : m.start()]
+    return bool(re.match(r"\s*\d{1,3}\s*g", after) or re.search(r"\d\s*g(?:b)?\s*$", before))
+
+
+def strip_quantities(text: str) -> str:
+    v = vocab()
+    t = text
+    for rx in v.quantity:
+        t = rx.sub(" ", t)
+    t = re.sub(r"^\s*(?:[-*•·]\s*)?\d{1,2}\s{2,}", " ", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def strip_prices(text: str) -> str:
+    t = text
+    for rx in vocab().prices:
+        t = rx.sub(" ", t)
+    return t
+
+
+def price_of(text: str, bare: bool = False) -> tuple[float | None, str | None]:
+    for rx in vocab().prices:
+        m = rx.search(text)
+        if m:
+            return _amount(m.group("v")), _currency(m.group("cur"))
+    if bare:
+        m = re.search(r"\d[\d.,\s\u00a0]*", text)
+        if m:
+            return _amount(m.group(0).strip()), None
+    return None, None
+
+
+def _amount(s: str) -> float | None:
+    s = s.replace("\u00a0", " ").strip()
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?", s) or re.fullmatch(r"\d+,\d{1,2}", s):
+        s = s.replace(".", "").replace(",", ".")  # European: 1.649,00
+    else:
+        s = s.replace(",", "").replace(" ", "")
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _currency(cur: str | None) -> str | None:
+    if not cur:
+        return None
+    c = cur.upper()
+    return {
+        "$": "USD",
+        "US$": "USD",
+        "€": "EUR",
+        "£": "GBP",
+        "¥": "CNY",
+        "￥": "CNY",
+        "元": "CNY",
+        "块钱": "CNY",
+        "RMB": "CNY",
+    }.get(c, c)

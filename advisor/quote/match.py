@@ -1,0 +1,233 @@
+"""Match a line item to catalog parts (CPU, board, GPU) and recognise the other kinds (PSU, RAM, NVMe,
+NIC, NVLink bridge).
+
+Never a wrong part: a catalog part matches only if the line has every model number of one of its
+names (RTX A5000 is not an RTX 4090 D; MAG Z790 TOMAHAWK is not a ROG Strix Z790-E), every other
+distinguishing word of that name, and, for a GPU, a memory size that agrees. A vendor part number
+matches its part exactly. Candidates come from an index of model numbers, so each line costs the same
+whatever the catalog's size and the quote's length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from advisor.model.catalog.store import Catalog
+from advisor.quote.vocab import vocab
+
+KINDS = ("cpu", "board", "gpu")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    digits: frozenset[str]  # model numbers: tokens with a digit ("4090", "z790e", "14900k", "a5000")
+    words: frozenset[str]  # the other words
+    caps: frozenset[int]  # memory sizes written with the part ("48G", "24GB")
+
+    @property
+    def required(self) -> frozenset[str]:
+        """Model numbers a line must have: all but weak ones like 'i9' or '9' (Core Ultra 9)."""
+        return frozenset(d for d in self.digits if not re.fullmatch(r"[a-z]?\d", d))
+
+
+def tokens(text: str) -> Tokens:
+    t = text.lower().replace("™", " ").replace("®", " ")
+    caps = frozenset(int(m.group(1)) for m in re.finditer(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])", t))
+    t = re.sub(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])", " ", t)
+    t = re.sub(
+        r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w\b|ddr\d(?:-\d+)?"
+        r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)\b",
+        " ",
+        t,
+    )
+    t = re.sub(r"([a-z0-9])(?=[\u4e00-\u9fff])", r"\1 ", t)
+    t = re.sub(r"([\u4e00-\u9fff])(?=[a-z0-9])", r"\1 ", t)
+    t = re.sub(r"\b(rtx|gtx|rx|gt)(?=\d)", r"\1 ", t)
+    t = re.sub(r"(\d)[\s-]([a-wyz])\b", r"\1\2", t)  # "4090 d" -> "4090d", "z790-e" -> "z790e"
+    t = _VARIANT().sub(r"\1\2", t)  # "3090 ti" -> "3090ti": a different model
+    toks = re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]+", t)
+    return Tokens(
+        frozenset(x for x in toks if any(c.isdigit() for c in x)),
+        frozenset(x for x in toks if not any(c.isdigit() for c in x)),
+        caps,
+    )
+
+
+_variant_rx: list = []
+
+
+def _VARIANT() -> re.Pattern:  # noqa: N802
+    if not _variant_rx:
+        words = "|".join(re.escape(w) for w in vocab().variant_suffixes)
+        _variant_rx.append(re.compile(rf"(\d[a-z]?)[\s-]+({words})\b"))
+    return _variant_rx[0]
+
+
+def _pn(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+@dataclass
+class Found:
+    kind: str  # cpu board gpu psu ram nvme nic bridge
+    name: str
+    part_id: str | None = None  # a catalog part
+    confidence: float | None = None
+    value: int | None = None  # PSU usable watts, RAM GB (total of the line)
+    socket: str | None = None  # an NVMe drive's M.2 socket
+    in_catalog: bool = True
+    how: str = ""  # how it was recognised
+
+
+@dataclass
+class _Key:
+    part: object
+    text: str
+    tok: Tokens
+    words: frozenset[str]  # distinguishing words
+
+
+@dataclass
+class Matcher:
+    catalog: Catalog
+    index: dict[str, list[_Key]] = field(default_factory=dict)
+    numbers: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> Matcher:
+        key = ("quote matcher",)
+        if key not in catalog.derived:
+            m = cls(catalog)
+            generic = vocab().generic_words
+            for part in catalog.parts.values():
+                if part.kind not in KINDS:
+                    continue
+                for text in {part.name, *part.aliases, part.id.replace("-", " ")}:
+                    tok = tokens(text)
+                    if not tok.required:
+                        continue
+                    k = _Key(
+                        part, text, tok, frozenset(w for w in tok.words if w not in generic and len(w) > 0)
+                    )
+                    for d in tok.required:
+                        m.index.setdefault(d, []).append(k)
+                for pn in getattr(part, "part_numbers", []) or []:
+                    m.numbers[_pn(pn)] = part
+            catalog.derived[key] = m
+        return catalog.derived[key]  # type: ignore[return-value]
+
+    def parts(self, text: str, kind: str | None = None) -> list[Found]:
+        """Catalog parts the text names (best per kind), by part number or by name."""
+        for raw in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-./]{5,}", text):
+            part = self.numbers.get(_pn(raw))
+            if part is not None and (kind is None or part.kind == kind):
+                return [Found(part.kind, part.name, part.id, 100.0, how=f"part number {raw}")]
+        tok = tokens(text)
+        best: dict[str, tuple[tuple, _Key]] = {}
+        seen = set()
+        for d in tok.digits:
+            for k in self.index.get(d, []):
+                if id(k) in seen or (kind is not None and k.part.kind != kind):
+                    continue
+                seen.add(id(k))
+                if not k.tok.required <= tok.digits or not k.words <= tok.words:
+                    continue
+                if k.tok.caps and not k.tok.caps <= tok.caps:
+                    continue
+                if (
+                    k.part.kind == "gpu"
+                    and tok.caps
+                    and not k.tok.caps
+                    and k.part.vram_gb not in tok.caps
+                    and any(c >= 8 for c in tok.caps)
+                ):
+                    continue  # "4090 48G" is not the 24 GB card
+                score = (
+                    len(k.tok.required),
+                    len(k.words),
+                    fuzz.token_set_ratio(k.text.lower(), text.lower()),
+                )
+                if k.part.kind not in best or score > best[k.part.kind][0]:
+                    best[k.part.kind] = (score, k)
+        return [
+            Found(kind_, k.part.name, k.part.id, round(float(s[2]), 1), how=f"name '{k.text}'")
+            for kind_, (s, k) in sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
+        ]
+
+    def model_number_of(self, text: str, kind: str) -> bool:
+        """Whether the text writes a model number (a part the catalog may lack), for a line of that kind."""
+        return bool(tokens(text).required)
+
+
+def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | None:
+    """A PSU, RAM, NVMe drive, NIC or NVLink bridge, by its words."""
+    v = vocab()
+    low = text.lower()
+    kw = v.kind_words
+    if kind_hint in (None, "bridge") and (kind_hint == "bridge" or kw["bridge"].search(low)):
+        return Found("bridge", "NVLink bridge", how="NVLink bridge words")
+    if kind_hint == "psu" and isinstance(value, int):
+        return Found("psu", f"PSU {value} W", value=value, how="psu_w")
+    if kind_hint == "ram" and isinstance(value, int):
+        return Found("ram", f"RAM {value} GB", value=value, how="ram_gb")
+    if kind_hint in (None, "psu") and (
+        kind_hint == "psu" or kw["psu"].search(low) or v.psu_series.search(low)
+    ):
+        w = psu_watts(low)
+        if w:
+            return Found("psu", f"PSU {w} W", value=w, how="PSU words and wattage")
+    if kind_hint in (None, "ram") and (
+        kind_hint == "ram" or (kw["ram"].search(low) and not kw["gpu"].search(low))
+    ):
+        gb, modules = ram_gb(low)
+        if gb:
+            return Found(
+                "ram", f"RAM {gb} GB", value=gb, how="RAM modules" if modules else "RAM words and size"
+            )
+    if kind_hint in (None, "nvme") and (kind_hint == "nvme" or kw["nvme"].search(low)):
+        s = v.m2_socket.search(text)
+        socket = re.sub(r"(?i)^m\.?2[_\s-]?", "M.2_", s.group(1)) if s else None
+        return Found("nvme", "NVMe SSD" + (f" in {socket}" if socket else ""), socket=socket, how="SSD words")
+    if kind_hint in (None, "nic") and (kind_hint == "nic" or kw["nic"].search(low)):
+        return Found("nic", "NIC", how="network card words")
+    return None
+
+
+def psu_watts(low: str) -> int | None:
+    """Usable watts: a stated usable figure, N of N+M redundant modules, else the wattage or model number."""
+    v = vocab()
+    u = v.usable.search(low)
+    if u:
+        return int(u.group("w") or u.group("w2"))
+    w = v.watts.search(low)
+    watts = int(w.group("w")) if w else None
+    if watts is None:
+        m = v.psu_models.search(low)
+        watts = int(m.group("w")) if m else None
+    if watts is None or not 200 <= watts <= 20000:
+        return None
+    r = v.redundant.search(low)
+    return watts * int(r.group("a")) if r else watts
+
+
+def ram_gb(low: str) -> tuple[int | None, bool]:
+    """(GB, whether it was read as modules x size, which already counts the modules)."""
+    v = vocab()
+    for rx in v.ram_modules:
+        m = rx.search(low)
+        if m:
+            return int(m.group("n")) * int(m.group("gb")), True
+    m = v.ram_total.search(low)
+    return (int(m.group("gb")) if m else None), False
+
+
+def kind_of_words(text: str) -> str | None:
+    """The part kind a line's words name (cpu, board, gpu), for a line that matches no catalog part."""
+    low = text.lower()
+    for k in ("gpu", "cpu", "board"):
+        if vocab().kind_words[k].search(low):
+            return k
+    return None

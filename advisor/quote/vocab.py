@@ -1,0 +1,82 @@
+"""The quote reader's vocabulary, compiled once from rules/quote.yaml (data, not code)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from advisor.base.errors import Problem, UserError
+from advisor.base.resources import bundled
+from advisor.base.yamlio import load_file
+
+_FLAGS = re.I | re.U
+
+
+@dataclass(frozen=True)
+class Vocab:
+    numerals: dict[str, int]
+    quantity: tuple[re.Pattern, ...]
+    width_context: re.Pattern
+    spec_after: re.Pattern
+    prices: tuple[re.Pattern, ...]
+    total_line: re.Pattern
+    title_line: re.Pattern
+    kind_words: dict[str, re.Pattern]
+    generic_words: frozenset[str]
+    variant_suffixes: tuple[str, ...]
+    psu_models: re.Pattern
+    psu_series: re.Pattern
+    watts: re.Pattern
+    redundant: re.Pattern
+    usable: re.Pattern
+    ram_modules: tuple[re.Pattern, ...]
+    ram_total: re.Pattern
+    m2_socket: re.Pattern
+    claims: dict[str, re.Pattern]
+    runs_at: re.Pattern
+    negation: re.Pattern
+    scope_one: re.Pattern
+    prose: re.Pattern
+
+
+@lru_cache(maxsize=1)
+def vocab() -> Vocab:
+    path = bundled("rules") / "quote.yaml"
+    data = load_file(path)
+
+    def rx(key: str, sub: str | None = None) -> re.Pattern:
+        value = data[key] if sub is None else data[key][sub]
+        try:
+            return re.compile(value, _FLAGS)
+        except re.error as exc:
+            raise UserError(problems=[Problem(f"not a valid pattern: {exc}", str(path), field=key)]) from None
+
+    def rxs(key: str) -> tuple[re.Pattern, ...]:
+        return tuple(re.compile(p, _FLAGS) for p in data[key])
+
+    return Vocab(
+        numerals={str(k): int(v) for k, v in data["numerals"].items()},
+        quantity=rxs("quantity"),
+        width_context=rx("width_context"),
+        spec_after=rx("spec_after"),
+        prices=rxs("prices"),
+        total_line=rx("total_line"),
+        title_line=rx("title_line"),
+        kind_words={k: rx("kind_words", k) for k in data["kind_words"]},
+        generic_words=frozenset(str(w).lower() for w in [*data["generic_words"], *data["brand_words"]]),
+        variant_suffixes=tuple(str(w).lower() for w in data["variant_suffixes"]),
+        psu_models=rx("psu_models"),
+        psu_series=rx("psu_series"),
+        watts=rx("watts"),
+        redundant=rx("redundant"),
+        usable=rx("usable"),
+        ram_modules=rxs("ram_modules"),
+        ram_total=rx("ram_total"),
+        m2_socket=rx("m2_socket"),
+        claims={k: rx("claims", k) for k in data["claims"]},
+        runs_at=rx("runs_at"),
+        negation=rx("negation"),
+        scope_one=rx("scope_one"),
+        prose=rx("prose"),
+    )

@@ -1,0 +1,135 @@
+"""The quote reader's promises, as properties: every input line is reported exactly once, a part whose
+model number differs is never matched, and the seed question as a Taobao listing and an email."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.model.catalog.store import load_catalog
+from advisor.quote.match import Matcher
+from advisor.quote.reader import read_quote
+from tests.conftest import ROOT
+
+QUOTES = ROOT / "examples" / "quotes"
+LINES = [
+    "2x NVIDIA GeForce RTX 4090 24GB $1,599.00",
+    "Intel Core i9-14900K",
+    "ASUS ROG Maximus Z790 Hero",
+    "显卡：4090 24G ×2",
+    "内存 32G×8",
+    "Corsair RM1200x SHIFT",
+    "Total: $5,000",
+    "Thanks, Bob",
+    "| 2 | x |",
+    "双卡P2P直连",
+    "Menge: 2 RTX A6000",
+    "NVIDIA RTX A5000",
+    "   ",
+    "",
+    "Samsung 990 PRO in M.2_1",
+    "---",
+    "Subject: 4x RTX 4090 server",
+    "RTX 4090 x8",
+    "Seasonic PRIME TX-1600 Netzteil ausreichend",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(LINES), st.text(max_size=40)), min_size=1, max_size=25))
+def test_every_input_line_is_reported_exactly_once(lines):
+    text = "\n".join(lines)
+    try:
+        q = read_quote(text, "q.txt", load_catalog())
+    except Exception as exc:  # only a clear UserError is allowed (no part at all, binary, empty)
+        from advisor.base.errors import UserError
+
+        assert isinstance(exc, UserError), exc
+        return
+    reported = [x.line for x in q.lines]
+    written = [i for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+    assert sorted(reported) == written
+
+
+def test_a_part_whose_model_number_differs_is_never_matched():
+    m = Matcher.of(load_catalog())
+    for text in (
+        "NVIDIA RTX A5000 24GB",
+        "MSI MAG Z790 TOMAHAWK WIFI",
+        "Intel Core i9-14900KF",
+        "Quadro RTX 6000",
+        "NVIDIA RTX 5000 16GB",
+        "RTX 4080 SUPER",
+        "AMD EPYC 9754",
+        "ASUS ROG STRIX Z790-F GAMING",
+        "NVIDIA H100 SXM5 80GB",
+        "Ryzen 9 7950X3D2",
+        "RTX 3090 Ti",
+    ):
+        assert all(f.part_id is None for f in m.parts(text)) or not m.parts(text), (text, m.parts(text))
+
+
+def test_no_catalog_name_matches_another_part_when_its_model_number_changes():
+    catalog = load_catalog()
+    m = Matcher.of(catalog)
+    for part in catalog.parts.values():
+        for name in [part.name]:
+            # change the last digit of the part's model number (3+ digits, not a revision like -000)
+            nums = [n for n in re.findall(r"\d{3,}", name) if set(n) != {"0"}]
+            if not nums:
+                continue
+            num = max(nums, key=len)
+            other = num[:-1] + str((int(num[-1]) + 3) % 10)
+            text = name.replace(num, other, 1)
+            found = m.parts(text, part.kind)
+            assert not found or found[0].part_id != part.id, (name, text, found[0].part_id)
+
+
+def _validate(cli, path):
+    code, out, err = cli("validate", str(path), "--json")
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_the_seed_case_as_a_taobao_listing(cli):
+    code, r = _validate(cli, QUOTES / "taobao-14900k-dual-4090.txt")
+    assert code == 1 and r["verdict"] == "PROBLEMS"
+    b = r["quote"]["build"]
+    assert b["cpu"] == "intel-core-i9-14900k" and b["board"] == "asus-rog-maximus-z790-hero"
+    assert (
+        b["gpus"] == [{"model": "nvidia-rtx-4090", "count": 2}] and b["ram_gb"] == 128 and b["psu_w"] == 1250
+    )
+    assert [(g["link"]["gen"], g["link"]["width"]) for g in r["plan"]["gpus"]] == [(4, 8), (4, 8)]
+    assert not any(p["p2p"] for p in r["plan"]["pairs"])
+    false = {c["about"] for c in r["false_claims"]}
+    assert {"pcie", "p2p", "pooled_memory", "psu"} <= false
+    assert "power" in {f["category"] for f in r["plan"]["findings"]}
+    assert r["summary"].startswith("GPU0") and "no P2P" in r["summary"]
+    title = next(x for x in r["quote"]["lines"] if x["line"] == 1)
+    assert title["status"] == "title"  # the listing's title repeats the items: not counted again
+
+
+def test_the_seed_case_as_an_english_email(cli):
+    code, r = _validate(cli, QUOTES / "2x4090-z790-hero-email.txt")
+    assert code == 1
+    assert [(g["link"]["gen"], g["link"]["width"]) for g in r["plan"]["gpus"]] == [(4, 8), (4, 8)]
+    assert not any(p["p2p"] for p in r["plan"]["pairs"])
+    assert {"pcie", "nvlink"} <= {c["about"] for c in r["false_claims"]}
+    assert "power" in {f["category"] for f in r["plan"]["findings"]}
+
+
+def test_a_drive_in_an_unnamed_socket_shows_both_outcomes(cli, write):
+    path = write(
+        "q.txt",
+        "Intel Core i9-14900K\nASUS ROG Strix Z790-E Gaming WiFi\nNVIDIA RTX 4090\n"
+        "Samsung 990 PRO 2TB NVMe SSD\nSeasonic PRIME TX-1600\n",
+    )
+    code, r = _validate(cli, path)
+    assert any("M.2_1" in a and "x8" in a for a in r["alternatives"]), r["alternatives"]
+    assert any("which M.2 socket" in a for a in r["ask_vendor"])
+    assert [g["link"]["width"] for g in r["plan"]["gpus"]] == [
+        16
+    ]  # predicted with the drive where it steals nothing

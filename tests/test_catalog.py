@@ -92,3 +92,27 @@ def test_yaml_does_not_turn_ids_into_other_types():
         "c": "2024-01-01",
         "d": "08",
     }
+
+
+def test_the_parsed_catalog_cache_gives_the_same_parts_and_a_damaged_one_is_ignored(tmp_path, monkeypatch):
+    from advisor.base.resources import bundled
+    from advisor.model.catalog.store import Catalog, load_folder
+
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path))
+
+    def load() -> Catalog:
+        c, problems = Catalog(), []
+        load_folder(bundled("catalog"), c, problems, cache=True)
+        assert problems == []
+        return c
+
+    first = load()  # reads the YAML, writes the cache
+    (cached,) = tmp_path.glob("catalog-*.json")
+    second = load()  # reads the cache
+    assert {k: v.model_dump() for k, v in second.parts.items()} == {
+        k: v.model_dump() for k, v in first.parts.items()
+    }
+    assert second.origin == first.origin
+    cached.write_text('[{"file": "x", "line": 1, "data": {"kind": "gpu", "id": "not a part"}}]')
+    third = load()  # damaged: the YAML again, same parts
+    assert set(third.parts) == set(first.parts)

@@ -198,6 +198,10 @@ def _save_cached(folder: Path, files: list[Path], entries: list[dict]) -> None:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, json.dumps(entries))
+            # keep the newest few copies (each checkout and each advisor version has its own)
+            old = sorted(path.parent.glob("catalog-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+            for stale in old[5:]:
+                stale.unlink(missing_ok=True)
     except OSError:
         pass  # no cache where the home folder is read-only: the YAML is read every time
 

@@ -171,3 +171,21 @@ def test_a_comprehension_in_a_condition_binds_its_own_names(cli, tmp_path):
     (tmp_path / "mine.yaml").write_text(_rule("MY007", "build", "max([w for w in [build.gpus, x]]) > 4"))
     code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
     assert code == 2 and "unknown fact 'x'" in err
+
+
+def test_gpus_behind_switches_are_on_the_socket_their_switch_hangs_off(plan_json):
+    """ESC8000A-E13P: four GPUs behind switches on each socket; the NUMA facts see both sockets."""
+    from advisor.findings.collect import prediction_facts
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate, load_build
+
+    pred = evaluate(
+        load_build(ROOT / "tests" / "fixtures" / "builds" / "8x-rtxpro6000-esc8000a.yaml"), load_catalog()
+    )
+    build, gpus, pairs = prediction_facts(pred)
+    sockets = [g.socket for g in gpus]
+    assert sorted(sockets) == [0, 0, 0, 0, 1, 1, 1, 1] and build.gpu_sockets == 2
+    # each GPU's socket is the one its path to the host reaches: SYS pairs are exactly the cross-socket ones
+    assert all((p.path == "SYS") == (sockets[p.a] != sockets[p.b]) for p in pairs)
+    plan = plan_json(str(ROOT / "tests" / "fixtures" / "builds" / "8x-rtxpro6000-esc8000a.yaml"))
+    assert "NUMA002" in {f["id"] for f in plan["findings"]}

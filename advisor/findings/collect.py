@@ -77,7 +77,9 @@ def prediction_facts(
         psu_w=(build.psu_w or 0) if build else 0,
         gpu_power_w=gpu_power,
         cpu_power_w=cpu_power,
-        system_power_w=gpu_power + cpu_power + const("rest_of_system_w", file="facts.yaml"),
+        system_power_w=system_power_w(gpu_power, cpu_power),
+        psu_headroom=const("psu_headroom", file="facts.yaml"),
+        psu_needed_w=psu_needed_w(system_power_w(gpu_power, cpu_power)),
         driver=sw.driver,
         iommu=sw.iommu,
         acs=sw.acs,
@@ -129,6 +131,16 @@ def prediction_facts(
         max_h2d=max((g.h2d for g in gpus), default=0),
     )
     return facts, gpus, pairs
+
+
+def system_power_w(gpu_power_w: int, cpu_power_w: int) -> int:
+    """Board power of the system: the GPUs, the CPU(s) and an allowance for the rest (rules/facts.yaml)."""
+    return int(gpu_power_w + cpu_power_w + const("rest_of_system_w", file="facts.yaml"))
+
+
+def psu_needed_w(system_w: int) -> int:
+    """The PSU rating a system of that board power needs, with headroom for GPU transients."""
+    return round(system_w * const("psu_headroom", file="facts.yaml"))
 
 
 def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float) -> GpuFacts:

@@ -121,6 +121,12 @@ class BuildFacts(Facts):
     system_power_w: int = fact(
         "GPUs + CPU + the rest of the system", "W", "constant rest_of_system_w (facts.yaml)"
     )
+    psu_headroom: float = fact(
+        "PSU watts needed per watt of board power", "x", "constant psu_headroom (facts.yaml)"
+    )
+    psu_needed_w: int = fact(
+        "the PSU rating the board power needs with that headroom", "W", "constant psu_headroom (facts.yaml)"
+    )
     driver: str = fact("NVIDIA driver: stock or patched-p2p", source="build: software.driver")
     iommu: str = fact("IOMMU mode", source="build: software.iommu")
     acs: str = fact("PCIe ACS setting", source="build: software.acs")

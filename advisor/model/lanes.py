@@ -412,8 +412,14 @@ def _to_machine(
             link = links.get(sid)
             if link is not None:
                 par = parent_for(g, sid)
+                # a switch's socket is its parent's (a downstream lane group's own socket field defaults to 0)
                 nodes[sid] = Node(
-                    sid, "switch", par, g.socket, f"switch {sw.id} ({sw.chip or 'PCIe switch'})", link=link
+                    sid,
+                    "switch",
+                    par,
+                    nodes[par].socket,
+                    f"switch {sw.id} ({sw.chip or 'PCIe switch'})",
+                    link=link,
                 )
             sw_parent[sw.id] = sid
             pending.remove(sw)
@@ -445,6 +451,7 @@ def _to_machine(
             )
             continue
         par = parent_for(group, name)
+        socket = nodes[par].socket  # behind a switch: the socket the switch hangs off
         nodes[dev.key] = Node(
             dev.key,
             dev.kind,

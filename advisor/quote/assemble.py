@@ -18,6 +18,7 @@ def assemble(q: Quote, catalog) -> None:
     sockets: list[str] = []
     bridges = 0
     nics = 0
+    stated_ram = 0
     item_lines = [x for x in q.lines if x.status in ("part", "recognized", "not_in_catalog")]
     titles = [x for x in q.lines if x.status == "title" and x.parts]
     kinds_in_items = {p.kind for x in item_lines for p in x.parts}
@@ -48,9 +49,16 @@ def assemble(q: Quote, catalog) -> None:
             elif p.kind == "gpu":
                 gpus[p.part_id] = gpus.get(p.part_id, 0) + n
             elif p.kind == "psu" and p.value:
-                data.setdefault("psu_w", p.value * (n if "usable" not in p.how else 1))
+                watts = p.value * (n if p.how == "PSU words and wattage" else 1)
+                if p.how == "psu_w":
+                    data["psu_w"] = watts  # a structured quote's own figure wins over its items
+                else:
+                    data.setdefault("psu_w", watts)
             elif p.kind == "ram" and p.value:
-                ram += p.value * (1 if p.how in ("RAM modules", "ram_gb") else n)
+                if p.how == "ram_gb":
+                    stated_ram = p.value
+                else:
+                    ram += p.value * (1 if p.how == "RAM total" else n)
             elif p.kind == "nvme":
                 if p.socket:
                     sockets += [p.socket] * n
@@ -76,6 +84,7 @@ def assemble(q: Quote, catalog) -> None:
                 )
     if gpus:
         data["gpus"] = [{"model": m, "count": min(n, 16)} for m, n in gpus.items()]
+    ram = stated_ram or ram
     if ram:
         data["ram_gb"] = ram
     if nics:

@@ -28,12 +28,17 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
             problems.append(exc.render())
         else:
             findings = evaluate_rules(pred, catalog=catalog)
+    b = quote.build_data
+    named = (
+        [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],
+        catalog.get(b["cpu"]) if b.get("cpu") else None,
+    )
     claims = [
         ClaimVerdict(
             claim=c.text,
             line=c.line,
             about=c.about,
-            verdict=(v := judge(c, pred, findings, quote.build_data.get("psu_w")))[0],
+            verdict=(v := judge(c, pred, findings, b.get("psu_w"), named))[0],
             why=v[1],
         )
         for c in quote.claims

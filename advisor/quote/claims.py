@@ -16,7 +16,7 @@ from advisor.model.predict import Prediction
 from advisor.quote.reader import Claim
 from advisor.quote.vocab import vocab
 
-ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "psu", "full_speed", "pcie")
+ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie")
 
 
 def claims_in(text: str, line: int) -> list[Claim]:
@@ -55,8 +55,18 @@ def claims_in(text: str, line: int) -> list[Claim]:
     return out
 
 
-def judge(c: Claim, pred: Prediction | None, findings: list[Finding], psu_w: int | None) -> tuple[Any, str]:
+def judge(
+    c: Claim,
+    pred: Prediction | None,
+    findings: list[Finding],
+    psu_w: int | None,
+    parts: tuple[list, object] | None = None,
+) -> tuple[Any, str]:
+    """`parts` (the GPUs with counts and the CPU the quote names) judges a PSU claim when the build itself
+    could not be evaluated (a board not in the catalog): the power arithmetic needs only those."""
     if pred is None:
+        if c.about == "psu" and parts is not None and psu_w:
+            return _psu_from_parts(c, psu_w, *parts)
         return "unknown", "the build could not be evaluated"
     gpus = [g.node for g in pred.gpus]
     pairs = pred.pairs
@@ -116,9 +126,10 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
         return True, "P2P on every pair (" + ", ".join(f"GPU{p.a}-GPU{p.b} via {p.via}" for p in pairs) + ")"
     if c.about == "pooled_memory":
         if all(p.path.startswith("NV") for p in pairs):
-            return "unknown", (
-                "NVLink joins every pair, so each GPU can read the others' memory, but frameworks "
-                "still see separate GPUs: not one memory pool"
+            return False, (
+                "NVLink lets each GPU read the other's memory quickly, but the GPUs stay separate devices with "
+                "their own memory: frameworks split a model across them (tensor or pipeline parallel); there is "
+                "no one memory pool"
             )
         return False, (
             "GPU memory over PCIe is never pooled: each GPU has its own; a model larger than one "
@@ -128,13 +139,42 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
     if c.about == "numa":
         sockets = {g.socket for g in gpus}
         return len(sockets) <= 1, f"the GPUs hang off {len(sockets)} socket(s)"
+    if c.about == "numa_split":
+        per = {}
+        for g in gpus:
+            per[g.socket] = per.get(g.socket, 0) + 1
+        even = len(per) > 1 and len(set(per.values())) == 1
+        return even, "GPUs per socket: " + ", ".join(f"CPU{s}: {n}" for s, n in sorted(per.items()))
     if c.about == "psu":
         bad = [f for f in findings if f.category == "power" and f.severity == "error"]
         if bad:
             return False, "; ".join(f"{f.id}: {f.message}" for f in bad)
         if not gpus:
             return "unknown", "no GPU in the build"
+        unknown = sorted({g.gpu.name for g in gpus if g.gpu and not g.gpu.board_power_w})
+        if unknown:
+            return "unknown", f"the board power of {', '.join(unknown)} is not known"
         if psu_w is None:
             return "unknown", "no PSU wattage in the quote"
         return True, "no power finding for the GPUs' transients at this wattage"
     return "unknown", "not a claim this tool checks"
+
+
+def _psu_from_parts(c: Claim, psu_w: int, gpus: list, cpu) -> tuple[Any, str]:
+    from advisor.findings.collect import psu_needed_w, system_power_w
+
+    if not gpus or cpu is None:
+        return "unknown", "the quote names no GPU or no CPU from the catalog"
+    unknown = sorted({g.name for g, _ in gpus if not g.board_power_w})
+    if unknown:
+        return "unknown", f"the board power of {', '.join(unknown)} is not known"
+    gpu_w = sum(g.board_power_w * n for g, n in gpus)
+    cpu_w = cpu.max_power_w or cpu.tdp_w or 0
+    need = psu_needed_w(system_power_w(gpu_w, cpu_w))
+    ok = psu_w >= need
+    verdict = ok if not c.negated else not ok
+    return verdict, (
+        f"{psu_w} W for about {system_power_w(gpu_w, cpu_w)} W of board power: "
+        f"{'at least' if ok else 'below'} the {need} W it needs (board not in the catalog; power "
+        "from the GPUs and CPU named)"
+    )

@@ -71,8 +71,8 @@ def item_of(raw: RawLine) -> Item:
             it.qty_unclear = True
             it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
     it.desc = strip_quantities(stripped)
-    if v.title_line.search(desc) and not v.kind_words["psu"].search(desc):
-        it.role = "title"
+    if v.title_line.search(desc) and it.price is None and raw.qty is None:
+        it.role = "title"  # a priced or counted table row is an item, whatever its words
     return it
 
 

@@ -158,8 +158,11 @@ class Matcher:
         ]
 
     def model_number_of(self, text: str, kind: str) -> bool:
-        """Whether the text writes a model number (a part the catalog may lack), for a line of that kind."""
-        return bool(tokens(text).required)
+        """Whether the text writes a model number (a part the catalog may lack): three digits or more, or
+        letters with two or more ("A5000", "4080", "Z790"), not a stray count or percentage."""
+        return any(
+            re.fullmatch(r"[a-z]*\d{3,}[a-z0-9]*|[a-z]+\d{2,}[a-z0-9]*", d) for d in tokens(text).required
+        )
 
 
 def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | None:
@@ -178,16 +181,19 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     ):
         w = psu_watts(low)
         if w:
-            return Found("psu", f"PSU {w} W", value=w, how="PSU words and wattage")
+            total = bool(v.usable.search(low) or v.redundant.search(low))
+            return Found(
+                "psu", f"PSU {w} W", value=w, how="usable watts" if total else "PSU words and wattage"
+            )
     if kind_hint in (None, "ram") and (
         kind_hint == "ram" or (kw["ram"].search(low) and not kw["gpu"].search(low))
     ):
-        gb, modules = ram_gb(low)
+        gb, total = ram_gb(low)
         if gb:
-            return Found(
-                "ram", f"RAM {gb} GB", value=gb, how="RAM modules" if modules else "RAM words and size"
-            )
-    if kind_hint in (None, "nvme") and (kind_hint == "nvme" or kw["nvme"].search(low)):
+            return Found("ram", f"RAM {gb} GB", value=gb, how="RAM total" if total else "RAM words and size")
+    if kind_hint in (None, "nvme") and (
+        kind_hint == "nvme" or (kw["nvme"].search(low) and not v.not_nvme.search(low))
+    ):
         s = v.m2_socket.search(text)
         socket = re.sub(r"(?i)^m\.?2[_\s-]?", "M.2_", s.group(1)) if s else None
         return Found("nvme", "NVMe SSD" + (f" in {socket}" if socket else ""), socket=socket, how="SSD words")
@@ -214,13 +220,19 @@ def psu_watts(low: str) -> int | None:
 
 
 def ram_gb(low: str) -> tuple[int | None, bool]:
-    """(GB, whether it was read as modules x size, which already counts the modules)."""
+    """(GB of one line item, whether that is already the total of the line): a stated total ("= 256G",
+    "(128GB total)"); else one kit or module ("64 GB Kit (2x 32 GB)" is 64; "8 x 32GB" is 256)."""
     v = vocab()
+    m = v.ram_total.search(low)
+    if m:
+        return int(m.group("gb") or m.group("gb2") or m.group("gb3")), True
     for rx in v.ram_modules:
         m = rx.search(low)
         if m:
-            return int(m.group("n")) * int(m.group("gb")), True
-    m = v.ram_total.search(low)
+            modules = int(m.group("n")) * int(m.group("gb"))
+            sizes = [int(s.group("gb")) for s in v.ram_size.finditer(low[: m.start()])]
+            return (sizes[-1] if sizes and sizes[-1] == modules else modules), False
+    m = v.ram_size.search(low)
     return (int(m.group("gb")) if m else None), False
 
 

@@ -120,6 +120,23 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             if not found_claims:
                 q.notes.append(f"line {it.line}: claim not understood: {it.text[:120]}")
             continue
+        claim_text = raw.desc if raw.desc is not None else it.text
+        if it.kind_hint is None and vocab().spec_line.search(claim_text):
+            ql.status = "other"  # "Platform: Intel W790 / Xeon W-2400": a spec, not a part
+            continue
+        line_claims = claims_in(claim_text, it.line) if it.kind_hint is None else []
+        if line_claims and it.price is None and raw.qty is None and vocab().prose.search(claim_text):
+            # a sentence about the parts ("both cards run at x16", "双卡P2P直连"), not a line item;
+            # a bridge it gives away ("赠送 NVLink 桥接器") is in the build all the same
+            bridge = other_kinds(claim_text)
+            if bridge is not None and bridge.kind == "bridge":
+                ql.parts = [bridge]
+            ql.status = "recognized" if ql.parts else "claim"
+            q.claims += line_claims
+            continue
+        if it.kind_hint is None and _prose_sentence(it, raw):
+            ql.status = "other"  # "we swapped the RTX 6000 Ada cards for RTX A5000s": prose, not an item
+            continue
         parts = _parts_of(matcher, it.desc, it.kind_hint, it.value)
         ql.parts = parts
         if parts:
@@ -133,7 +150,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             ql.status = "other"
         if ql.status not in ("part", "not_in_catalog") or not any(p.kind == "board" for p in parts):
             # a board's spec line ("7x PCIe 5.0 x16") describes the part, not this build
-            found_claims = claims_in(raw.desc if raw.desc is not None else it.text, it.line)
+            found_claims = line_claims
             if found_claims and ql.status == "other" and not vocab().prose.search(it.text):
                 found_claims = [c for c in found_claims if c.about != "pcie"]
             q.claims += found_claims
@@ -153,6 +170,17 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
 
     assemble(q, catalog)
     return q
+
+
+def _prose_sentence(it, raw) -> bool:
+    """A sentence of an email or chat that names parts, not a line item: prose words, no price, no count,
+    no label ("GPU:", "显卡："), and sentence-long."""
+    text = raw.desc if raw.desc is not None else it.text
+    if it.price is not None or raw.qty is not None or it.qty_source != "none written: 1":
+        return False
+    if re.match(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+-]{1,24}\s*[:：]", text):
+        return False
+    return bool(vocab().prose.search(text)) and len(re.findall(r"\w+", text)) >= 8
 
 
 _SPLIT = re.compile(r"\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+")
@@ -180,6 +208,8 @@ def _parts_of(matcher: Matcher, desc: str, kind_hint: str | None, value) -> list
             out.append(other)
             continue
         k = kind_hint if kind_hint in KINDS else kind_of_words(seg)
+        if k and kind_hint is None and vocab().accessory.search(seg):
+            continue  # "CPU Cooling: Noctua NH-U14S DX-4677": an accessory, not an unknown CPU
         if k and matcher.model_number_of(seg, k):
             out.append(Found(k, seg.strip()[:80], in_catalog=False, how="a model number the catalog lacks"))
     return out

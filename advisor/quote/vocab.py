@@ -32,6 +32,10 @@ class Vocab:
     usable: re.Pattern
     ram_modules: tuple[re.Pattern, ...]
     ram_total: re.Pattern
+    ram_size: re.Pattern
+    spec_line: re.Pattern
+    not_nvme: re.Pattern
+    accessory: re.Pattern
     m2_socket: re.Pattern
     claims: dict[str, re.Pattern]
     runs_at: re.Pattern
@@ -73,6 +77,10 @@ def vocab() -> Vocab:
         usable=rx("usable"),
         ram_modules=rxs("ram_modules"),
         ram_total=rx("ram_total"),
+        ram_size=rx("ram_size"),
+        spec_line=rx("spec_line"),
+        not_nvme=rx("not_nvme"),
+        accessory=rx("accessory"),
         m2_socket=rx("m2_socket"),
         claims={k: rx("claims", k) for k in data["claims"]},
         runs_at=rx("runs_at"),

@@ -35,48 +35,40 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     print(f"all rules on an 8-GPU build: median {statistics.median(times) * 1000:.2f} ms")
     base = (ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt").read_text().splitlines()
-    filler = [f"Accessory item {i}: cable management kit ... Qty: 1 ... $9.99" for i in range(40 - len(base))]
+    ms = _process(["validate", _quote_file(base, 40)], 5) * 1000
+    print(f"advisor validate on a 40-line text quote (whole process): median {ms:.0f} ms over 5 runs")
+    s = _process(["validate", _quote_file(base, 10000)], 3)
+    print(f"advisor validate on a 10,000-line text quote (whole process): median {s:.2f} s over 3 runs")
+    ms = (
+        _process(
+            ["workload", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), "--train", "1.3b", "--json"], 5
+        )
+        * 1000
+    )
+    print(
+        f"advisor workload (example build, --train 1.3b --json, whole process): median {ms:.0f} ms over 5 runs"
+    )
+
+
+def _quote_file(base: list[str], lines: int) -> str:
+    """The example email padded with accessory lines to `lines` lines, in a temporary file."""
+    filler = [
+        f"Accessory item {i}: cable management kit {i % 97} ... Qty: 1 ... $9.99"
+        for i in range(lines - len(base))
+    ]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(base + filler) + "\n")
+    return fh.name
+
+
+def _process(args: list[str], runs: int) -> float:
+    """Median seconds of `python -m advisor ARGS` as a whole process."""
     times = []
-    for _ in range(5):
+    for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "advisor", "validate", fh.name], capture_output=True, cwd=ROOT)
+        subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, cwd=ROOT)
         times.append(time.perf_counter() - t0)
-    print(
-        f"advisor validate on a {len(base) + len(filler)}-line text quote (whole process): "
-        f"median {statistics.median(times) * 1000:.0f} ms over 5 runs"
-    )
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as big:
-        filler = [
-            f"Accessory item {i}: cable management kit {i % 97} ... Qty: 1 ... $9.99"
-            for i in range(10000 - len(base))
-        ]
-        big.write("\n".join(base + filler) + "\n")
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "advisor", "validate", big.name], capture_output=True, cwd=ROOT)
-        times.append(time.perf_counter() - t0)
-    print(
-        f"advisor validate on a 10,000-line text quote (whole process): median {statistics.median(times):.2f} s "
-        f"over 3 runs"
-    )
-    times = []
-    hero = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "advisor", "workload", hero, "--train", "1.3b", "--json"],
-            capture_output=True,
-            cwd=ROOT,
-            check=True,
-        )
-        times.append(time.perf_counter() - t0)
-    print(
-        "advisor workload (example build, --train 1.3b --json, whole process): "
-        f"median {statistics.median(times) * 1000:.0f} ms over 5 runs"
-    )
+    return statistics.median(times)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def prediction_facts(
         )
     cpu, build = m.cpu, m.build
     gpu_power = sum(g.power_w for g in gpus)
-    cpu_power = (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
+    cpu_power = cpu_power_w(cpu)
     busbw = pred.allreduce.value if pred.allreduce else 0.0
     n = len(gpus)
     grad_bytes = const("reference_model_params", file="facts.yaml") * const(
@@ -131,6 +131,11 @@ def prediction_facts(
         max_h2d=max((g.h2d for g in gpus), default=0),
     )
     return facts, gpus, pairs
+
+
+def cpu_power_w(cpu) -> int:
+    """A CPU's power for PSU sizing: its maximum (turbo/PPT) power, else its TDP; 0 when unknown."""
+    return (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
 
 
 def system_power_w(gpu_power_w: int, cpu_power_w: int) -> int:

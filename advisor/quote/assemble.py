@@ -3,6 +3,7 @@ no line item names)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
@@ -26,8 +27,7 @@ def assemble(q: Quote, catalog) -> None:
     for t in titles:  # a listing whose only mention of a kind is its title
         extra = [p for p in t.parts if p.kind not in kinds_in_items]
         if extra:
-            t2 = type(t)(t.line, t.text, "title", extra, t.qty, t.qty_source, t.qty_unclear)
-            used.append(t2)
+            used.append(replace(t, parts=extra))
             q.notes.append(
                 f"line {t.line}: the title is the only line naming the "
                 + ", ".join(sorted({p.kind for p in extra}))

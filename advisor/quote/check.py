@@ -18,10 +18,12 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     pred, findings, problems, alternatives, ask = None, [], [], [], []
     build = quote.build
     if build is not None and quote.unplaced_nvme:
-        build, alternatives, question = _place_nvme(quote, catalog)
+        build, pred, alternatives, question = _place_nvme(quote, catalog)
         if question:
             ask.append(question)
-    if build is not None:
+    if pred is not None:
+        findings = evaluate_rules(pred, catalog=catalog)  # the placement already predicted this build
+    elif build is not None:
         try:
             pred = evaluate(build, catalog)
         except UserError as exc:
@@ -97,14 +99,16 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
 
 
 def _place_nvme(quote: Quote, catalog: Catalog):
-    """Drives whose socket the quote does not name: each free M.2 socket, and whether the choice moves a GPU."""
+    """Drives whose socket the quote does not name: each free M.2 socket, and whether the choice moves a GPU.
+    Returns the build with the drives where they steal least, its prediction (None if none could be made), the
+    outcomes that differ, and the question for the vendor."""
     from advisor.model.engine import evaluate
 
     board = catalog.get(quote.build.board)
     named = {n.socket for n in quote.build.nvme}
     free = [m.name for m in board.m2 if m.name not in named] if board else []
     if not free:
-        return quote.build, [], None
+        return quote.build, None, [], None
     outcomes = []
     for s in free:
         data = quote.build.model_dump()
@@ -116,11 +120,11 @@ def _place_nvme(quote: Quote, catalog: Catalog):
             continue
         outcomes.append((s, b, tuple((g.node.link.gen, g.node.link.width) for g in p.gpus), p))
     if not outcomes:
-        return quote.build, [], None
+        return quote.build, None, [], None
     best = max(outcomes, key=lambda o: sum(w for _, w in o[2]))
     worse = [o for o in outcomes if o[2] != best[2]]
     if not worse:
-        return best[1], [], None
+        return best[1], best[3], [], None
 
     def links(o):
         return ", ".join(f"GPU{i} Gen{g} x{w}" for i, (g, w) in enumerate(o[2]))
@@ -131,7 +135,7 @@ def _place_nvme(quote: Quote, catalog: Catalog):
         + ", ".join(o[0] for o in worse[:3])
         + " takes GPU lanes"
     )
-    return best[1], alts, question
+    return best[1], best[3], alts, question
 
 
 def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote: Quote, problems) -> str:
@@ -144,7 +148,7 @@ def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quot
         for g in low:
             where = (
                 " on a chipset slot"
-                if any(f.id == "LANE002" and f"GPU{g.index}" in f.message for f in findings)
+                if any(f.id == "LANE002" and f.subject == f"GPU{g.index}" for f in findings)
                 else ""
             )
             bits.append(

@@ -27,13 +27,6 @@ def claims_in(text: str, line: int) -> list[Claim]:
         m = v.claims[about].search(low)
         if not m:
             continue
-        if (
-            about == "nvlink"
-            and vocab().kind_words["bridge"].search(low)
-            and "nvlink" in low
-            and not v.prose.search(low.replace("nvlink", ""))
-        ):
-            pass  # "NVLink bridge 2-slot": a part line; the bridge is in the build
         before = low[max(0, m.start() - 25) : m.start()]
         negated = bool(v.negation.search(before)) or bool(
             re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:])
@@ -49,9 +42,8 @@ def claims_in(text: str, line: int) -> list[Claim]:
         if v.scope_one.search(low):
             c.scope = "one"
         out.append(c)
-        if about in ("pooled_memory",) and "p2p" not in low:
-            break
-    # "NVLink bridge included" is both a part and a claim: keep the claim; a plain bridge line is only a part
+        if about == "pooled_memory" and "p2p" not in low:
+            break  # "pooled memory over NVLink": one claim, not also an NVLink claim
     return out
 
 
@@ -161,7 +153,7 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
 
 
 def _psu_from_parts(c: Claim, psu_w: int, gpus: list, cpu) -> tuple[Any, str]:
-    from advisor.findings.collect import psu_needed_w, system_power_w
+    from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
 
     if not gpus or cpu is None:
         return "unknown", "the quote names no GPU or no CPU from the catalog"
@@ -169,7 +161,7 @@ def _psu_from_parts(c: Claim, psu_w: int, gpus: list, cpu) -> tuple[Any, str]:
     if unknown:
         return "unknown", f"the board power of {', '.join(unknown)} is not known"
     gpu_w = sum(g.board_power_w * n for g, n in gpus)
-    cpu_w = cpu.max_power_w or cpu.tdp_w or 0
+    cpu_w = cpu_power_w(cpu)
     need = psu_needed_w(system_power_w(gpu_w, cpu_w))
     ok = psu_w >= need
     verdict = ok if not c.negated else not ok

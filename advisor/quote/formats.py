@@ -358,9 +358,7 @@ def _part_value(kind: str, v: Any, doc: Document, filename: str, line: int, line
             raise UserError(
                 problems=[Problem(f"a {kind} entry needs a `model` (or name)", file=filename, line=line)]
             )
-        text = str(model) + (
-            f" M.2 socket {v['socket']}" if kind == "nvme" and "socket" in v and model != v["socket"] else ""
-        )
+        text = str(model)
         if kind == "nvme" and "socket" in v:
             text = f"NVMe SSD in {v['socket']}" + (f" {model}" if model != v["socket"] else "")
         price = v.get("price")

@@ -63,11 +63,10 @@ def item_of(raw: RawLine) -> Item:
     counts = {q for q, _ in readings}
     if readings:
         it.qty, it.qty_source = readings[0][0], readings[0][1]
-        if len(counts) > 1 and not (
-            raw.qty is not None
-            and len({q for q, s in readings if s != "the qty column"}) <= 1
-            and readings[0][1] == "the qty column"
-        ):
+        # a table's qty column is the count unless the description writes two other counts of its own
+        text_counts = {q for q, s in readings if s != "the qty column"}
+        column_wins = readings[0][1] == "the qty column" and len(text_counts) <= 1
+        if len(counts) > 1 and not column_wins:
             it.qty_unclear = True
             it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
     it.desc = strip_quantities(stripped)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -47,7 +48,7 @@ def tokens(text: str) -> Tokens:
     t = re.sub(r"([\u4e00-\u9fff])(?=[a-z0-9])", r"\1 ", t)
     t = re.sub(r"\b(rtx|gtx|rx|gt)(?=\d)", r"\1 ", t)
     t = re.sub(r"(\d)[\s-]([a-wyz])\b", r"\1\2", t)  # "4090 d" -> "4090d", "z790-e" -> "z790e"
-    t = _VARIANT().sub(r"\1\2", t)  # "3090 ti" -> "3090ti": a different model
+    t = _variant().sub(r"\1\2", t)  # "3090 ti" -> "3090ti": a different model
     toks = re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]+", t)
     return Tokens(
         frozenset(x for x in toks if any(c.isdigit() for c in x)),
@@ -56,14 +57,10 @@ def tokens(text: str) -> Tokens:
     )
 
 
-_variant_rx: list = []
-
-
-def _VARIANT() -> re.Pattern:  # noqa: N802
-    if not _variant_rx:
-        words = "|".join(re.escape(w) for w in vocab().variant_suffixes)
-        _variant_rx.append(re.compile(rf"(\d[a-z]?)[\s-]+({words})\b"))
-    return _variant_rx[0]
+@lru_cache(maxsize=1)
+def _variant() -> re.Pattern:
+    words = "|".join(re.escape(w) for w in vocab().variant_suffixes)
+    return re.compile(rf"(\d[a-z]?)[\s-]+({words})\b")
 
 
 def _pn(s: str) -> str:
@@ -157,7 +154,7 @@ class Matcher:
             for kind_, (s, k) in sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
         ]
 
-    def model_number_of(self, text: str, kind: str) -> bool:
+    def model_number_of(self, text: str) -> bool:
         """Whether the text writes a model number (a part the catalog may lack): three digits or more, or
         letters with two or more ("A5000", "4080", "Z790"), not a stray count or percentage."""
         return any(

@@ -210,6 +210,6 @@ def _parts_of(matcher: Matcher, desc: str, kind_hint: str | None, value) -> list
         k = kind_hint if kind_hint in KINDS else kind_of_words(seg)
         if k and kind_hint is None and vocab().accessory.search(seg):
             continue  # "CPU Cooling: Noctua NH-U14S DX-4677": an accessory, not an unknown CPU
-        if k and matcher.model_number_of(seg, k):
+        if k and matcher.model_number_of(seg):
             out.append(Found(k, seg.strip()[:80], in_catalog=False, how="a model number the catalog lacks"))
     return out

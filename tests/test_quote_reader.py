@@ -133,3 +133,25 @@ def test_a_drive_in_an_unnamed_socket_shows_both_outcomes(cli, write):
     assert [g["link"]["width"] for g in r["plan"]["gpus"]] == [
         16
     ]  # predicted with the drive where it steals nothing
+
+
+def test_matching_does_not_depend_on_the_process_hash_seed():
+    """Equal scores resolve the same way in every process (a set's order follows PYTHONHASHSEED): a listing
+    whose title names a GPU and a CPU is read the same, line for line, whatever the seed."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from advisor.model.catalog.store import load_catalog; from advisor.quote.reader import read_quote; "
+        "p = 'tests/fixtures/quotes/11-md-xiaohongshu-2x5090-x870e.md'; "
+        "q = read_quote(open(p, encoding='utf-8').read(), p, load_catalog()); "
+        "print([(x.line, [(f.kind, f.part_id, f.how) for f in x.parts]) for x in q.lines])"
+    )
+    seen = set()
+    for seed in range(12):
+        env = dict(os.environ, PYTHONHASHSEED=str(seed))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+        assert r.returncode == 0, r.stderr
+        seen.add(r.stdout)
+    assert len(seen) == 1, seen

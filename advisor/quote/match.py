@@ -102,7 +102,9 @@ class Matcher:
             for part in catalog.parts.values():
                 if part.kind not in KINDS:
                     continue
-                for text in {part.name, *part.aliases, part.id.replace("-", " ")}:
+                # sorted: equal scores must resolve the same way in every process (a set's order
+                # follows the per-process string hash)
+                for text in sorted({part.name, *part.aliases, part.id.replace("-", " ")}):
                     tok = tokens(text)
                     if not tok.required:
                         continue
@@ -125,7 +127,7 @@ class Matcher:
         tok = tokens(text)
         best: dict[str, tuple[tuple, _Key]] = {}
         seen = set()
-        for d in tok.digits:
+        for d in sorted(tok.digits):
             for k in self.index.get(d, []):
                 if id(k) in seen or (kind is not None and k.part.kind != kind):
                     continue
@@ -151,7 +153,7 @@ class Matcher:
                     best[k.part.kind] = (score, k)
         return [
             Found(kind_, k.part.name, k.part.id, round(float(s[2]), 1), how=f"name '{k.text}'")
-            for kind_, (s, k) in sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
+            for kind_, (s, k) in sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)
         ]
 
     def model_number_of(self, text: str) -> bool:

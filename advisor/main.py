@@ -6,29 +6,40 @@ import each other, and nothing below them (render/, bench/, the core) imports a 
 
 from __future__ import annotations
 
+import os
 import sys
 
-from advisor.base.errors import UserError
+# advisor's models use no pydantic plugins; looking for them scans every installed package's entry points
+# when the first model is validated (about 60 ms of each command, benchmarks/bench_rules_quote.py).
+# A user who sets the variable keeps their setting.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+from advisor.base.errors import UserError  # noqa: E402
 from advisor.cli.parser import parser
 
+# command -> (module, function): a command imports only its own face module
+_COMMANDS = {
+    "plan": ("advisor.cli.plan", "cmd_plan"),
+    "workload": ("advisor.cli.plan", "cmd_workload"),
+    "validate": ("advisor.cli.quote", "cmd_validate"),
+    "import": ("advisor.cli.measure", "cmd_import"),
+    "probe": ("advisor.cli.measure", "cmd_probe"),
+    "from-machine": ("advisor.cli.measure", "cmd_from_machine"),
+    "compare": ("advisor.cli.measure", "cmd_compare"),
+    "accuracy": ("advisor.cli.measure", "cmd_accuracy"),
+    "bench": ("advisor.cli.bench", "cmd_bench"),
+    "tui": ("advisor.tui.launch", "cmd_tui"),
+    "serve": ("advisor.tui.launch", "cmd_serve"),
+}
 
-def _commands() -> dict:
-    from advisor.cli import bench, measure, plan, quote
-    from advisor.tui.launch import cmd_serve, cmd_tui
 
-    return {
-        "plan": plan.cmd_plan,
-        "workload": plan.cmd_workload,
-        "validate": quote.cmd_validate,
-        "import": measure.cmd_import,
-        "probe": measure.cmd_probe,
-        "from-machine": measure.cmd_from_machine,
-        "compare": measure.cmd_compare,
-        "accuracy": measure.cmd_accuracy,
-        "bench": bench.cmd_bench,
-        "tui": cmd_tui,
-        "serve": cmd_serve,
-    }
+def _command(name: str):
+    import importlib
+
+    if name not in _COMMANDS:
+        return None
+    module, function = _COMMANDS[name]
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             from advisor.cli.catalog import cmd_rules
 
             return cmd_rules(args, ap)
-        command = _commands().get(args.command)
+        command = _command(args.command)
         if command is not None:
             return command(args)
     except UserError as exc:

@@ -125,6 +125,54 @@ def load_file(path: str | Path) -> Any:
     return loads(read_text(path), str(path))
 
 
+def load_bundled(path: str | Path) -> Any:
+    """A file shipped with advisor (rules, constants, quote vocabulary), read through a parsed JSON copy
+    in the cache folder (advisor/base/cache.py) with its lines kept: parsing the bundled YAML is about
+    a tenth of a short command's run time."""
+    from advisor.base.cache import cache_path, read_cached, write_cached
+
+    path = Path(path)
+    prefix = f"yaml-{path.parent.name}-{path.stem}"
+    try:
+        where = cache_path(prefix, [path, Path(__file__)])
+    except OSError:
+        return load_file(path)
+    cached = read_cached(where)
+    if cached is not None:
+        try:
+            return _decode(cached)
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass  # a damaged copy: parse the YAML again
+    data = load_file(path)
+    write_cached(where, _encode(data), prefix)
+    return data
+
+
+def _encode(x: Any) -> Any:
+    if isinstance(x, LineDict):
+        return {"d": [[k, _encode(v), x.key_lines.get(k)] for k, v in x.items()], "l": x.line}
+    if isinstance(x, LineList):
+        return {"a": [_encode(v) for v in x], "l": x.line, "i": x.item_lines}
+    return x  # a scalar: never a dict, so every dict in the copy is a node
+
+
+def _decode(x: Any) -> Any:
+    if isinstance(x, dict):
+        if "d" in x:
+            out = LineDict()
+            out.line, out.key_lines = x["l"], {}
+            for k, v, line in x["d"]:
+                out[k] = _decode(v)
+                out.key_lines[k] = line
+            return out
+        out = LineList(_decode(v) for v in x["a"])
+        out.line, out.item_lines = x["l"], list(x["i"])
+        return out
+    if isinstance(x, list):
+        raise ValueError("a list outside a node")
+    return x
+
+
 def line_of(data: Any, loc: tuple | list) -> int | None:
     """The line of the value at `loc` (a pydantic error location) inside loaded YAML data.
 

@@ -32,7 +32,7 @@ def fact(description: str, unit: str = "", source: str = PREDICTION) -> Any:
 
 
 class Facts(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class GpuFacts(Facts):

@@ -61,7 +61,7 @@ class RuleFile(Strict):
 class Finding(BaseModel):
     """A rule that fired, with its message filled in from the facts of its subject."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str = Field(description="The rule's id; `advisor rules explain ID` documents it")
     category: Category

@@ -19,7 +19,7 @@ from simpleeval import EvalWithCompoundTypes
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
 from advisor.base.validation import validate
-from advisor.base.yamlio import LineDict, load_file
+from advisor.base.yamlio import LineDict, load_bundled, load_file
 from advisor.findings.facts import SCOPE_NAMES
 from advisor.findings.finding import Rule, RuleFile
 
@@ -59,7 +59,7 @@ def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for path in files:
-        data = load_file(path)
+        data = load_bundled(path) if path.parent == bundled("rules") else load_file(path)
         if not isinstance(data, LineDict) or data.get("kind") != "rules":
             continue
         parsed, errs = validate(RuleFile, data, str(path))

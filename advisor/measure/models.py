@@ -45,7 +45,7 @@ _INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max"}
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 class Result(_Strict):

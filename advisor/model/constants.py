@@ -12,7 +12,7 @@ from typing import Any
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
-from advisor.base.yamlio import load_file
+from advisor.base.yamlio import load_bundled
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Constant:
 def constants(file: str = "model.yaml") -> dict[str, Constant]:
     """The `constants:` section of a bundled rules file, by name."""
     path = bundled("rules") / file
-    data = load_file(path)
+    data = load_bundled(path)
     out: dict[str, Constant] = {}
     for name, c in (data.get("constants") or {}).items():
         if not isinstance(c, dict) or "value" not in c or not c.get("sources"):

@@ -1,26 +1,126 @@
-"""The machine as a networkx graph: one pure function builds it; queries live beside it.
+"""The machine as a graph: one pure function builds it; queries live beside it.
 
 Nodes carry their kind and catalog id; edges carry the PCIe link (gen, width, raw GB/s per
 direction), the chipset uplink, the inter-socket link, and NVLink bridges.
+
+The graph is a `MachineGraph`, a small undirected attribute graph with the part of networkx's
+`Graph` interface the model uses (`nodes[n]`, `edges[u, v]`, `edges(data=True)`, `has_edge`,
+`dfs_preorder`). Every query here walks the PCIe tree by its parent map, so none needs a graph
+library; importing networkx costs about 0.25 s of a process's start on this machine (half of
+`advisor validate`'s 0.5 s budget, issue 11), so the core does not import it.
+`MachineGraph.to_networkx()` gives the same graph as a `networkx.Graph` for analysis, and the tests
+check the two agree (same nodes, edges, attributes and depth-first order).
 """
 
 from __future__ import annotations
 
-import networkx as nx
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from advisor.model import nodeids as ids
 from advisor.model.constants import const
 from advisor.model.machine import Machine
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 PATH_ORDER = ["NV", "PIX", "PXB", "PHB", "NODE", "SYS"]
+
+
+class NoPath(LookupError):
+    """Two nodes with no PCIe route between them (a malformed tree)."""
+
+
+class _Edges:
+    """`g.edges[u, v]` (the edge's attributes) and `g.edges(data=True)` (each edge once)."""
+
+    def __init__(self, g: MachineGraph) -> None:
+        self._g = g
+
+    def __getitem__(self, uv: tuple[str, str]) -> dict[str, Any]:
+        u, v = uv
+        return self._g._adj[u][v]
+
+    def __call__(self, data: bool = False) -> Iterator[tuple]:
+        seen: set[str] = set()
+        for u, nbrs in self._g._adj.items():
+            for v, attrs in nbrs.items():
+                if v not in seen:
+                    yield (u, v, attrs) if data else (u, v)
+            seen.add(u)
+
+
+class MachineGraph:
+    """An undirected graph with node and edge attributes, nodes and neighbours in insertion order
+    (as networkx keeps them, so depth-first order is the same)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self._adj: dict[str, dict[str, dict[str, Any]]] = {}
+        self.graph: dict[str, Any] = {}
+        self.edges = _Edges(self)
+
+    def add_node(self, n: str, **attrs: Any) -> None:
+        self.nodes.setdefault(n, {}).update(attrs)
+        self._adj.setdefault(n, {})
+
+    def add_edge(self, u: str, v: str, **attrs: Any) -> None:
+        for n in (u, v):
+            self.add_node(n)
+        data = self._adj[u].get(v, {})
+        data.update(attrs)
+        self._adj[u][v] = self._adj[v][u] = data  # one dict for both directions, as networkx does
+
+    def has_edge(self, u: str, v: str) -> bool:
+        return v in self._adj.get(u, {})
+
+    def neighbors(self, n: str) -> Iterator[str]:
+        return iter(self._adj[n])
+
+    def __contains__(self, n: object) -> bool:
+        return n in self.nodes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def dfs_preorder(self, source: str) -> Iterator[str]:
+        """Nodes depth-first from source, neighbours in insertion order (networkx's
+        `dfs_preorder_nodes`)."""
+        yield source
+        visited = {source}
+        stack = [iter(self._adj[source])]
+        while stack:
+            for child in stack[-1]:
+                if child not in visited:
+                    visited.add(child)
+                    yield child
+                    stack.append(iter(self._adj[child]))
+                    break
+            else:
+                stack.pop()
+
+    def to_networkx(self) -> nx.Graph:
+        """The same graph as a `networkx.Graph` (imports networkx: for analysis, not the model)."""
+        import networkx
+
+        g = networkx.Graph()
+        g.graph.update(self.graph)
+        for n, attrs in self.nodes.items():
+            g.add_node(n, **attrs)
+        for u, v, attrs in self.edges(data=True):
+            g.add_edge(u, v, **attrs)
+        return g
 
 
 def raw_gbps(gen: int, width: int) -> float:
     return const("pcie_lane_gbps")[gen] * width
 
 
-def build_graph(machine: Machine) -> nx.Graph:
-    g = nx.Graph()
+def build_graph(machine: Machine) -> MachineGraph:
+    g = MachineGraph()
     for n in machine.nodes.values():
         g.add_node(n.id, kind=n.kind, socket=n.socket, label=n.label, part=n.part_id, connector=n.connector)
     for n in machine.nodes.values():
@@ -61,7 +161,7 @@ def build_graph(machine: Machine) -> nx.Graph:
     return g
 
 
-def pcie_path(g: nx.Graph, a: str, b: str) -> list[str]:
+def pcie_path(g: MachineGraph, a: str, b: str) -> list[str]:
     """The PCIe route between two nodes (NVLink edges ignored): up the tree to where they meet, then down."""
     cache = g.graph["paths"]
     if (a, b) in cache:
@@ -76,7 +176,7 @@ def pcie_path(g: nx.Graph, a: str, b: str) -> list[str]:
 
     ua, ub = up(a), up(b)
     if ua[-1] != ub[-1]:
-        raise nx.NetworkXNoPath(f"no PCIe path between {a} and {b}")
+        raise NoPath(f"no PCIe path between {a} and {b}")
     in_b = set(ub)
     meet = next(n for n in ua if n in in_b)
     path = ua[: ua.index(meet) + 1] + list(reversed(ub[: ub.index(meet)]))
@@ -84,7 +184,7 @@ def pcie_path(g: nx.Graph, a: str, b: str) -> list[str]:
     return path
 
 
-def path_class(g: nx.Graph, a: str, b: str) -> str:
+def path_class(g: MachineGraph, a: str, b: str) -> str:
     """The pair's class as `nvidia-smi topo -m` prints it: NV#, PIX, PXB, PHB, NODE or SYS."""
     if g.has_edge(a, b) and g.edges[a, b]["kind"] == "nvlink":
         links = g.edges[a, b].get("links")
@@ -105,7 +205,7 @@ def class_rank(path: str) -> int:
     return 0 if path.startswith("NV") else PATH_ORDER.index(path)
 
 
-def host_path(g: nx.Graph, gpu: str) -> list[str]:
+def host_path(g: MachineGraph, gpu: str) -> list[str]:
     """From a GPU up to its socket (where its host memory is)."""
     socket = ids.socket(g.nodes[gpu]["socket"])
     return pcie_path(g, gpu, socket)

@@ -6,11 +6,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-import networkx as nx
-
 from advisor.model import nodeids as ids
 from advisor.model.constants import const
-from advisor.model.graph import build_graph, class_rank, host_path, path_class, pcie_path
+from advisor.model.graph import MachineGraph, build_graph, class_rank, host_path, path_class, pcie_path
 from advisor.model.machine import Machine, Node
 
 
@@ -59,7 +57,7 @@ class PairPrediction:
 @dataclass
 class Prediction:
     machine: Machine
-    graph: nx.Graph
+    graph: MachineGraph
     gpus: list[GpuPrediction]
     pairs: list[PairPrediction]
     allreduce: Figure | None
@@ -71,7 +69,7 @@ def _arch(node: Node) -> str:
     return node.gpu.architecture if node.gpu else "default"
 
 
-def _bottleneck(g: nx.Graph, path: list[str]) -> tuple[float, str]:
+def _bottleneck(g: MachineGraph, path: list[str]) -> tuple[float, str]:
     best = None
     for u, v in pairwise(path):
         e = g.edges[u, v]
@@ -115,7 +113,7 @@ def _directed(path: list[str]) -> list[tuple[str, str]]:
     return list(pairwise(path))
 
 
-def _capacities(g: nx.Graph, eff: float) -> dict[tuple[str, str], float]:
+def _capacities(g: MachineGraph, eff: float) -> dict[tuple[str, str], float]:
     cap = {}
     for u, v, e in g.edges(data=True):
         if e.get("gbps") and e["kind"] != "nvlink":
@@ -249,7 +247,7 @@ def nccl_level(machine: Machine) -> tuple[str, str]:
 _LEVEL_RANK = {"LOC": -1, "NVL": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
 
 
-def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
+def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction:
     path = path_class(g, a.id, b.id)
     p2p, p2p_reason = cuda_p2p(machine, a, b, path)
     nvlink = path.startswith("NV") and machine.software.cuda_p2p
@@ -370,13 +368,13 @@ def _pair(g: nx.Graph, machine: Machine, a: Node, b: Node) -> PairPrediction:
     )
 
 
-def _ring(g: nx.Graph, gpus: list[Node]) -> list[Node]:
+def _ring(g: MachineGraph, gpus: list[Node]) -> list[Node]:
     """GPUs in PCIe tree order (depth-first from socket 0), the order NCCL's rings tend to follow."""
-    order = {n: i for i, n in enumerate(nx.dfs_preorder_nodes(g, ids.ROOT))} if ids.ROOT in g else {}
+    order = {n: i for i, n in enumerate(g.dfs_preorder(ids.ROOT))} if ids.ROOT in g else {}
     return sorted(gpus, key=lambda n: (order.get(n.id, 1 << 30), n.index))
 
 
-def _allreduce(g: nx.Graph, machine: Machine, ring: list[Node], pairs: list[PairPrediction]) -> Figure:
+def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[PairPrediction]) -> Figure:
     by = {(p.a, p.b): p for p in pairs}
     by.update({(p.b, p.a): p for p in pairs})
     flows, hops = {}, []

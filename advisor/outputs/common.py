@@ -13,7 +13,7 @@ from advisor.model.predict import Figure
 class Output(BaseModel):
     """An output model: fields left unset (derivations without --explain, optional sections) are not printed."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True)

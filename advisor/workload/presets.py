@@ -9,7 +9,7 @@ from rapidfuzz import process
 
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
-from advisor.base.yamlio import load_file
+from advisor.base.yamlio import load_bundled
 from advisor.workload.models import ModelSpec
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
@@ -18,7 +18,7 @@ _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 @lru_cache(maxsize=1)
 def presets() -> dict[str, ModelSpec]:
-    data = load_file(bundled("rules") / "workload.yaml")
+    data = load_bundled(bundled("rules") / "workload.yaml")
     out: dict[str, ModelSpec] = {}
     for key, p in (data.get("presets") or {}).items():
         out[key] = ModelSpec(

@@ -17,7 +17,7 @@ BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=True, defer_build=True)
 
 
 def _check_urls(sources: list[str]) -> list[str]:

@@ -146,32 +146,22 @@ def _yaml_files(folder: Path) -> Iterable[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
-def _cache_path(folder: Path, files: list[Path]) -> Path | None:
-    """Where a parsed copy of a catalog folder is kept (JSON, never pickle), named by every file's size and
-    time and the model code's, so an edited file or a new advisor never reads a stale copy."""
-    import hashlib
-
-    from advisor import __version__
+def _cache_path(folder: Path, files: list[Path]) -> Path:
+    """Where a parsed copy of a catalog folder is kept (advisor/base/cache.py), named by every file's
+    size and time and the model code's, so an edited file or a new advisor never reads a stale copy."""
+    from advisor.base.cache import cache_path
     from advisor.model.catalog import models
 
-    base = os.environ.get("ADVISOR_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "advisor"
-    )
-    h = hashlib.sha256(f"{__version__}|{folder.resolve()}".encode())
-    for f in [*files, Path(models.__file__), Path(__file__)]:
-        st = f.stat()
-        h.update(f"|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
-    return Path(base) / f"catalog-{h.hexdigest()[:24]}.json"
+    return cache_path("catalog", [*files, Path(models.__file__), Path(__file__)], salt=str(folder.resolve()))
 
 
 def _load_cached(folder: Path, files: list[Path], catalog: Catalog) -> bool:
     """Read a folder from its parsed copy; False when there is none or it does not validate."""
-    import json
+    from advisor.base.cache import read_cached
 
     try:
-        path = _cache_path(folder, files)
-        entries = json.loads(path.read_text(encoding="utf-8")) if path and path.is_file() else None
-    except (OSError, ValueError):
+        entries = read_cached(_cache_path(folder, files))
+    except OSError:
         return False
     if not isinstance(entries, list) or len(entries) != len(files):
         return False
@@ -189,21 +179,12 @@ def _load_cached(folder: Path, files: list[Path], catalog: Catalog) -> bool:
 
 
 def _save_cached(folder: Path, files: list[Path], entries: list[dict]) -> None:
-    import json
-
-    from advisor.base.yamlio import atomic_write
+    from advisor.base.cache import write_cached
 
     try:
-        path = _cache_path(folder, files)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, json.dumps(entries))
-            # keep the newest few copies (each checkout and each advisor version has its own)
-            old = sorted(path.parent.glob("catalog-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
-            for stale in old[5:]:
-                stale.unlink(missing_ok=True)
+        write_cached(_cache_path(folder, files), entries, "catalog")
     except OSError:
-        pass  # no cache where the home folder is read-only: the YAML is read every time
+        pass  # a file vanished while the folder was read: no copy this time
 
 
 def load_folder(folder: Path, catalog: Catalog, problems: list[Problem], cache: bool = False) -> None:

@@ -2,9 +2,11 @@
 result (NN-name.expect.yaml, what a careful buyer concludes). Used by test_quote_corpus.py and by
 `python tests/quote_corpus.py`, which prints the corpus figures (quotes, parts and claims right).
 
-`python tests/quote_corpus.py --heldout` scores tests/fixtures/quotes-heldout: 12 quotes written after the
-reader was tuned, by someone who had not seen the reader or the corpus. It is a measurement, not a test:
-once the reader is changed to read them, they are in-sample too, and a fresh held-out set is needed."""
+`python tests/quote_corpus.py --heldout` scores tests/fixtures/quotes-heldout: 14 quotes written by a helper
+that had seen neither the reader nor the corpus. It is a measurement, not a test. Scored before any change
+made for them: 6/14 fully right, parts 37/41, claims 37/51. The reader has since learned from them, so
+they are no longer held out; the next round needs a fresh set. (The previous held-out set of 12 is now
+corpus quotes 34-45.)"""
 
 from __future__ import annotations
 
@@ -56,10 +58,17 @@ def score(path: Path, catalog) -> dict[str, list]:
     for g in b.get("gpus", []):
         got_parts[("gpu", g["model"])] += g["count"]
     want_parts = Counter()
+    any_count = set()  # qty: null, a count the quote leaves unclear: the part must be there, in any number
     for p in want.get("parts", []):
+        if p.get("qty", 1) is None:
+            any_count.add((p["kind"], p["id"]))
+            continue
         want_parts[(p["kind"], p["id"])] += p.get("qty", 1)
-    for key in set(got_parts) | set(want_parts):
-        check(f"part {key[0]} {key[1]}", got_parts.get(key, 0), want_parts.get(key, 0))
+    for key in set(got_parts) | set(want_parts) | any_count:
+        if key in any_count:
+            check(f"part {key[0]} {key[1]}", got_parts.get(key, 0) > 0, True)
+        else:
+            check(f"part {key[0]} {key[1]}", got_parts.get(key, 0), want_parts.get(key, 0))
     if "psu_w" in want:
         check("psu_w", b.get("psu_w"), want["psu_w"])
     if "ram_gb" in want:

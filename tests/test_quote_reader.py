@@ -135,6 +135,69 @@ def test_a_drive_in_an_unnamed_socket_shows_both_outcomes(cli, write):
     ]  # predicted with the drive where it steals nothing
 
 
+def test_the_vendors_notes_are_judged_as_claims_and_never_counted_as_parts(cli, write):
+    """Under a notes heading ("卖家说明："), a sentence naming "双4090" is a claim about the build, not two
+    more GPUs; a note that claims nothing is text; a blank line ends the notes."""
+    path = write(
+        "listing.txt",
+        "处理器：Intel 酷睿 i9-14900K\n主板：华硕 ROG MAXIMUS Z790 HERO\n显卡：华硕 TUF RTX 4090 24G 两块\n"
+        "电源：振华 LEADEX 白金 2000W\n\n卖家说明：\n双卡均可跑满PCIe x16，不降速\n双4090显存叠加48G，可直接跑70B大模型\n"
+        "预装 Ubuntu 22.04，开机即用\n\n内存：金士顿 DDR5 32G×4\n",
+    )
+    code, r = _validate(cli, path)
+    status = {x["line"]: x["status"] for x in r["quote"]["lines"]}
+    assert status[7] == status[8] == "claim" and status[9] == "other"
+    assert status[11] == "recognized"  # after the blank line: a line item again
+    assert r["quote"]["build"]["gpus"] == [{"model": "nvidia-rtx-4090", "count": 2}]
+    assert r["quote"]["build"]["ram_gb"] == 128
+    verdicts = {c["line"]: (c["about"], c["verdict"]) for c in r["claims"]}
+    assert verdicts[7] == ("pcie", False) and verdicts[8] == ("pooled_memory", False)
+
+
+def test_notes_of_a_structured_quote_are_judged(cli, write):
+    path = write(
+        "q.yaml",
+        "vendor: PixelForge\nitems:\n  - {category: cpu, name: Intel Core i9-13900K, qty: 1}\n"
+        "  - {category: motherboard, name: ASUS ROG STRIX Z790-E GAMING WIFI, qty: 1}\n"
+        "  - {category: gpu, name: ASUS TUF RTX 4090 OC 24G, qty: 1}\n"
+        "  - {category: storage, name: Samsung 990 PRO 2TB NVMe slot M.2_1, qty: 1}\n"
+        "notes:\n  - The RTX 4090 gets the full PCIe x16 link from the CPU.\n"
+        "  - NVLink bridges are not included.\n  - Ships in 5 days.\n",
+    )
+    code, r = _validate(cli, path)
+    assert code == 1 and r["verdict"] == "PROBLEMS"
+    assert [(c["line"], c["about"], c["verdict"]) for c in r["claims"]] == [(8, "pcie", False)]
+
+
+def test_a_bridge_sold_as_a_line_item_is_a_part_not_a_claim(cli, write):
+    path = write(
+        "q.txt",
+        "Intel Core i9-14900K $589\nASUS ROG Maximus Z790 Hero $599\n2x NVIDIA GeForce RTX 4090 $1,749 each\n"
+        "NVIDIA NVLink Bridge 3-slot $89\nBoth cards are spaced one slot apart so they never choke.\n",
+    )
+    code, r = _validate(cli, path)
+    assert "NVL002" in {f["id"] for f in r["plan"]["findings"]}
+    claims = {c["line"]: (c["about"], c["verdict"]) for c in r["claims"]}
+    assert 4 not in claims
+    assert claims[5] == ("fit", "unknown")  # spacing and airflow: the catalog cannot tell
+
+
+def test_a_boards_slot_list_is_checked_against_the_catalog_not_judged_as_a_claim(cli, write):
+    path = write(
+        "q.txt",
+        "Intel Core i9-14900K\nASUS ROG Maximus Z790 Hero (3x PCIe 5.0 x16)\n2x NVIDIA RTX 4090\n"
+        "Seasonic PRIME TX-1600\n",
+    )
+    code, r = _validate(cli, path)
+    assert r["claims"] == []  # the board's spec is not a claim about this build
+    (spec,) = r["spec_checks"]
+    assert spec["line"] == 2 and spec["says"] == "3x PCIe 5.0 x16" and spec["agrees"] is False
+    assert spec["catalog"].startswith("2 slot(s) of Gen5")
+    assert any(a.startswith("line 2 says the board has 3x PCIe 5.0 x16") for a in r["ask_vendor"])
+    _, text, _ = cli("validate", str(path))
+    assert "DIFFERS line 2: asus-rog-maximus-z790-hero '3x PCIe 5.0 x16'" in text
+
+
 def test_matching_does_not_depend_on_the_process_hash_seed():
     """Equal scores resolve the same way in every process (a set's order follows PYTHONHASHSEED): a listing
     whose title names a GPU and a CPU is read the same, line for line, whatever the seed."""

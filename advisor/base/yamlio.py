@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from advisor.base.errors import Problem, UserError
 
@@ -30,64 +29,71 @@ class LineList(list):
     item_lines: list
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # the C parser where libyaml is present
-    pass
+@lru_cache(maxsize=1)
+def _loader() -> type:
+    """The safe loader, built on first use: a command that reads no YAML (bundled files come from their
+    JSON copies) does not import PyYAML at all."""
+    import yaml
 
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # the C parser where libyaml is present
+        pass
 
-# Start from an empty resolver table and add only the types we want.
-_Loader.yaml_implicit_resolvers = {}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"), list("-+0123456789")
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"
-    ),
-    list("-+0123456789."),
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
-)
+    # Start from an empty resolver table and add only the types we want.
+    _Loader.yaml_implicit_resolvers = {}
+    _Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    _Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$"), list("-+0123456789")
+    )
+    _Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"^[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)$"
+        ),
+        list("-+0123456789."),
+    )
+    _Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+    )
 
+    def _construct_mapping(loader, node) -> LineDict:
+        loader.flatten_mapping(node)
+        result = LineDict()
+        result.line = node.start_mark.line + 1
+        result.key_lines = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a plain value", key_node.start_mark
+                )
+            key = str(key) if not isinstance(key, str) else key
+            if key in result:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            result[key] = loader.construct_object(value_node, deep=True)
+            result.key_lines[key] = value_node.start_mark.line + 1
+        return result
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    result = LineDict()
-    result.line = node.start_mark.line + 1
-    result.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, (str, int, float, bool)) or key is None:
-            raise yaml.constructor.ConstructorError(
-                None, None, "a mapping key must be a plain value", key_node.start_mark
-            )
-        key = str(key) if not isinstance(key, str) else key
-        if key in result:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key] = value_node.start_mark.line + 1
-    return result
+    def _construct_sequence(loader, node) -> LineList:
+        result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+        result.line = node.start_mark.line + 1
+        result.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return result
 
-
-def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    result.line = node.start_mark.line + 1
-    result.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return result
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    return _Loader
 
 
 def loads(text: str, filename: str = "<string>") -> Any:
     """Parse YAML text safely; a syntax error becomes a UserError naming file:line."""
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+        return yaml.load(text, Loader=_loader())  # noqa: S506 - the loader derives from SafeLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -204,6 +210,8 @@ def to_plain(data: Any) -> Any:
 
 
 def dumps(data: Any) -> str:
+    import yaml
+
     return yaml.safe_dump(to_plain(data), sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 

@@ -24,11 +24,12 @@ class PartOut(Output):
 class QuoteLineOut(Output):
     line: int
     text: str
-    status: Literal["part", "recognized", "not_in_catalog", "title", "total", "claim", "header", "other"] = (
-        Field(
-            description="part: a catalog CPU/board/GPU; recognized: PSU, RAM, SSD, NIC, bridge; not_in_catalog: a part "
-            "the catalog lacks; title: repeats the items (not counted); total, claim, header; other: not a part"
-        )
+    status: Literal[
+        "part", "recognized", "not_in_catalog", "title", "total", "claim", "header", "continued", "other"
+    ] = Field(
+        description="part: a catalog CPU/board/GPU; recognized: PSU, RAM, SSD, NIC, bridge; not_in_catalog: a part "
+        "the catalog lacks; title: repeats the items (not counted); total, claim, header; continued: the rest "
+        "of the table row above (a wrapped description); other: not a part"
     )
     parts: list[PartOut]
     qty: int
@@ -41,9 +42,20 @@ class QuoteLineOut(Output):
 class ClaimVerdict(Output):
     claim: str
     line: int
-    about: str = Field(description="pcie, p2p, nvlink, pooled_memory, numa, psu or full_speed")
+    about: str = Field(
+        description="pcie, p2p, nvlink, pooled_memory, numa, numa_split, psu, full_speed or fit (slot spacing, airflow)"
+    )
     verdict: bool | Literal["unknown"] = Field(description="true: holds; false: does not hold; 'unknown'")
     why: str
+
+
+class SpecCheckOut(Output):
+    line: int
+    part_id: str
+    says: str = Field(description="The part's spec as the quote writes it ('7x PCIe 5.0 x16')")
+    catalog: str = Field(description="What the catalog lists for it")
+    agrees: bool
+    source: str | None = Field(description="The catalog entry's first source")
 
 
 class QuoteOut(Output):
@@ -71,3 +83,6 @@ class ValidateOutput(Output):
     false_claims: list[ClaimVerdict]
     ask_vendor: list[str] = Field(description="What to ask the vendor for")
     alternatives: list[str] = Field(description="Outcomes that depend on a choice the quote leaves open")
+    spec_checks: list[SpecCheckOut] = Field(
+        description="A part's spec written in the quote (a board's slot list), checked against the catalog"
+    )

@@ -6,7 +6,14 @@ from __future__ import annotations
 from advisor.base.errors import UserError
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
-from advisor.outputs.validate import ClaimVerdict, PartOut, QuoteLineOut, QuoteOut, ValidateOutput
+from advisor.outputs.validate import (
+    ClaimVerdict,
+    PartOut,
+    QuoteLineOut,
+    QuoteOut,
+    SpecCheckOut,
+    ValidateOutput,
+)
 from advisor.quote.claims import judge
 from advisor.quote.reader import Quote, QuoteLine
 
@@ -73,6 +80,15 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
             "the prediction rests on quantities read as "
             + ", ".join(f"{x.qty} on line {x.line}" for x in unclear)
         )
+    from advisor.quote.specs import slot_specs
+
+    specs = slot_specs(quote, catalog)
+    for s in specs:
+        if not s.agrees:
+            ask.append(
+                f"line {s.line} says the board has {s.says}; the catalog lists {s.catalog.split(',')[0]}: "
+                "which is right (a manual page or the exact board revision)"
+            )
     plan = plan_output(pred, findings) if pred is not None else None
     return ValidateOutput(
         verdict=verdict,
@@ -95,6 +111,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         false_claims=false_claims,
         ask_vendor=ask,
         alternatives=alternatives,
+        spec_checks=[SpecCheckOut(**vars(s)) for s in specs],
     )
 
 
@@ -175,6 +192,15 @@ def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quot
         bits.append("not in the catalog: " + ", ".join(x.text.strip()[:40] for x in not_in_catalog[:3]))
     if quote.missing:
         bits.append("the quote names no " + " or ".join(quote.missing))
+    unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
+    if unclear:
+        bits.append(
+            "all this rests on an unclear quantity: "
+            + ", ".join(
+                f"line {x.line} is read as {x.qty}, but it writes {x.qty_source.removeprefix('unclear: ')}"
+                for x in unclear[:2]
+            )
+        )
     if not bits:
         return "No problem found: every GPU gets its full link and every claim checked holds."
     text = "; ".join(bits)

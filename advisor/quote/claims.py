@@ -16,17 +16,21 @@ from advisor.model.predict import Prediction
 from advisor.quote.reader import Claim
 from advisor.quote.vocab import vocab
 
-ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie")
+ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie", "fit")
 
 
 def claims_in(text: str, line: int) -> list[Claim]:
     v = vocab()
     low = text.lower()
     out = []
+    if v.question.search(low.strip()):
+        return out  # "四张卡之间能P2P吗？": the buyer asks, nobody claims
     for about in ORDER:
         m = v.claims[about].search(low)
         if not m:
             continue
+        if about == "nvlink" and v.not_included.search(low):
+            continue  # "NVLink bridges are not included": what the offer leaves out, not a claim
         before = low[max(0, m.start() - 25) : m.start()]
         negated = bool(v.negation.search(before)) or bool(
             re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:])
@@ -41,6 +45,8 @@ def claims_in(text: str, line: int) -> list[Claim]:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))
         if v.scope_one.search(low):
             c.scope = "one"
+        elif about == "nvlink" and v.scope_all_pairs.search(low):
+            c.scope = "pairs"
         out.append(c)
         if about == "pooled_memory" and "p2p" not in low:
             break  # "pooled memory over NVLink": one claim, not also an NVLink claim
@@ -104,6 +110,15 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
         if broken:
             return False, "; ".join(f"{f.id}: {f.message}" for f in broken)
         nv = [p for p in pairs if p.path.startswith("NV")]
+        if c.scope == "pairs" and nv and len(nv) < len(pairs):
+            rest = [p for p in pairs if not p.path.startswith("NV")]
+            return False, (
+                "the claim says every pair is joined, but NVLink joins only "
+                + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in nv)
+                + "; "
+                + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in rest[:4])
+                + " talk over PCIe (a bridge joins two cards)"
+            )
         if nv:
             return True, "NVLink between " + ", ".join(f"GPU{p.a}-GPU{p.b}" for p in nv)
         models = sorted({g.gpu.name for g in gpus if g.gpu})
@@ -149,6 +164,11 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
         if psu_w is None:
             return "unknown", "no PSU wattage in the quote"
         return True, "no power finding for the GPUs' transients at this wattage"
+    if c.about == "fit":
+        return "unknown", (
+            "slot spacing, airflow and clearance depend on the case and the cards' own thickness, which the "
+            "catalog does not hold: ask for the case model and each card's slot width, or a photo of the build"
+        )
     return "unknown", "not a claim this tool checks"
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
+from advisor.quote.vocab import vocab
 
 # Header words per role, in English, German and Chinese (matched against lower-case header cells).
 HEADER_ROLES = {
@@ -37,7 +38,9 @@ class RawLine:
     kind: str | None = None  # a structured quote's part kind (cpu, board, gpu, psu, ram, nvme, nic)
     value: Any = None  # a structured value (psu_w, ram_gb, a gpus entry's count)
     claim: bool = False  # a structured quote's claim sentence
+    note: bool = False  # a vendor's remark (a notes key, a "Notes:" label): judged if it claims, never a part
     header: bool = False  # a table header or separator row
+    continued: int | None = None  # the line of a table row this line finishes (a wrapped description)
 
 
 @dataclass
@@ -194,6 +197,8 @@ def _text(text: str) -> list[RawLine]:
     roles: dict[str, int] = {}
     aligned = 0  # cells of an aligned text table's header (columns split by 2+ spaces)
     pipe_roles: dict[str, int] = {}  # a Markdown/ASCII table's header roles
+    pending: tuple[int, list[str]] | None = None  # (index in out, cells) of a row short of cells
+    last_row: int | None = None  # index in out of the last whole table row
     for i, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -220,10 +225,37 @@ def _text(text: str) -> list[RawLine]:
                 out.append(RawLine(i, raw, header=True))
                 continue
             if roles and aligned and len(cols) == aligned:
+                pending, last_row = None, len(out)
                 out.append(_row(i, raw, cols, roles))
                 continue
+        if roles and aligned and not _MONEY_LINE.search(raw):
+            # a PDF table's wrapped row: the description runs onto an indented next line, which may
+            # carry the qty and prices ("NVIDIA RTX PRO 6000 Blackwell Server" / "Edition 96GB ... 8 $8,990")
+            indented = len(raw) - len(raw.lstrip()) >= 8
+            if pending is not None and indented and len(pending[1]) + len(cols) - 1 == aligned:
+                j, pcols = pending
+                merged = pcols[:-1] + [pcols[-1] + " " + cols[0]] + cols[1:]
+                first = out[j]
+                out[j] = _row(first.line, first.text.rstrip() + " " + raw.strip(), merged, roles)
+                out.append(RawLine(i, raw, continued=first.line))
+                pending, last_row = None, j
+                continue
+            if last_row is not None and indented and len(cols) == 1 and pending is None:
+                prev = out[last_row]
+                prev.desc = f"{prev.desc or ''} {cols[0]}".strip()
+                prev.text = prev.text.rstrip() + " " + raw.strip()
+                out.append(RawLine(i, raw, continued=prev.line))
+                continue
+            if 1 < len(cols) < aligned and not indented:
+                pending, last_row = (len(out), cols), None
+                out.append(RawLine(i, raw))
+                continue
+        pending = last_row = None
         out.append(RawLine(i, raw))
     return out
+
+
+_MONEY_LINE = re.compile(r"(?:subtotal|total|freight|shipping|tax)\b", re.I)
 
 
 _MONEY = re.compile(
@@ -303,6 +335,14 @@ def _structured(text: str, filename: str, fmt: str) -> Document:
                     if line_of and isinstance(c, str):
                         cl = line_of(c) or cl
                     doc.lines.append(RawLine(cl, str(c), desc=str(c), claim=True))
+            elif k in vocab().notes_keys and isinstance(value, (list, str)):
+                for j, c in enumerate([value] if isinstance(value, str) else value):
+                    if not isinstance(c, (str, int, float)):
+                        continue
+                    cl = _item_line(value, j, line) if isinstance(value, list) else line
+                    if line_of:
+                        cl = line_of(str(c)) or cl
+                    doc.lines.append(RawLine(cl, str(c), desc=str(c), note=True))
             elif k in _PART_KEYS:
                 _part(k, value, doc, filename, line, line_of)
             else:

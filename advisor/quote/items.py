@@ -25,7 +25,7 @@ class Item:
     qty_unclear: bool = False
     price: float | None = None
     currency: str | None = None
-    role: str = "item"  # item | title | total | header | claim
+    role: str = "item"  # item | title | total | header | claim | note | continued
     kind_hint: str | None = None
     value: object = None
 
@@ -38,8 +38,14 @@ def item_of(raw: RawLine) -> Item:
     if raw.header:
         it.role = "header"
         return it
+    if raw.continued is not None:
+        it.role = "continued"  # read with the row it finishes
+        return it
     if raw.claim:
         it.role = "claim"
+        return it
+    if raw.note or (raw.kind is None and v.notes_label.search(text)):
+        it.role = "note"  # the vendor's remarks: judged if they claim something, never a line item
         return it
     if v.total_line.search(desc.strip()):
         it.role = "total"
@@ -53,7 +59,7 @@ def item_of(raw: RawLine) -> Item:
     stripped = strip_prices(desc)
     readings = []  # (qty, source)
     if raw.qty is not None:
-        m = re.fullmatch(r"\s*(\d{1,3})\s*(?:[x×]|pcs|stk|张|块|个|条|片)?\s*", raw.qty)
+        m = re.fullmatch(r"\s*(?:[x×]\s*)?(\d{1,3})\s*(?:[x×]|pcs|stk|张|块|个|条|片)?\s*", raw.qty)
         if m and 1 <= int(m.group(1)) <= MAX_QTY:
             readings.append((int(m.group(1)), "the qty column"))
         elif raw.qty.strip():
@@ -79,19 +85,25 @@ def quantities(text: str) -> list[tuple[int, str]]:
     """Every quantity the text writes, with the form it was written in."""
     v = vocab()
     out = []
+    spans: list[tuple[int, int]] = []
     low = text.lower()
+    # every pattern is tried (the first that matches gives the count); a different count written another
+    # way ("x2 (4 pcs reserved)") makes the quantity unclear, never silently one of them
     for rx in v.quantity:
         for m in rx.finditer(low):
             n = _number(m)
             if n is None or not 1 <= n <= MAX_QTY:
                 continue
+            if any(m.start() < e and s < m.end() for s, e in spans):
+                continue  # the same words read by an earlier pattern
             if m.group(0).lstrip()[:1] in "x×*" and v.width_context.search(low[: m.start()]):
                 continue  # "PCIe 4.0 x8": a link width, not a count
             if (re.search(r"[x×*]", m.group(0)) and _ram_like(low, m)) or v.spec_after.match(low[m.end() :]):
                 continue  # RAM modules, or a spec ("7x PCIe 5.0 x16")
+            spans.append(m.span())
             out.append((n, f"'{m.group(0).strip()}'"))
-        if out:
-            return out[:1] + [o for o in out[1:] if o[0] != out[0][0]][:1]
+    if out:
+        return out[:1] + [o for o in out[1:] if o[0] != out[0][0]][:1]
     leading = re.match(r"^\s*(?:[-*•·]\s*)?(\d{1,2})\s{2,}(?=[^\d\s])", text)
     if leading and 1 <= int(leading.group(1)) <= MAX_QTY:
         return [(int(leading.group(1)), "a leading qty column")]

@@ -34,25 +34,36 @@ class Tokens:
         return frozenset(d for d in self.digits if not re.fullmatch(r"[a-z]?\d", d))
 
 
+_CAP = re.compile(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
+_SIZE = re.compile(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
+_SPEC = re.compile(
+    r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w\b|ddr\d(?:-\d+)?"
+    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)\b"
+)
+_BEFORE_CJK = re.compile(r"([a-z0-9])(?=[\u4e00-\u9fff])")
+_AFTER_CJK = re.compile(r"([\u4e00-\u9fff])(?=[a-z0-9])")
+_SERIES = re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)")
+_SUFFIX = re.compile(r"(\d)[\s-]([a-wyz])\b")
+_TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def tokens(text: str) -> Tokens:
     t = text.lower().replace("™", " ").replace("®", " ")
-    caps = frozenset(int(m.group(1)) for m in re.finditer(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])", t))
-    t = re.sub(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])", " ", t)
-    t = re.sub(
-        r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w\b|ddr\d(?:-\d+)?"
-        r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)\b",
-        " ",
-        t,
-    )
-    t = re.sub(r"([a-z0-9])(?=[\u4e00-\u9fff])", r"\1 ", t)
-    t = re.sub(r"([\u4e00-\u9fff])(?=[a-z0-9])", r"\1 ", t)
-    t = re.sub(r"\b(rtx|gtx|rx|gt)(?=\d)", r"\1 ", t)
-    t = re.sub(r"(\d)[\s-]([a-wyz])\b", r"\1\2", t)  # "4090 d" -> "4090d", "z790-e" -> "z790e"
+    caps = frozenset(int(m.group(1)) for m in _CAP.finditer(t))
+    t = _SIZE.sub(" ", t)
+    t = _SPEC.sub(" ", t)
+    if _CJK.search(t):
+        t = _BEFORE_CJK.sub(r"\1 ", t)
+        t = _AFTER_CJK.sub(r"\1 ", t)
+    t = _SERIES.sub(r"\1 ", t)
+    t = _SUFFIX.sub(r"\1\2", t)  # "4090 d" -> "4090d", "z790-e" -> "z790e"
     t = _variant().sub(r"\1\2", t)  # "3090 ti" -> "3090ti": a different model
-    toks = re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]+", t)
+    toks = _TOKEN.findall(t)
+    # a token is letters and digits, or a run of CJK characters: it has a digit unless it is all letters
     return Tokens(
-        frozenset(x for x in toks if any(c.isdigit() for c in x)),
-        frozenset(x for x in toks if not any(c.isdigit() for c in x)),
+        frozenset(x for x in toks if not x.isalpha()),
+        frozenset(x for x in toks if x.isalpha()),
         caps,
     )
 

@@ -23,7 +23,7 @@ MAX_LINES = 20000
 class QuoteLine:
     line: int
     text: str
-    status: str  # part | recognized | not_in_catalog | title | total | claim | header | other
+    status: str  # part | recognized | not_in_catalog | title | total | claim | header | continued | other
     parts: list[Found] = field(default_factory=list)
     qty: int = 1
     qty_source: str = ""
@@ -36,12 +36,12 @@ class QuoteLine:
 class Claim:
     text: str
     line: int
-    about: str  # pcie, p2p, nvlink, pooled_memory, psu, numa, full_speed
+    about: str  # pcie, p2p, nvlink, pooled_memory, psu, numa, numa_split, full_speed, fit
     negated: bool = False
     gen: int | None = None
     width: int | None = None  # x16, x8
     runs_at: tuple[int, int] | None = None  # the link the claim itself says it runs at
-    scope: str = "all"  # all | one
+    scope: str = "all"  # all | one | pairs (every pair, for NVLink)
 
 
 @dataclass
@@ -99,8 +99,26 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     matcher = Matcher.of(catalog)
     from advisor.quote.claims import claims_in
 
+    notes_from = None  # the line of a notes heading ("卖家说明：") whose lines are remarks, not items
+    last_line = 0
     for raw in doc.lines:
         it = item_of(raw)
+        if _separator(raw.text) or (
+            raw.line > last_line + 1 and notes_from is not None and notes_from < last_line
+        ):
+            notes_from = None  # a rule, or a blank line after the notes (not right under their heading)
+        last_line = raw.line
+        if it.role == "note":
+            notes_from = it.line
+        elif (
+            notes_from is not None
+            and it.role in ("item", "title")
+            and it.kind_hint is None
+            and it.price is None
+            and raw.qty is None
+            and not _labelled(raw.desc if raw.desc is not None else it.text)
+        ):
+            it.role = "note"
         ql = QuoteLine(
             raw.line,
             raw.text[:500],
@@ -112,7 +130,15 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             currency=it.currency,
         )
         q.lines.append(ql)
+        if it.role == "continued":
+            ql.status = "continued"
+            continue
         if it.role in ("header", "total"):
+            continue
+        if it.role == "note":
+            found_claims = claims_in(raw.desc if raw.desc is not None else it.text, it.line)
+            q.claims += found_claims
+            ql.status = "claim" if found_claims else "other"
             continue
         if it.role == "claim":
             found_claims = claims_in(it.text, it.line)
@@ -128,7 +154,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         if line_claims and it.price is None and raw.qty is None and vocab().prose.search(claim_text):
             # a sentence about the parts ("both cards run at x16", "双卡P2P直连"), not a line item;
             # a bridge it gives away ("赠送 NVLink 桥接器") is in the build all the same
-            bridge = other_kinds(claim_text)
+            bridge = other_kinds(claim_text) if vocab().gift.search(claim_text) else None
             if bridge is not None and bridge.kind == "bridge":
                 ql.parts = [bridge]
             ql.status = "recognized" if ql.parts else "claim"
@@ -148,11 +174,18 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 )
         elif it.role in ("item", "title"):
             ql.status = "other"
-        if ql.status not in ("part", "not_in_catalog") or not any(p.kind == "board" for p in parts):
-            # a board's spec line ("7x PCIe 5.0 x16") describes the part, not this build
+        if (it.role != "title" or vocab().prose.search(it.text)) and (
+            ql.status not in ("part", "not_in_catalog") or not any(p.kind == "board" for p in parts)
+        ):
+            # a board's spec line ("7x PCIe 5.0 x16") describes the part, not this build; a listing's
+            # title ("双3090 NVLink 深度学习主机") names the parts, it makes no claim to judge
             found_claims = line_claims
             if found_claims and ql.status == "other" and not vocab().prose.search(it.text):
                 found_claims = [c for c in found_claims if c.about != "pcie"]
+            if any(p.kind == "bridge" for p in parts):
+                # a bridge sold as a line item is a part: whether it can join the cards is the NVLink
+                # findings' to say (NVL002), not a vendor claim
+                found_claims = [c for c in found_claims if c.about != "nvlink"]
             q.claims += found_claims
             if found_claims and ql.status == "other":
                 ql.status = "claim"
@@ -172,15 +205,30 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     return q
 
 
+def _separator(text: str) -> bool:
+    """A rule between sections ("-----", "=====", "***")."""
+    return bool(re.fullmatch(r"\s*[-=_*~#]{3,}\s*", text))
+
+
+def _labelled(text: str) -> bool:
+    """A line that starts with a label ("GPU:", "显卡：", "Memory -")."""
+    return bool(re.match(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+-]{1,24}\s*[:：]", text))
+
+
+def _words(text: str) -> int:
+    """Words in a line, a Chinese character counting half (a Chinese word is one to three characters)."""
+    return len(re.findall(r"[^\W\u4e00-\u9fff]+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
+
+
 def _prose_sentence(it, raw) -> bool:
     """A sentence of an email or chat that names parts, not a line item: prose words, no price, no count,
     no label ("GPU:", "显卡："), and sentence-long."""
     text = raw.desc if raw.desc is not None else it.text
     if it.price is not None or raw.qty is not None or it.qty_source != "none written: 1":
         return False
-    if re.match(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+-]{1,24}\s*[:：]", text):
+    if _labelled(text):
         return False
-    return bool(vocab().prose.search(text)) and len(re.findall(r"\w+", text)) >= 8
+    return bool(vocab().prose.search(text)) and _words(text) >= 8
 
 
 _SPLIT = re.compile(r"\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+")
@@ -201,7 +249,11 @@ def _parts_of(matcher: Matcher, desc: str, kind_hint: str | None, value) -> list
             out.append(other)
             continue
         found = [] if kind_hint in ("psu", "ram", "nvme", "nic", "bridge") else matcher.parts(seg, kind)
-        if found and (other is None or other.kind not in ("psu", "ram")):
+        if found and (
+            other is None
+            or other.kind not in ("psu", "ram")
+            or not vocab().kind_words[other.kind].search(seg)  # "EPYC 9654 ... 360W": a TDP, not a PSU
+        ):
             out.append(found[0])
             continue
         if other is not None:

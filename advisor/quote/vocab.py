@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
-from advisor.base.yamlio import load_file
+from advisor.base.yamlio import load_bundled
 
 _FLAGS = re.I | re.U
 
@@ -37,22 +37,48 @@ class Vocab:
     not_nvme: re.Pattern
     accessory: re.Pattern
     m2_socket: re.Pattern
+    board_slots: re.Pattern
     claims: dict[str, re.Pattern]
     runs_at: re.Pattern
     negation: re.Pattern
+    not_included: re.Pattern
     scope_one: re.Pattern
+    scope_all_pairs: re.Pattern
+    question: re.Pattern
     prose: re.Pattern
+    notes_label: re.Pattern
+    gift: re.Pattern
+    notes_keys: frozenset[str]
 
 
 @lru_cache(maxsize=1)
 def vocab() -> Vocab:
     path = bundled("rules") / "quote.yaml"
-    data = load_file(path)
+    data = load_bundled(path)
 
     def rx(key: str, sub: str | None = None) -> re.Pattern:
         value = data[key] if sub is None else data[key][sub]
         try:
             return re.compile(value, _FLAGS)
+        except re.error as exc:
+            raise UserError(problems=[Problem(f"not a valid pattern: {exc}", str(path), field=key)]) from None
+
+    def lx(key: str, sub: str | None = None) -> re.Pattern:
+        """A pattern matched against lowercased text (the claim patterns): compiled without IGNORECASE,
+        which makes the many claim searches of a long quote about a third faster."""
+        value = data[key] if sub is None else data[key][sub]
+        if re.search(r"(?<!\\)(?<!\(\?)[A-Z]", value):
+            raise UserError(
+                problems=[
+                    Problem(
+                        "this pattern is matched against lowercased text: write it in lower case",
+                        str(path),
+                        field=key if sub is None else f"{key}.{sub}",
+                    )
+                ]
+            )
+        try:
+            return re.compile(value, _FLAGS & ~re.IGNORECASE)
         except re.error as exc:
             raise UserError(problems=[Problem(f"not a valid pattern: {exc}", str(path), field=key)]) from None
 
@@ -82,9 +108,16 @@ def vocab() -> Vocab:
         not_nvme=rx("not_nvme"),
         accessory=rx("accessory"),
         m2_socket=rx("m2_socket"),
-        claims={k: rx("claims", k) for k in data["claims"]},
-        runs_at=rx("runs_at"),
-        negation=rx("negation"),
-        scope_one=rx("scope_one"),
+        board_slots=rx("board_slots"),
+        claims={k: lx("claims", k) for k in data["claims"]},
+        runs_at=lx("runs_at"),
+        negation=lx("negation"),
+        not_included=lx("not_included"),
+        scope_one=lx("scope_one"),
+        scope_all_pairs=lx("scope_all_pairs"),
+        question=lx("question"),
         prose=rx("prose"),
+        notes_label=rx("notes_label"),
+        gift=rx("gift"),
+        notes_keys=frozenset(str(k).lower() for k in data["notes_keys"]),
     )

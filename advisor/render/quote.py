@@ -14,6 +14,7 @@ _STATUS = {
     "total": "total",
     "claim": "claim",
     "header": "header",
+    "continued": "continued",
     "other": "not a part",
 }
 
@@ -97,6 +98,11 @@ def render_text(r: ValidateOutput) -> str:
             v = {True: "TRUE", False: "FALSE", "unknown": "unknown"}[c.verdict]
             lines.append(f"  {v:7} line {c.line}: {c.claim[:90]}")
             lines.append(f"          {c.why}")
+    if r.spec_checks:
+        lines += ["", "Part specs in the quote, against the catalog"]
+        for s in r.spec_checks:
+            lines.append(f"  {'agrees' if s.agrees else 'DIFFERS':7} line {s.line}: {s.part_id} '{s.says}'")
+            lines.append(f"          catalog: {s.catalog}" + (f" ({s.source})" if s.source else ""))
     if r.ask_vendor:
         lines += ["", "Ask the vendor for"] + [f"  - {a}" for a in r.ask_vendor]
     lines += ["", NOT_CHECKED]
@@ -146,6 +152,13 @@ def render_markdown(r: ValidateOutput) -> str:
     if plan and _lanes(plan):
         out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {s}" for s in _lanes(plan)]
         out += [f"- Depends on the quote: {a}" for a in r.alternatives] + [""]
+    if r.spec_checks:
+        out += ["## Part specs in the quote, against our catalog", ""]
+        for s in r.spec_checks:
+            out.append(
+                f"- Line {s.line}: {s.part_id} '{s.says}' - {'agrees' if s.agrees else '**differs**'}: {s.catalog}"
+            )
+        out.append("")
     if r.claims:
         out += ["## All claims checked", ""]
         for c in r.claims:

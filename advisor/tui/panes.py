@@ -140,6 +140,9 @@ class QuotePane(VerticalScroll):
                     for f in worst[:3]
                 )
             )
+        for s in r.spec_checks:
+            mark = "[green]spec agrees[/]" if s.agrees else "[bold yellow]spec DIFFERS[/]"
+            lines.append(f"{mark} line {s.line}: {escape(s.says)} - catalog: {escape(s.catalog)}")
         if r.ask_vendor:
             lines.append("[b]Ask the vendor for:[/] " + "; ".join(escape(a) for a in r.ask_vendor))
         self.query_one("#quote-claims", Static).update(

@@ -43,6 +43,21 @@ def _command(name: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not as a traceback at exit
+        return code
+    except BrokenPipeError:
+        # output piped into a reader that stopped reading: end quietly, as `seq 1 99999 | head -1` does
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass  # stdout is not a file (a test's capture): nothing is flushed at exit
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
+
+
+def _run(argv: list[str] | None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
     if not args.command:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 
 def test_unknown_part_suggests_close_names(cli):
     code, out, err = cli(
@@ -52,3 +56,34 @@ def test_unknown_slot_lists_the_boards_slots(cli):
 def test_missing_build_file(cli, tmp_path):
     code, _, err = cli("plan", str(tmp_path / "nope.yaml"))
     assert code == 2 and "no such file" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rules", "list"],
+        ["catalog", "list"],
+        ["plan", "examples/2x4090-z790-hero.yaml"],
+        ["validate", "examples/quotes/taobao-14900k-dual-4090.txt"],
+        ["plan", "examples/2x4090-z790-hero.yaml", "--json"],
+    ],
+)
+def test_output_into_a_closed_pipe_ends_quietly(args):
+    """`advisor rules list | head -1`: the reader goes away; advisor ends without a traceback. The pipe's
+    read end is closed before advisor writes, so every write meets a gone reader, on any machine."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "advisor", *args], stdout=w, stderr=subprocess.PIPE, cwd=ROOT, timeout=120
+        )
+    finally:
+        os.close(w)
+    assert proc.stderr.decode() == ""  # no traceback, no "Exception ignored"
+    # 141 (128 + SIGPIPE) from advisor's own output; 1 where rich draws the table and ends the same way
+    assert proc.returncode in (1, 141)

@@ -298,6 +298,16 @@ async def test_help_theme_and_matrix_modes():
         await settle(pilot)
         assert "latency" in text_of(app, "#matrix-title")
         assert "PHB 10.8" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
+        await pilot.press("v")  # path mode: the class in each cell, the one-way derivation below
+        await settle(pilot)
+        assert app.is_running
+        assert "path class" in text_of(app, "#matrix-title")
+        assert "PHB" in [str(c) for c in app.query_one("#matrix-table", DataTable).get_row_at(0)]
+        detail = text_of(app, "#pair-detail")
+        assert "path PHB" in detail and "one way" in detail
+        await pilot.press("v")
+        await settle(pilot)
+        assert "one way, GB/s" in text_of(app, "#matrix-title")  # and round again
 
 
 async def test_findings_show_the_selected_rule_with_its_fix_and_sources():

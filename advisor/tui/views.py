@@ -448,7 +448,8 @@ class MatrixView(Vertical):
             return
         a, b = gpus[r].index, gpus[c].index
         p = next(p for p in pred.pairs if {p.a, p.b} == {a, b})
-        fig = getattr(p, self.mode)
+        # the path view shows each pair's class; its detail derives the one-way copy over that path
+        fig = p.uni if self.mode == "path" else getattr(p, self.mode)
         nccl = "no CUDA P2P" if not p.p2p else p.nccl_reason
         out.update(
             f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "

@@ -421,3 +421,91 @@ async def test_the_gpu_picker_filters_as_you_type_and_shows_specs_and_catalog_pr
             gpu = names[name]
             assert specs.startswith(f"{gpu.vram_gb:g} GB, Gen{gpu.pcie.gen} x{gpu.pcie.width}")
             assert price == (f"${gpu.price_usd:,.0f}" if gpu.price_usd else "")
+
+
+def _focusable_in(pane) -> list:
+    from textual.widgets import Input
+
+    from textual.widgets._select import SelectOverlay  # the list of an open Select, not a focus stop
+
+    return [w for w in pane.query("*") if w.focusable and not isinstance(w, (TextArea, Input, SelectOverlay))]
+
+
+async def test_view_keys_switch_views_from_wherever_the_focus_is():
+    """Focus inside any view (its buttons, tables, selects, the GPU matrix): 1-8 and the palette's
+    "Show ..." still switch views; while typing in the quote box digits are text, Escape leaves it."""
+    from textual.widgets import TabbedContent
+
+    from advisor.tui.app import PANES
+
+    app = AdvisorApp(HERO)
+    tabs = [tab for _, tab, _, _ in PANES]
+    async with app.run_test(size=(160, 45)) as pilot:
+        content = app.query_one(TabbedContent)
+        checked = 0
+        for i, tab in enumerate(tabs):
+            await pilot.press(str(i + 1))
+            await settle(pilot)
+            widgets = _focusable_in(app.query_one(f"#{tab}"))
+            assert widgets, tab
+            # from the view's last focus stop (the deepest: a table, a select, a log) to the next view
+            for widget in widgets[-1:]:
+                for j in ((i + 1) % len(tabs),):
+                    widget.focus()
+                    await pilot.pause()
+                    assert app.focused is widget and content.active == tab
+                    await pilot.press(str(j + 1))
+                    await settle(pilot)
+                    assert content.active == tabs[j], (tab, widget, j + 1)
+                    checked += 1
+        assert checked == len(tabs)
+        await pilot.press("6")
+        await settle(pilot)
+        app.query_one("#bench-run").focus()
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Show Compare", "enter")
+        await settle(pilot)
+        assert content.active == "compare"
+        await pilot.press("5")
+        await settle(pilot)
+        box = app.query_one("#quote-text", TextArea)
+        box.focus()
+        await pilot.press("1", "2")
+        await settle(pilot)
+        assert content.active == "quote" and box.text.startswith("12")
+        assert "Leave the text field" in {b.binding.description for b in app.active_bindings.values()}
+        await pilot.press("escape", "1")
+        await settle(pilot)
+        assert content.active == "machine"
+
+
+async def test_build_edit_keys_act_only_in_the_build_panel():
+    """On the Quote view, Tab then `x` used to delete GPU1. Edit keys act from the build panel (or the
+    tab bar), and the footer shows them only there."""
+    app = AdvisorApp(HERO)
+
+    def gpus() -> int:
+        return sum(g.count for g in app.planner.build.gpus)
+
+    def footer_actions() -> set[str]:
+        return {b.binding.action for b in app.active_bindings.values()}
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5")
+        await settle(pilot)
+        app.query_one("#quote-check").focus()
+        await settle(pilot)
+        assert "remove" not in footer_actions() and "add_gpu" not in footer_actions()
+        await pilot.press("x", "delete", "minus", "g", "c")
+        await settle(pilot)
+        assert gpus() == 2 and isinstance(app.screen, type(app.screen_stack[0]))
+        assert not app.planner.dirty
+        app.query_one("#build-items").focus()
+        await settle(pilot)
+        assert {"remove", "add_gpu"} <= footer_actions()
+        items = app.query_one("#build-items", OptionList)
+        items.highlighted = next(i for i, o in enumerate(items.options) if "RTX 4090" in plain(o.prompt))
+        await pilot.press("x")
+        await settle(pilot)
+        assert gpus() == 1

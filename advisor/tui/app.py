@@ -75,6 +75,7 @@ class AdvisorApp(App):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("f1", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("escape", "leave_field", "Leave the text field"),
         *[
             Binding(str(i + 1), f"view('{tab}')", title, show=False)
             for i, (title, tab, _, _) in enumerate(PANES)
@@ -615,8 +616,52 @@ class AdvisorApp(App):
 
     # ------------------------------------------------------------------ view, history, app
 
+    # Keys that edit the build: they act where the build is being edited (the build panel, the tab bar,
+    # nothing focused), never from inside a view, where a letter may be meant for that view's widget
+    # (Tab then `x` on the Quote view removed a GPU). The footer shows them only where they act.
+    EDIT_ACTIONS = frozenset(
+        {"pick_cpu", "pick_board", "add_gpu", "move_gpu", "add_nvme", "remove", "auto_place", "more"}
+    )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.EDIT_ACTIONS:
+            return self.editing_here()
+        if action == "leave_field":
+            return self._in_text_field()
+        return True
+
+    def _in_text_field(self) -> bool:
+        from textual.widgets import Input, TextArea
+
+        return isinstance(self.focused, (Input, TextArea))
+
+    def editing_here(self) -> bool:
+        """Whether the focus is where build edits belong: not inside a view, not in a text field."""
+        focused = self.focused
+        if focused is None:
+            return True
+        if self._in_text_field():
+            return False
+        tabs = next(iter(self.screen.query(TabbedContent)), None)
+        if tabs is None:
+            return True  # a dialog is up: its own keys come first
+        return tabs not in focused.ancestors or focused is tabs.query_one("ContentTabs")
+
+    def action_leave_field(self) -> None:
+        """Escape from a text field (the quote box): the focus goes to the tab bar, so view keys work."""
+        self.query_one(TabbedContent).query_one("ContentTabs").focus()
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # the footer follows the focus: edit keys only where they act
+
     def action_view(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        tabs = self.query_one(TabbedContent)
+        focused = self.focused
+        if focused is not None and tabs in focused.ancestors and focused is not tabs.query_one("ContentTabs"):
+            # a widget inside the view being left keeps focus otherwise, and TabbedContent shows the pane
+            # that holds the focus again: the key would only move focus. Leave the focus on the tab bar.
+            tabs.query_one("ContentTabs").focus()
+        tabs.active = tab
 
     def action_matrix_mode(self) -> None:
         self.query_one(MatrixView).cycle_mode(self.planner)

@@ -307,7 +307,9 @@ class ConfirmQuit(ModalScreen[str | None]):
 HELP = """\
 # advisor: plan a multi-GPU build
 
-Pick parts on the left; every view on the right follows each change at once.
+Pick parts on the left; every view on the right follows each change at once. The keys that edit
+the build act when the build panel (or the tab bar) has the focus: inside a view, a letter is the
+view's own (Tab moves the focus; the footer shows which keys act where).
 
 ## Keys
 
@@ -317,11 +319,12 @@ Pick parts on the left; every view on the right follows each change at once.
 | **g** | add GPUs (pick a model and how many) |
 | **m** | move the selected GPU to another slot (each slot shows the link it would give) |
 | **a** | automatic placement for every card |
-| **+** / **-** / **Delete** | one more of the selected card / remove the selected line |
+| **+** / **-** / **Delete** or **x** | one more of the selected card / remove the selected line |
 | **n** | add an NVMe SSD in an M.2 socket (shows what lanes it shares) |
 | **Enter** | edit the selected line of the build |
 | **v** | GPU matrix: one way / both ways / latency / path class |
-| **1**-**8** | Machine, Links, GPUs, Findings, Quote, Measure, Compare, Workload |
+| **1**-**8** | Machine, Links, GPUs, Findings, Quote, Measure, Compare, Job (from any focus but a text field) |
+| **Esc** | leave a text field (the quote box), so view keys work again |
 | **Ctrl+O** / **Ctrl+S** | open / save a build file (atomic; unsaved work is autosaved) |
 | **Ctrl+E** | export the report as Markdown |
 | **Ctrl+Z** / **Ctrl+Y** | undo / redo |
@@ -345,7 +348,7 @@ Pick parts on the left; every view on the right follows each change at once.
 - **Measure**: run the torch bench here (needs torch and a CUDA GPU) or load a measurement file
   (`advisor bench`, `advisor import`, or a tool's output).
 - **Compare**: predicted vs measured for this build; flagged rows name their likely causes.
-- **Workload**: will N GPUs beat one for your job? Pick training or inference, a model, the
+- **Job**: will N GPUs beat one for your job? Pick training or inference, a model, the
   strategy and the sizes: time per step or tokens/s on 1 GPU and on N of this build, the
   speed-up, where the time goes, memory per GPU, the bottleneck and what to change.
 

@@ -425,7 +425,6 @@ async def test_the_gpu_picker_filters_as_you_type_and_shows_specs_and_catalog_pr
 
 def _focusable_in(pane) -> list:
     from textual.widgets import Input
-
     from textual.widgets._select import SelectOverlay  # the list of an open Select, not a focus stop
 
     return [w for w in pane.query("*") if w.focusable and not isinstance(w, (TextArea, Input, SelectOverlay))]

@@ -72,6 +72,20 @@ def test_power_and_memory_rules(plan_json, write):
     assert not _ids(plan, "PWR001") and not _ids(plan, "MEM001")
 
 
+def test_a_psu_above_the_sustained_load_but_short_of_the_spike_headroom_is_a_warning(plan_json, write):
+    """2x RTX 4090 on 1600 W: 1253 W of board power, within an ATX 3.x PSU's rating, below 1.3x. It was an
+    ERROR; it is a warning that says the margin in watts. Below the sustained load it is an error."""
+    base = "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090, count: 2}]\n"
+    plan = plan_json(str(write("a.yaml", base + "psu_w: 1600\n")))
+    (f,) = [f for f in plan["findings"] if f["category"] == "power" and f["id"].startswith("PWR00")]
+    assert f["id"] == "PWR004" and f["severity"] == "warning"
+    assert "1253 W with 347 W to spare" in f["message"] and "1629 W" in f["message"]
+    plan = plan_json(str(write("b.yaml", base + "psu_w: 1200\n")))
+    (f,) = _ids(plan, "PWR001")
+    assert f["severity"] == "error" and "margin -53 W" in f["message"]
+    assert not _ids(plan, "PWR004")
+
+
 def test_findings_are_worst_first(plan_json):
     plan = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
     order = {"error": 0, "warning": 1, "info": 2}

@@ -316,7 +316,8 @@ async def test_findings_show_the_selected_rule_with_its_fix_and_sources():
         await pilot.press("4")
         await settle(pilot)
         rows = table_rows(app, "#findings-table")
-        assert rows[0][0] == "error"  # worst first
+        rank = {"error": 0, "warning": 1, "info": 2}
+        assert [rank[r[0]] for r in rows] == sorted(rank[r[0]] for r in rows) and rows[0][0] == "warning"
         table = app.query_one("#findings-table", DataTable)
         table.move_cursor(row=[r[1] for r in rows].index("P2P001"))
         await settle(pilot)

@@ -80,6 +80,7 @@ def prediction_facts(
         system_power_w=system_power_w(gpu_power, cpu_power),
         psu_headroom=const("psu_headroom", file="facts.yaml"),
         psu_needed_w=psu_needed_w(system_power_w(gpu_power, cpu_power)),
+        psu_margin_w=((build.psu_w or 0) if build else 0) - system_power_w(gpu_power, cpu_power),
         driver=sw.driver,
         iommu=sw.iommu,
         acs=sw.acs,

@@ -127,6 +127,11 @@ class BuildFacts(Facts):
     psu_needed_w: int = fact(
         "the PSU rating the board power needs with that headroom", "W", "constant psu_headroom (facts.yaml)"
     )
+    psu_margin_w: int = fact(
+        "PSU rating minus the system's board power (negative: the PSU cannot carry the sustained load)",
+        "W",
+        "build: psu_w, constant rest_of_system_w (facts.yaml)",
+    )
     driver: str = fact("NVIDIA driver: stock or patched-p2p", source="build: software.driver")
     iommu: str = fact("IOMMU mode", source="build: software.iommu")
     acs: str = fact("PCIe ACS setting", source="build: software.acs")

@@ -163,7 +163,15 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
             return "unknown", f"the board power of {', '.join(unknown)} is not known"
         if psu_w is None:
             return "unknown", "no PSU wattage in the quote"
-        return True, "no power finding for the GPUs' transients at this wattage"
+        if any(f.id == "PWR005" for f in findings):
+            return "unknown", "the CPU's power is not in the catalog, so the PSU's margin cannot be told"
+        thin = [f for f in findings if f.category == "power" and f.severity == "warning" and f.id == "PWR004"]
+        if thin:
+            return "unknown", (
+                f"{thin[0].message} Enough with an ATX 3.x PSU (specified for such spikes), marginal with an "
+                "older one: ask which the PSU is"
+            )
+        return True, "the PSU carries the board power with the headroom GPU power spikes need"
     if c.about == "fit":
         return "unknown", (
             "slot spacing, airflow and clearance depend on the case and the cards' own thickness, which the "

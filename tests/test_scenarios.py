@@ -193,3 +193,24 @@ def test_dual_socket_epyc_with_eight_gpus_has_sys_pairs_and_switch_limits(plan_j
 def test_threadripper_pro_gives_every_gpu_x16(plan_json):
     plan = plan_json("--cpu", "Threadripper PRO 7965WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 6000 Ada:4")
     assert [g["link"]["width"] for g in plan["gpus"]] == [16] * 4
+
+
+def test_plan_starts_with_a_verdict_that_says_what_matters_most(plan_json, cli):
+    hero = plan_json(str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
+    assert hero["verdict"].startswith("A weak multi-GPU build: GPU0 runs at Gen4 x8 (card: x16)")
+    assert "no P2P" in hero["verdict"]
+    strix = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
+    assert strix["verdict"].startswith("Not ready as it stands: GPU1 runs at Gen4 x4 on chipset lanes")
+    good = plan_json("--cpu", "Threadripper PRO 5995WX", "--board", "WRX80E-SAGE", "--gpu", "RTX 6000 Ada:4")
+    assert good["verdict"].startswith("A good multi-GPU build: every GPU at its full link, P2P on every pair")
+    code, out, _ = cli("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
+    assert out.startswith("A weak multi-GPU build")  # the text report's first line too
+
+
+def test_a_rule_that_fires_on_every_pair_is_one_finding_naming_the_pairs(plan_json):
+    plan = plan_json("--cpu", "Threadripper PRO 5995WX", "--board", "WRX80E-SAGE", "--gpu", "RTX 4090:4")
+    p2p = [f for f in plan["findings"] if f["id"] == "P2P001"]
+    assert len(p2p) == 1
+    pairs = p2p[0]["subject"].split(", ")
+    assert len(pairs) == 6 and pairs[0] == "GPU0-GPU1" and "GPU2-GPU3" in pairs
+    assert "fires on 5 more pair(s) too: GPU0-GPU2" in p2p[0]["message"]

@@ -107,8 +107,38 @@ def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) 
                 )
             )
     if sort:
+        findings = _group_pairs(findings, {r.id for r in rules if r.scope == "pair"})
         findings.sort(key=lambda f: f.rank)
     return findings
+
+
+def _group_pairs(findings: list[Finding], pair_rules: set[str]) -> list[Finding]:
+    """One finding per pair rule, naming every pair it fired on: six P2P002 on four GPUs (or twenty NUMA001
+    on nine) read as one problem, which they are. The message is the first pair's, with the others listed."""
+    out: list[Finding] = []
+    seen: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.id in pair_rules:
+            if f.id not in seen:
+                seen[f.id] = []
+                out.append(f)  # keeps the first one's place; replaced below
+            seen[f.id].append(f)
+        else:
+            out.append(f)
+    for rule_id, group in seen.items():
+        if len(group) == 1:
+            continue
+        first = group[0]
+        others = [f.subject for f in group[1:]]
+        shown = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        grouped = first.model_copy(
+            update={
+                "subject": ", ".join(f.subject for f in group),
+                "message": f"{first.message} It fires on {len(others)} more pair(s) too: {shown}.",
+            }
+        )
+        out[out.index(first)] = grouped
+    return out
 
 
 def _subject(names: dict) -> str:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from advisor.findings.finding import Finding
+from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Node
 from advisor.model.predict import Prediction, topo_matrix
@@ -86,6 +87,9 @@ class DeviceOut(Output):
 
 class PlanOutput(Output):
     schema_version: Literal[1] = 1
+    verdict: str = Field(
+        default="", description="One line: is this a good multi-GPU build, and what matters most"
+    )
     build: str | None
     cpu: str | None
     board: str | None
@@ -183,6 +187,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
     extra = {"constants": {c.name: ConstantOut.of(c) for c in constants().values()}} if explain else {}
     return PlanOutput(
         schema_version=1,
+        verdict=verdict_line(pred, list(findings or [])),
         build=m.build.name if m.build else None,
         cpu=m.cpu.id if m.cpu else None,
         board=m.board.id if m.board else None,

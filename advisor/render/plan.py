@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 from rich.tree import Tree
 
 from advisor.findings.finding import Finding
+from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, topo_matrix
 from advisor.outputs.plan import NOT_CHECKED
+from advisor.render.layout import Col, hang, print_table, terminal_console
 
 
 def tree_of(m: Machine) -> Tree:
@@ -53,54 +55,56 @@ def render_text(
     explain: bool = False,
     console: Console | None = None,
 ) -> None:
-    console = console or Console()
+    console = console or terminal_console()
     m = pred.machine
+    console.print(f"[b]{escape(verdict_line(pred, list(findings or [])))}[/]")
     console.print(tree_of(m))
     for note in m.notes:
-        console.print(f"[yellow]•[/] {note}")
-    t = Table(title="Host <-> GPU (pinned copies, GB/s)")
-    for col in ("GPU", "model", "slot", "link", "H2D", "D2H", "H2D all", "D2H all", "limit"):
-        t.add_column(col)
+        hang(console, "[yellow]•[/] ", note)
+    cols = [Col("GPU", "key"), Col("model", "wrap"), Col("slot", "key"), Col("link")]
+    cols += [Col(h) for h in ("H2D", "D2H", "H2D all", "D2H all")] + [Col("limit", "prose")]
+    rows = []
     for p in pred.gpus:
         n = p.node
         limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
-        t.add_row(
-            str(n.index),
-            n.gpu.name if n.gpu else "?",
-            n.connector or "-",
-            n.link.label,
-            f"{p.h2d.value:.1f}",
-            f"{p.d2h.value:.1f}",
-            f"{p.h2d_all.value:.1f}",
-            f"{p.d2h_all.value:.1f}",
-            limit,
+        rows.append(
+            [
+                str(n.index),
+                n.gpu.name if n.gpu else "?",
+                n.connector or "-",
+                n.link.label,
+                f"{p.h2d.value:.1f}",
+                f"{p.d2h.value:.1f}",
+                f"{p.h2d_all.value:.1f}",
+                f"{p.d2h_all.value:.1f}",
+                limit,
+            ]
         )
-    console.print(t)
+    print_table(console, cols, rows, title="Host <-> GPU (pinned copies, GB/s)")
     if pred.pairs:
-        t = Table(title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
-        for col in ("pair", "path", "CUDA P2P", "NCCL uses", "uni GB/s", "bidi GB/s", "latency us", "why"):
-            t.add_column(col)
+        cols = [Col("pair", "key")]
+        cols += [Col(h) for h in ("path", "CUDA P2P", "NCCL uses", "uni GB/s", "bidi GB/s", "latency us")]
+        cols.append(Col("why", "prose"))
+        rows = []
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
-            t.add_row(
-                f"{p.a}-{p.b}",
-                p.path,
-                "yes" if p.p2p else "no",
-                p.nccl_transport,
-                f"{p.uni.value:.1f}" if p.uni.value else "?",
-                f"{p.bidi.value:.1f}" if p.bidi.value else "?",
-                f"{p.latency.value:.1f}",
-                why,
+            rows.append(
+                [
+                    f"{p.a}-{p.b}",
+                    p.path,
+                    "yes" if p.p2p else "no",
+                    p.nccl_transport,
+                    f"{p.uni.value:.1f}" if p.uni.value else "?",
+                    f"{p.bidi.value:.1f}" if p.bidi.value else "?",
+                    f"{p.latency.value:.1f}",
+                    why,
+                ]
             )
-        console.print(t)
+        print_table(console, cols, rows, title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
         mat = topo_matrix(pred)
-        t = Table(title="Predicted nvidia-smi topo -m")
-        t.add_column("")
-        for n in m.gpus:
-            t.add_column(f"GPU{n.index}")
-        for n, row in zip(m.gpus, mat, strict=True):
-            t.add_row(f"GPU{n.index}", *row)
-        console.print(t)
+        cols = [Col("", "key")] + [Col(f"GPU{n.index}") for n in m.gpus]
+        rows = [[f"GPU{n.index}", *row] for n, row in zip(m.gpus, mat, strict=True)]
+        print_table(console, cols, rows, title="Predicted nvidia-smi topo -m")
     if pred.allreduce:
         a = pred.allreduce
         console.print(
@@ -111,19 +115,30 @@ def render_text(
         console.print("[bold]Findings[/] (worst first)")
         for f in findings:
             colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
-            console.print(f"[{colour}]{f.severity.upper():7}[/] {f.id}: {f.message}")
+            # the message's further lines under the rule id, the fix's under the fix
+            hang(console, f"[{colour}]{f.severity.upper():7}[/] ", f"{f.id}: {f.message}")
             if f.fix:
-                console.print(f"         fix: {f.fix}")
+                hang(console, "        fix: ", f.fix)
     if explain:
         console.print("[bold]Derivations[/]")
         for p in pred.gpus:
-            console.print(f"GPU{p.node.index} H2D = {p.h2d.formula}; inputs {p.h2d.inputs}")
+            hang(console, "", f"GPU{p.node.index} H2D = {p.h2d.formula}; inputs {p.h2d.inputs}", indent=4)
         for p in pred.pairs:
-            console.print(f"{p.a}-{p.b} uni = {p.uni.formula}; inputs {p.uni.inputs}")
+            hang(console, "", f"{p.a}-{p.b} uni = {p.uni.formula}; inputs {p.uni.inputs}", indent=4)
         if pred.allreduce:
-            console.print(f"all-reduce = {pred.allreduce.formula}; inputs {pred.allreduce.inputs}")
+            hang(
+                console,
+                "",
+                f"all-reduce = {pred.allreduce.formula}; inputs {pred.allreduce.inputs}",
+                indent=4,
+            )
         for c in constants().values():
-            console.print(f"  {c.name} = {c.value} {c.unit}  [dim]sources: {', '.join(c.sources)}[/]")
+            hang(
+                console,
+                "  ",
+                f"{c.name} = {c.value} {c.unit}  [dim]sources: {', '.join(c.sources)}[/]",
+                indent=6,
+            )
     console.print("Assumptions: " + " ".join(pred.assumptions))
     console.print(f"[dim]{NOT_CHECKED}[/]")
 

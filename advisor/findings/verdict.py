@@ -1,0 +1,67 @@
+"""One line that answers "is this a good multi-GPU build, and what matters most?", from the prediction and
+its findings (the first line of `plan`, its `verdict` in --json, and the app's summary).
+
+The grade follows what limits multi-GPU work, in order: something that stops the build (an error
+finding); GPUs below their own link or on chipset lanes; GPU-to-GPU copies staged through host memory
+(no P2P); otherwise every GPU at its full link with P2P or NVLink on every pair.
+"""
+
+from __future__ import annotations
+
+from advisor.findings.finding import Finding
+from advisor.model.predict import Prediction
+
+
+def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
+    gpus = [g.node for g in pred.gpus]
+    errors = [f for f in findings if f.severity == "error"]
+    low = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
+    chipset = {f.subject for f in findings if f.id == "LANE002"}
+    staged = [p for p in pred.pairs if not p.p2p]
+    nv = [p for p in pred.pairs if p.path.startswith("NV")]
+    bits = []
+    for g in low[:3]:
+        where = " on chipset lanes" if f"GPU{g.index}" in chipset else ""
+        bits.append(
+            f"GPU{g.index} runs at Gen{g.link.gen} x{g.link.width}{where} (card: x{g.link.max_width})"
+        )
+    if len(low) > 3:
+        bits.append(f"{len(low) - 3} more GPUs below their link")
+    if staged:
+        bits.append(
+            "no P2P: GPU-to-GPU copies go through host memory"
+            if len(staged) == len(pred.pairs)
+            else f"no P2P on {len(staged)} of {len(pred.pairs)} GPU pairs"
+        )
+    if errors:
+        grade = "Not ready as it stands"
+        # errors the link bits do not already say (a chipset slot is said by its GPU's link)
+        for f in [f for f in errors if f.id not in ("LANE001", "LANE002")][:2]:
+            bits.insert(0, f"{f.id}: {_head(f.message)}")
+    elif len(gpus) < 2:
+        grade = "A one-GPU build" if not low else "A one-GPU build, below its link"
+    elif low:
+        grade = "A weak multi-GPU build"
+    elif staged:
+        grade = "A workable multi-GPU build for jobs that talk little between GPUs"
+    else:
+        grade = "A good multi-GPU build"
+        bits.append(
+            "every GPU at its full link, "
+            + ("NVLink on every pair" if len(nv) == len(pred.pairs) else "P2P on every pair")
+            + (f" ({len(nv)} NVLink)" if nv and len(nv) < len(pred.pairs) else "")
+        )
+    if len(gpus) == 1 and not bits:
+        bits.append(f"GPU0 at Gen{gpus[0].link.gen} x{gpus[0].link.width}")
+    counts = [(sum(1 for f in findings if f.severity == s), s) for s in ("error", "warning")]
+    said = [f"{n} {s}{'s' if n > 1 else ''}" for n, s in counts if n]
+    tail = f" ({' and '.join(said)} below)" if said else ""
+    return f"{grade}: " + "; ".join(bits) + tail + "."
+
+
+def _head(message: str, limit: int = 90) -> str:
+    """A message's first clause, cut at a word."""
+    head = message.split(": ")[0].rstrip(".")
+    if len(head) <= limit:
+        return head
+    return head[:limit].rsplit(" ", 1)[0] + "..."

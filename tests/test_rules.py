@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
+
 
 def _ids(plan, rule):
     return [f for f in plan["findings"] if f["id"] == rule]
@@ -223,3 +225,29 @@ def test_a_users_own_rules_folder_adds_findings(plan_json, tmp_path, cli):
     (tmp_path / "bad.yaml").write_text("kind: rules\nrules:\n  - id: BAD001\n    category: nope\n")
     code, _, err = cli("plan", *ONE_4090, "--rules", str(tmp_path))
     assert code == 2 and f"{tmp_path / 'bad.yaml'}:4: rules[0].category" in err
+
+
+def test_lane_fixes_follow_the_cause_of_the_narrow_link(plan_json):
+    """LANE001 offered "move the M.2 SSD" to builds with no SSD, and LANE002 on the Hero "a board that wires
+    two CPU slots x8/x8", which the Hero does: each fix is now computed from the link's cause."""
+
+    def fixes(*args):
+        return {
+            (f["id"], f["subject"]): f["fix"]
+            for f in plan_json(*args)["findings"]
+            if f["id"].startswith("LANE")
+        }
+
+    split = fixes(str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
+    assert all("SSD" not in fix for fix in split.values())
+    assert split[("LANE001", "GPU0")].startswith("The CPU's graphics lanes are split between the cards")
+    assert "Threadripper" in split[("LANE001", "GPU0")]
+    ssd = fixes("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090", "--nvme", "M.2_1")
+    assert ssd[("LANE001", "GPU0")].startswith("Move the SSD out of M.2_1")
+    chipset = fixes(
+        "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero",
+        "--gpu", "RTX 4090@PCIEX16(G5)_1", "--gpu", "RTX 4090@PCIEX4(G4)",
+    )  # fmt: skip
+    assert chipset[("LANE002", "GPU1")].startswith("Move the card to PCIEX16(G5)_2 (CPU lanes, x8)")
+    full = fixes("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
+    assert full[("LANE002", "GPU1")].startswith("Every CPU-wired slot of this board is taken")

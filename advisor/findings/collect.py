@@ -25,7 +25,13 @@ def prediction_facts(
     """The facts rules of scope build, gpu and pair see. `catalog` is the one the build was resolved in."""
     m = pred.machine
     sw = m.software
-    gpus = [_gpu_facts(m, p.node, p.h2d.value, p.h2d_all.value) for p in pred.gpus]
+    cpu0 = m.cpu
+    alt = (
+        alternative(catalog or load_catalog(), len(pred.gpus))
+        if cpu0 and cpu0.segment == "desktop" and len(pred.gpus) >= 2
+        else ""
+    )
+    gpus = [_gpu_facts(m, p.node, p.h2d.value, p.h2d_all.value, alt) for p in pred.gpus]
     by_index = {g.index: g for g in gpus}
     pairs = []
     for p in pred.pairs:
@@ -149,7 +155,44 @@ def psu_needed_w(system_w: int) -> int:
     return round(system_w * const("psu_headroom", file="facts.yaml"))
 
 
-def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float) -> GpuFacts:
+def _lane_fix(m: Machine, n: Node, on_chipset: bool, platform: str = "") -> str:
+    """What would give this card more lanes on this board, from why its link is narrow (issue 12: a fix
+    that names an SSD the build does not have, or a board wiring the build already has, misleads)."""
+    import re
+
+    board = m.board
+    reasons = list(n.link.limited_by)
+    used = {x.connector for x in m.nodes.values() if x.connector and x.id != n.id}
+    groups = {g.id: g for g in board.lane_groups} if board else {}
+    free_cpu = [
+        s
+        for s in (board.slots if board else [])
+        if s.name not in used
+        and s.name != n.connector
+        and getattr(groups.get(s.group), "source", None) == "cpu"
+        and s.width > n.link.width
+    ]
+    steal = next((re.search(r"M\.2[_\w]*", r) for r in reasons if "M.2" in r), None)
+    other = f"; for x16 per GPU, a workstation platform, e.g. {platform}" if platform else ""
+    if steal:
+        return f"Move the SSD out of {steal.group(0)} (it takes lanes of {n.connector}) to an M.2 socket that shares none"
+    if free_cpu:
+        s = max(free_cpu, key=lambda s: (s.width, -(s.position or 0)))
+        return f"Move the card to {s.name} (CPU lanes, x{s.width}){other}"
+    if on_chipset:
+        return (
+            "Every CPU-wired slot of this board is taken: fewer cards, or a board with more CPU-wired slots"
+            + other
+        )
+    if any("shares its lanes" in r for r in reasons):
+        return (
+            "The CPU's graphics lanes are split between the cards: no slot of this board gives each x16"
+            + other
+        )
+    return "No other slot of this board gives the card more lanes" + other
+
+
+def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = "") -> GpuFacts:
     g = n.gpu
     chain = [m.nodes[a].kind for a in m.ancestors(n.id)[1:]]
     conn = m.board.connector(n.connector) if m.board and n.connector else None
@@ -163,6 +206,7 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float) -> GpuFacts:
         max_gen=n.link.max_gen,
         max_width=n.link.max_width,
         limited_by="; ".join(n.link.limited_by) or "-",
+        lane_fix=_lane_fix(m, n, "chipset" in chain, platform),
         on_chipset="chipset" in chain,
         behind_switch="switch" in chain,
         socket=n.socket,

@@ -49,6 +49,11 @@ class GpuFacts(Facts):
     max_gen: int = fact("the card's own maximum PCIe generation", source="catalog: pcie.gen")
     max_width: int = fact("the card's own maximum PCIe width", "lanes", "catalog: pcie.width")
     limited_by: str = fact("why the link is below the card's maximum, '-' when it is not")
+    lane_fix: str = fact(
+        "what on this board gives the card more lanes, from the cause of its narrow link "
+        "(the SSD socket to empty, a free CPU slot, or nothing: then only another platform)",
+        source="build: slots in use, catalog: board slots and lane groups",
+    )
     on_chipset: bool = fact("the GPU hangs off the chipset, not the CPU's lanes")
     behind_switch: bool = fact("a PCIe switch sits between the GPU and the CPU")
     socket: int = fact("CPU socket the GPU's lanes come from")

@@ -125,7 +125,7 @@ def _group_pairs(findings: list[Finding], pair_rules: set[str]) -> list[Finding]
             seen[f.id].append(f)
         else:
             out.append(f)
-    for rule_id, group in seen.items():
+    for group in seen.values():
         if len(group) == 1:
             continue
         first = group[0]

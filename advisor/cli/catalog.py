@@ -58,15 +58,30 @@ def cmd_catalog(args, ap) -> int:
                 )
             )
         else:
-            from rich.console import Console
-            from rich.table import Table
+            from rich.markup import escape
 
-            t = Table()
-            for col in ("kind", "id", "name", "key specs", "verified"):
-                t.add_column(col)
-            for p in parts:
-                t.add_row(p.kind, p.id, p.name, _specs(p), "yes" if p.verified else "[yellow]no[/]")
-            Console().print(t)
+            from advisor.render.layout import Col, print_table, terminal_console
+
+            # the id is what the user types next (--gpu, catalog show): printed whole at any width; on a
+            # narrow terminal the name and specs go below it
+            cols = [
+                Col("kind"),
+                Col("id", "key"),
+                Col("name", "prose", label=False, min_width=20),
+                Col("key specs", "prose", label=False, min_width=20),
+                Col("verified"),
+            ]
+            rows = [
+                [
+                    p.kind,
+                    escape(p.id),
+                    escape(p.name),
+                    escape(_specs(p)),
+                    "yes" if p.verified else "[yellow]no[/]",
+                ]
+                for p in parts
+            ]
+            print_table(terminal_console(), cols, rows)
         return 0
     if action == "show":
         part = catalog.get(args.id) or _resolve_any(catalog, args.id)
@@ -94,21 +109,36 @@ def cmd_rules(args, ap) -> int:
         rule = rule_by_id(args.id, dirs)
         if rule is None:
             raise UserError(f"no rule {args.id!r}", hint="`advisor rules list` shows them")
-        print(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}\n")
-        print(f"What it checks\n  {rule.when}  (evaluated per {_per(rule.scope)})\n")
-        print(f"Why it matters\n  {rule.why}\n")
+        width = _width()
+        print(_wrap(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}", width, "", "  ") + "\n")
+        print(
+            "What it checks\n" + _wrap(f"{rule.when}  (evaluated per {_per(rule.scope)})", width, "  ") + "\n"
+        )
+        print("Why it matters\n" + _wrap(rule.why, width, "  ") + "\n")
         if rule.example:
-            print(f"Example\n  {rule.example}\n")
-        print(f"Fix\n  {rule.fix}\n")
-        print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))
+            print("Example\n" + _wrap(rule.example, width, "  ") + "\n")
+        print("Fix\n" + _wrap(rule.fix, width, "  ") + "\n")
+        print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))  # an address is never broken
         return 0
     scope = getattr(args, "scope", None)
     rules = [r for r in load_rules(dirs) if not scope or r.scope == scope]
     if getattr(args, "json", False):
         print(json.dumps([r.model_dump() for r in rules], indent=2))
     else:
+        # the id is what `rules explain` takes: never cut; a title longer than the line wraps under itself
+        w = [
+            max([len(getattr(r, k)) for r in rules] + [n])
+            for k, n in (("id", 8), ("severity", 8), ("scope", 9))
+        ]
+        wc = max([len(r.category) for r in rules] + [12])
+        width = _width()
         for r in rules:
-            print(f"{r.id:8} {r.severity:8} {r.scope:9} {r.category:12} {r.title}")
+            head = f"{r.id:{w[0]}} {r.severity:{w[1]}} {r.scope:{w[2]}} {r.category:{wc}} "
+            if width - len(head) >= 30:
+                print(_wrap(r.title, width, head, " " * len(head)))
+            else:  # narrow: the title below its id, not squeezed beside it
+                print(head.rstrip())
+                print(_wrap(r.title, width, "    "))
     return 0
 
 
@@ -129,19 +159,57 @@ def _facts(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    width = _width()
     print(
-        "Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
-        "prediction, workload model, measurement, or a constant in rules/ with its sources.\n"
+        _wrap(
+            "Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
+            "prediction, workload model, measurement, or a constant in rules/ with its sources.",
+            width,
+        )
+        + "\n"
     )
+    fw = max([len(r["fact"]) for r in rows] + [28])  # a fact's name is what a rule's `when` writes: whole
+    tw = max([len(r["type"]) for r in rows] + [11])
     root = None
     for r in rows:
         head = r["fact"].split(".")[0]
         if head != root:
             root = head
-            print(f"{head}.  (scopes {r['scopes']})")
+            print(_wrap(f"{head}.  (scopes {r['scopes']})", width, "", "    "))
         unit = f" [{r['unit']}]" if r["unit"] else ""
-        print(f"  {r['fact']:28} {r['type']:11} {r['description']}{unit}  ({r['source']})")
+        lead = f"  {r['fact']:{fw}} {r['type']:{tw}} "
+        text = f"{r['description']}{unit}  ({r['source']})"
+        if width - len(lead) >= 40:
+            print(_wrap(text, width, lead, " " * len(lead)))
+        else:  # narrow: the description below the fact's name, not squeezed beside it
+            print(lead.rstrip())
+            print(_wrap(text, width, "      "))
     return 0
+
+
+def _width() -> int:
+    from advisor.render.layout import terminal_width
+
+    return terminal_width()
+
+
+def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> str:
+    """text wrapped to width after `first`, further lines indented by `rest` (default: as `first`); a
+    word longer than the line (an address, an id) is kept whole, not broken."""
+    import textwrap
+
+    rest = first if rest is None else rest
+    return "\n".join(
+        textwrap.wrap(
+            text,
+            width=max(width, len(rest) + 20),
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        or [first.rstrip()]
+    )
 
 
 def _resolve_any(catalog, text):

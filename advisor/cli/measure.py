@@ -62,17 +62,23 @@ def cmd_compare(args) -> int:
         print(out.json_text())
     else:
         from advisor.render.compare import render_compare
+        from advisor.render.layout import terminal_width
 
-        print(render_compare(out, markdown=fmt == "markdown"), end="")
+        print(render_compare(out, markdown=fmt == "markdown", width=terminal_width()), end="")
     return 1 if out.flagged else 0
 
 
 def cmd_accuracy(args) -> int:
     if args.workload:
-        from advisor.workload.accuracy import render, run_cases
+        if args.json:
+            from advisor.workload.accuracy import render, run_cases
 
-        rows, skipped = run_cases()
-        print(render(rows, skipped, args.json))
+            rows, skipped = run_cases()
+            print(render(rows, skipped, True))
+            return 0
+        from advisor.render.accuracy import render_workload_accuracy
+
+        render_workload_accuracy()
         return 0
     from advisor.render.accuracy import render_accuracy
 

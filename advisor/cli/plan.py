@@ -83,15 +83,14 @@ def cmd_plan(args) -> int:
             workload_text(analysis, explain=args.explain, console=con)
             print("\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```")
     else:
+        from advisor.render.layout import terminal_console
         from advisor.render.plan import render_text
 
-        render_text(pred, findings, explain=args.explain)
+        con = terminal_console()
+        render_text(pred, findings, explain=args.explain, console=con)
         if analysis is not None:
-            from rich.console import Console
-
             from advisor.render.workload import render_text as workload_text
 
-            con = Console()
             con.rule("Workload")
             workload_text(analysis, explain=args.explain, console=con)
     return 0
@@ -114,15 +113,15 @@ def cmd_workload(args) -> int:
 
         print(workload_output(analysis, explain=args.explain, findings=findings).json_text())
         return 0
-    from rich.console import Console
-
+    from advisor.render.layout import hang, terminal_console
     from advisor.render.workload import render_text
 
-    render_text(analysis, explain=args.explain)
+    con = terminal_console()
+    render_text(analysis, explain=args.explain, console=con)
     if findings:
-        con = Console()
         con.print("[bold]Findings[/]")
         for f in findings:
-            con.print(f"{f.severity.upper():7} {f.id}: {f.message}")
-            con.print(f"         fix: {f.fix}")
+            # the message's further lines under the rule id, the fix's under the fix
+            hang(con, f"{f.severity.upper():7} ", f"{f.id}: {f.message}")
+            hang(con, "        fix: ", f.fix)
     return 0

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 from advisor.model.accuracy import run_cases, summary
+from advisor.render.layout import Col, hang, print_table, terminal_console
 
 
 def render_accuracy(as_json: bool = False, console: Console | None = None) -> str | None:
@@ -18,22 +19,71 @@ def render_accuracy(as_json: bool = False, console: Console | None = None) -> st
         return json.dumps(
             {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
         )
-    t = Table(title="Predicted vs measured (calibration/cases.yaml)")
-    for col in ("case", "metric", "where", "variant", "measured", "predicted", "error"):
-        t.add_column(col, overflow="fold")
+    # the case id is what `calibration/cases.yaml` and the docs name: printed whole; when the table does
+    # not fit, each case heads its rows instead of being a column
+    cols = [Col("case", "key")] + [
+        Col(h) for h in ("metric", "where", "variant", "measured", "predicted", "error")
+    ]
+    rows_out = []
     for r in rows:
         err = "" if r.error is None else f"{100 * r.error:+.0f}%"
         if r.metric == "path":
             err = "ok" if r.predicted == r.measured else "[red]differs[/]"
         elif r.error is not None and abs(r.error) > 0.15:
             err = f"[yellow]{err}[/]"
-        t.add_row(r.case, r.metric, r.where, r.variant, str(r.measured), str(r.predicted), err)
-    con = console or Console()
-    con.print(t)
+        rows_out.append(
+            [escape(str(x)) for x in (r.case, r.metric, r.where, r.variant, r.measured, r.predicted)] + [err]
+        )
+    con = console or terminal_console()
+    print_table(con, cols, rows_out, title="Predicted vs measured (calibration/cases.yaml)", group=0)
     for sk in skipped:
-        con.print(f"[yellow]not described[/]: {sk['case']}: {sk['reason']}")
-    con.print(
+        hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
+    hang(
+        con,
+        "",
         f"{s['figures']} figures: median absolute error {s['median_abs_error_pct']}%, "
-        f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right"
+        f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right",
     )
     return None
+
+
+def render_workload_accuracy(console: Console | None = None) -> None:
+    """`advisor accuracy --workload` as a table: published 1-GPU vs N-GPU speed-ups against the workload
+    model (calibration/workload-cases.yaml). The JSON form is advisor.workload.accuracy.render."""
+    from advisor.workload.accuracy import run_cases as workload_cases
+    from advisor.workload.accuracy import summary as workload_summary
+
+    rows, skipped = workload_cases()
+    s = workload_summary(rows)
+    cols = [Col("case", "key"), Col("GPUs", justify="right"), Col("measured", justify="right")]
+    cols += [Col("predicted", justify="right"), Col("error", justify="right"), Col("note", "prose")]
+    out = []
+    for r in rows:
+        note = "; ".join(x for x in ("in-sample" if r.in_sample else "", r.note) if x)
+        out.append(
+            [
+                escape(r.case),
+                str(r.gpus),
+                f"{r.measured:.2f}x",
+                "-" if r.predicted is None else f"{r.predicted:.2f}x",
+                "" if r.error is None else f"{100 * r.error:+.0f}%",
+                escape(note),
+            ]
+        )
+    if not any(r[-1] for r in out):
+        cols, out = cols[:-1], [r[:-1] for r in out]
+    con = console or terminal_console()
+    print_table(con, cols, out, title="1-GPU vs N-GPU speed-ups (calibration/workload-cases.yaml)", group=0)
+    for sk in skipped:
+        hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
+    for label in ("out_of_sample", "in_sample", "communication_bound"):
+        p = s[label]
+        if p["figures"]:
+            hang(
+                con,
+                f"{label.replace('_', '-')}: ",
+                f"{p['figures']} speed-ups over {p['cases']} cases, "
+                f"median absolute error {p['median_abs_error_pct']}%, {p['within_15pct']} within 15%, "
+                f"{p['within_25pct']} within 25%; slower-than-one-GPU called right "
+                f"{p['slower_than_one_gpu_right']}/{p['figures']}",
+            )

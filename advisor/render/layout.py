@@ -90,12 +90,14 @@ Kind = Literal["key", "cell", "wrap", "prose"]
 class Col:
     """A column: `key` never wraps nor is cut (ids); `cell` a short value; `wrap` may wrap (a name);
     `prose` long text, below its row when the table is stacked. `label`: a stacked table names the
-    column before its value below the row ('why: ...'); a name or a spec reads without it."""
+    column before its value below the row ('why: ...'); a name or a spec reads without it. `min_width`:
+    the narrowest a wrap or prose column may be in the boxed table (WRAP_MIN, PROSE_MIN)."""
 
     header: str
     kind: Kind = "cell"
     justify: Literal["left", "right"] = "left"
     label: bool = True
+    min_width: int | None = None
 
 
 def print_table(
@@ -146,9 +148,9 @@ def _fits_boxed(console: Console, cols: list[Col], rows: list[list[str]]) -> boo
     for i, c in enumerate(cols):
         nat = _natural(console, c, rows, i)
         if c.kind == "prose":
-            need += min(nat, PROSE_MIN)
+            need += min(nat, c.min_width or PROSE_MIN)
         elif c.kind == "wrap":
-            need += min(nat, max(WRAP_MIN, _longest_word(console, c, rows, i)))
+            need += min(nat, max(c.min_width or WRAP_MIN, _longest_word(console, c, rows, i)))
         else:
             need += nat
     return need <= console.width
@@ -177,7 +179,11 @@ def _print_stacked(
 
     # the short columns' headers wrap first ('time to first token' on two lines), then the wrapping columns
     # give way, widest first, down to WRAP_MIN or their longest word; a key column keeps its width
-    for kinds in (("cell",), ("wrap",)):
+    if total() > width:  # once one header takes two lines, the others may as well
+        for i in grid:
+            if cols[i].kind == "cell":
+                widths[i] = floor[i]
+    for kinds in (("wrap",),):
         while total() > width:
             movable = [i for i in grid if cols[i].kind in kinds and widths[i] > floor[i]]
             if not movable:

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor.model.constants import constants
+from advisor.render.layout import Col, hang, print_table, terminal_console
 from advisor.workload.analyse import Analysis
 from advisor.workload.result import Config
 
@@ -44,7 +45,7 @@ def title(a: Analysis) -> str:
 
 
 def render_text(a: Analysis, explain: bool = False, console: Console | None = None) -> None:
-    con = console or Console()
+    con = console or terminal_console()
     w = a.workload
     con.print(f"[bold]Workload[/]: {title(a)}")
     con.print(f"[bold]Interconnect[/] ({a.gpus} GPU{'s' if a.gpus > 1 else ''}): {a.many.fabric}")
@@ -100,22 +101,25 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
     )
     con.print(f"[bold]Bottleneck[/]: {a.bottleneck}")
     for note in a.many.notes:
-        con.print(f"[yellow]•[/] {note}")
+        hang(con, "[yellow]•[/] ", note)
     if a.strategies:
-        st = Table(title=f"Strategies on {a.gpus} GPUs")
-        for col in ("strategy", "tokens/s", "time to first token", "decode per token", "memory per GPU"):
-            st.add_column(col)
-        for c in a.strategies:
-            st.add_row(
+        cols = [Col("strategy", "key")]
+        cols += [Col(h) for h in ("tokens/s", "time to first token", "decode per token", "memory per GPU")]
+        rows = [
+            [
                 c.strategy,
                 _rate(c),
                 _t(c.extra["ttft"].value) if c.fits else "-",
                 _t(c.extra["decode_step"].value) if c.fits else "-",
                 f"{c.memory.total.value:.1f} GB{'' if c.fits else ' (does not fit)'}",
-            )
-        for s, why in a.skipped_strategies.items():
-            st.add_row(s, "not possible", why, "", "")
-        con.print(st)
+            ]
+            for c in a.strategies
+        ]
+        if a.skipped_strategies:  # why a strategy cannot run is prose: a column of its own, below when narrow
+            cols.append(Col("why not", "prose"))
+            rows = [r + [""] for r in rows]
+            rows += [[s, "not possible", "", "", "", why] for s, why in a.skipped_strategies.items()]
+        print_table(con, cols, rows, title=f"Strategies on {a.gpus} GPUs")
     if a.changes:
         con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
         for c in a.changes:
@@ -128,7 +132,7 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
                 bits.append(f"{c.vs_one_gpu_today:.2f}x today's single GPU")
             if c.config is not None:
                 bits.append(f"{c.config.throughput.value:,.1f} {c.config.throughput.unit}")
-            con.print(f"  • {c.change}: {', '.join(bits)} — {c.why}")
+            hang(con, "  • ", f"{c.change}: {', '.join(bits)} — {c.why}")
     if explain:
         con.print("[bold]Derivations[/]")
         for c in cols:
@@ -144,9 +148,11 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             }
             for name, f in figs.items():
                 used = f"; constants {', '.join(f.constants)}" if f.constants else ""
-                con.print(f"  {c.gpus} GPU {name} = {f.formula}; inputs {f.inputs}{used}")
+                hang(con, "  ", f"{c.gpus} GPU {name} = {f.formula}; inputs {f.inputs}{used}", indent=6)
         if a.speedup:
-            con.print(f"  speed-up = {a.speedup.formula}; inputs {a.speedup.inputs}")
+            hang(con, "  ", f"speed-up = {a.speedup.formula}; inputs {a.speedup.inputs}", indent=6)
         for k in constants("workload.yaml").values():
-            con.print(f"  {k.name} = {k.value} {k.unit}  [dim]sources: {', '.join(k.sources)}[/]")
+            hang(
+                con, "  ", f"{k.name} = {k.value} {k.unit}  [dim]sources: {', '.join(k.sources)}[/]", indent=6
+            )
     con.print("Assumptions: " + " ".join(a.assumptions))

@@ -2,36 +2,76 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from advisor.base.errors import UserError
 
+# set by `advisor serve` (advisor/tui/serve.py) for the app processes it starts: the server's pid
+SERVE_PARENT = "ADVISOR_SERVE_PARENT"
+
 
 def cmd_tui(args) -> int:
+    served_by = os.environ.pop(SERVE_PARENT, None)
+    if served_by:
+        _end_with_server(int(served_by))
     from advisor.model.catalog.store import load_catalog
     from advisor.tui.app import AdvisorApp
 
+    catalog = load_catalog([Path(d) for d in args.catalog])
+    if served_by:
+        # started ahead of its session by `advisor serve`: imported and ready, it waits for the
+        # session to begin; the build is read from then on
+        size = _wait_for_session()
+        if size is None:
+            return 0  # the server stopped first
+        os.environ["COLUMNS"], os.environ["ROWS"] = size
     for path in [args.build, args.quote, *args.measurement]:
         if path and not Path(path).is_file():
             raise UserError(f"{path}: no such file", hint="check the path")
-    app = AdvisorApp(args.build, load_catalog([Path(d) for d in args.catalog]), args.quote, args.measurement)
+    app = AdvisorApp(args.build, catalog, args.quote, args.measurement)
     app.run()
     return app.return_code or 0
 
 
-def cmd_serve(args) -> int:
-    import shlex
+def _wait_for_session() -> tuple[str, str] | None:
+    """The line "WIDTH HEIGHT" that `advisor serve` writes when a browser session takes this process.
+    Read a byte at a time from fd 0: what follows it is the session's input, read by textual."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            return None
+        line += byte
+    width, height = line.split()
+    return str(int(width)), str(int(height))
 
+
+def _end_with_server(server: int) -> None:
+    """End this app process when the server that started it is gone without ending it (killed):
+    the app is asked to quit as on SIGTERM, and after a few seconds the process exits regardless."""
+    import signal
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(0.25)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(3)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="advisor-serve-parent", daemon=True).start()
+
+
+def cmd_serve(args) -> int:
     try:
-        from textual_serve.server import Server
+        from advisor.tui.serve import serve
     except ImportError:
         raise UserError("advisor serve needs textual-serve", hint="pip install textual-serve") from None
     if args.build and not Path(args.build).is_file():
         raise UserError(f"{args.build}: no such file", hint="check the path")
-    command = shlex.join(
-        [sys.executable, "-m", "advisor", "tui", *([str(Path(args.build).resolve())] if args.build else [])]
-    )
     print(f"advisor: serving the planner at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    Server(command, host=args.host, port=args.port, title="advisor").serve()
+    serve(args.build, args.host, args.port)
     return 0

@@ -13,7 +13,6 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
-from rapidfuzz import process
 from simpleeval import EvalWithCompoundTypes
 
 from advisor.base.errors import Problem, UserError
@@ -143,6 +142,8 @@ def _unknown_fact(root: str, attr: str, scope: str) -> str | None:
     fields = SCOPE_NAMES[scope][root].model_fields
     if attr in fields:
         return None
+    from rapidfuzz import process  # only for a rule file that names an unknown fact
+
     near = [f"{root}.{m}" for m, _, _ in process.extract(attr, list(fields), limit=3, score_cutoff=60)]
     return f"unknown fact '{root}.{attr}'" + (f" (did you mean {', '.join(near)}?)" if near else "")
 

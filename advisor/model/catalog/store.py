@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rapidfuzz import fuzz, process
-
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
 from advisor.base.validation import validate
@@ -94,6 +92,8 @@ class Catalog:
             return [Match(self.parts[exact[0]], 100.0, query)]
         if text.strip() in self.parts and (kind is None or self.parts[text.strip()].kind == kind):
             return [Match(self.parts[text.strip()], 100.0, text.strip())]
+        from rapidfuzz import fuzz, process  # here: a build that names its parts exactly never needs it
+
         choices = [k for k, _ in keys]
         # Native scorers shortlist; the digit-aware score ranks the shortlist.
         short = {
@@ -127,6 +127,8 @@ class Catalog:
 
 
 def _score(a: str, b: str, **kwargs) -> float:
+    from rapidfuzz import fuzz
+
     # Digits carry the model number: a query whose numbers differ from the key's is a poor match.
     da, db = re.findall(r"\d+", a), re.findall(r"\d+", b)
     # A query may be a shorter form of a key ("4090" for "rtx4090"), never a longer one:

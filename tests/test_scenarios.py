@@ -214,3 +214,23 @@ def test_a_rule_that_fires_on_every_pair_is_one_finding_naming_the_pairs(plan_js
     pairs = p2p[0]["subject"].split(", ")
     assert len(pairs) == 6 and pairs[0] == "GPU0-GPU1" and "GPU2-GPU3" in pairs
     assert "fires on 5 more pair(s) too: GPU0-GPU2" in p2p[0]["message"]
+
+
+def test_w790e_m2_1_and_m2_2_each_get_their_own_x4_root_port(plan_json):
+    # SMBIOS of a real W790E-SAGE SE: M.2_1 on root port 8d:01.0, M.2_2 on 8d:03.0, each x4
+    plan = plan_json(
+        "--cpu",
+        "w9-3495X",
+        "--board",
+        "W790E-SAGE SE",
+        "--gpu",
+        "RTX 4090:2",
+        "--nvme",
+        "M.2_1",
+        "--nvme",
+        "M.2_2",
+    )
+    ssds = {d["connector"]: (d["link"]["gen"], d["link"]["width"]) for d in plan["devices"]}
+    assert ssds == {"M.2_1": (4, 4), "M.2_2": (4, 4)}
+    assert plan["unlinked"] == []
+    assert not [f for f in plan["findings"] if f["id"] == "LANE004"]

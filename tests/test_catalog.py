@@ -116,3 +116,261 @@ def test_the_parsed_catalog_cache_gives_the_same_parts_and_a_damaged_one_is_igno
     cached.write_text('[{"file": "x", "line": 1, "data": {"kind": "gpu", "id": "not a part"}}]')
     third = load()  # damaged: the YAML again, same parts
     assert set(third.parts) == set(first.parts)
+
+
+# --------------------------------------------------------------------------- issue 13: sources, audit, every part plans
+
+SMALL_CPU = """kind: cpu
+id: my-cpu-a
+name: My CPU A
+vendor: Intel
+family: my-family
+cpu_vendor: intel
+segment: workstation
+socket: LGA9999
+max_sockets: 1
+pcie: {max_gen: 5, total_lanes: 64, usable_lanes: 64, lanes_by_gen: {5: 64}}
+memory: {channels: 4}
+tdp_w: 200
+sources:
+  - "https://ark.intel.com/content/www/us/en/ark/products/1/my-cpu-a.html"
+verified: true
+"""
+SMALL_CPU_B = """kind: cpu
+id: my-cpu-b
+name: My CPU B
+vendor: Intel
+family: my-family
+cpu_vendor: intel
+segment: workstation
+socket: LGA9999
+max_sockets: 1
+pcie: {max_gen: 5}
+memory: {channels: 4}
+tdp_w: 200
+sources:
+  - "https://www.techpowerup.com/cpu-specs/my-cpu-b.c1"
+  - "https://cputronic.com/cpu/my-cpu-b"
+verified: false
+"""
+SMALL_BOARD = """kind: board
+id: my-board
+name: My Board
+vendor: ASUS
+socket: LGA9999
+segment: workstation
+cpu_families: [my-family]
+lane_groups:
+  - {id: a, source: cpu, host_bridge: "15", lanes: 16, gen: 5}
+  - {id: b, source: cpu, lanes: 16, gen: 5}
+slots:
+  - {name: SLOT1, group: a, width: 16, position: 1}
+  - {name: SLOT2, group: b, width: 16}
+sources:
+  - "https://github.com/linuxhw/DMI/blob/master/Desktop/My/Board/0001"
+verified: true
+"""
+SMALL_GPU = """kind: gpu
+id: my-gpu
+name: My GPU
+vendor: NVIDIA
+segment: workstation
+architecture: ada
+compute_capability: '8.9'
+vram_gb: 48
+pcie: {gen: 4, width: 16}
+nvlink: {supported: false}
+p2p: {stock_linux: true}
+slot_width: 2
+cooler: blower
+sources:
+  - "https://www.techpowerup.com/gpu-specs/my-gpu.c1"
+verified: false
+"""
+
+
+def _small_catalog(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in (
+        ("a.yaml", SMALL_CPU),
+        ("b.yaml", SMALL_CPU_B),
+        ("board.yaml", SMALL_BOARD),
+        ("gpu.yaml", SMALL_GPU),
+    ):
+        (folder / name).write_text(text)
+    return folder
+
+
+def _only(monkeypatch, folder: Path) -> None:
+    """The catalog is `folder` alone: the bundled one is swapped out, so counts are known."""
+    import advisor.model.catalog.store as store
+
+    monkeypatch.setattr(store, "bundled", lambda name: folder if name == "catalog" else bundled(name))
+    monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
+
+
+def test_validate_rejects_an_entry_that_cites_a_refused_domain(cli, tmp_path, monkeypatch):
+    folder = _small_catalog(tmp_path / "parts")
+    _only(monkeypatch, folder)
+    code, out, err = cli("catalog", "validate")
+    assert code == 2, err
+    # file:line of the source, which source and why, what to do
+    line = SMALL_CPU_B.splitlines().index('  - "https://cputronic.com/cpu/my-cpu-b"') + 1
+    assert (
+        f"{folder / 'b.yaml'}:{line}: sources[1]: https://cputronic.com/cpu/my-cpu-b: cputronic.com is a refused source"
+        in err
+    )
+    assert "cite a primary source instead" in err and "rules/sources.yaml" in err
+    assert "1 of them sources on refused domains" in out
+    assert "a.yaml" not in err  # the clean entries are not named
+    # a subdomain of a refused domain is refused too; the entry cleaned up validates
+    (folder / "b.yaml").write_text(
+        SMALL_CPU_B.replace("https://cputronic.com/", "https://www.cputronic.com/")
+    )
+    assert cli("catalog", "validate")[0] == 2
+    (folder / "b.yaml").write_text(SMALL_CPU_B.replace('  - "https://cputronic.com/cpu/my-cpu-b"\n', ""))
+    code, out, err = cli("catalog", "validate")
+    assert code == 0 and err == "" and "4 parts (2 CPUs, 1 boards, 1 GPUs); 0 problem(s)" in out
+
+
+def test_every_refused_domain_of_issue_13_is_on_the_kept_list():
+    from advisor.model.catalog.sources import refused_domain, source_lists
+
+    for domain in (
+        "aetherfluxnode5.lol",
+        "cputronic.com",
+        "relationship-nepal.org",
+        "grokipedia.com",
+        "nowhyderabad.com",
+        "techopse.com",
+        "smbom.com",
+        "sysrqmts.com",
+        "technologistmag.com",
+    ):
+        hit = refused_domain(f"https://www.{domain}/some/page")
+        assert hit is not None and hit.note, domain  # each with its reason
+    assert refused_domain("https://ark.intel.com/content/x") is None
+    assert refused_domain("https://notcputronic.com/x") is None  # a suffix of the name is not the domain
+    assert len({d.domain for d in source_lists().refused}) == len(source_lists().refused)
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells, boxed (│) or stacked (two spaces or more apart)."""
+    import re
+
+    return [c for c in re.split(r"\s*[│┃]\s*|\s{2,}", line.strip()) if c]
+
+
+def test_audit_shows_counts_nulls_and_sources_of_a_small_catalog(cli, tmp_path, monkeypatch):
+    _only(monkeypatch, _small_catalog(tmp_path / "parts"))
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = cli("catalog", "audit")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    flat = " ".join(out.split())  # the text as read, whatever the line breaks
+    assert "4 parts (2 CPUs, 1 board, 1 GPU), 2 verified (50%); 5 source citations, 40% primary." in flat
+    rows = {c[1]: c for c in map(_cells, out.splitlines()) if len(c) > 2 and c[0] in ("cpu", "board", "gpu")}
+    assert rows["pcie.usable_lanes"][2:5] == ["1/2", "lane budget, '? lanes'", "my-cpu-b"]
+    assert rows["slots[].position"][2] == "1/2" and rows["slots[].position"][4] == "my-board"
+    assert rows["lane_groups[].host_bridge"][2] == "1/2"
+    assert rows["board_power_w"][2] == "1/1" and rows["board_power_w"][4] == "my-gpu"
+    assert rows["nvlink.links"][2] == "0/0"  # no NVLink card: nothing to check
+    domains = {c[0]: c[1:] for c in map(_cells, out.splitlines()) if len(c) == 4 and c[3].isdigit()}
+    assert domains["techpowerup.com"] == ["secondary", "2", "2"]
+    assert domains["github.com/linuxhw"] == domains["ark.intel.com"] == ["primary", "1", "1"]
+    assert domains["cputronic.com"] == ["refused", "1", "1"]
+    assert "Citing refused domains (1): my-cpu-b (cputronic.com)" in flat
+    assert "Secondary sources only (2): my-cpu-b, my-gpu" in flat
+    assert "Goal >= 90% verified: 50%, not met" in flat and "cpu pcie.usable_lanes 1" in flat
+
+    code, out, _ = cli("catalog", "audit", "--json")
+    report = json.loads(out)
+    assert (report["parts"], report["verified"], report["verified_share"]) == (4, 2, 0.5)
+    assert [(k["kind"], k["parts"], k["verified"]) for k in report["kinds"]] == [
+        ("cpu", 2, 1),
+        ("board", 1, 1),
+        ("gpu", 1, 0),
+    ]
+    nulls = {(n["kind"], n["field"]): n for n in report["nulls"]}
+    assert nulls[("cpu", "pcie.usable_lanes")]["parts"] == ["my-cpu-b"]
+    assert nulls[("board", "slots")]["missing"] == 0
+    by_domain = {d["domain"]: d for d in report["sources"]["domains"]}
+    assert by_domain["cputronic.com"]["class"] == "refused"
+    assert report["refused"] == [
+        {
+            "id": "my-cpu-b",
+            "file": str(tmp_path / "parts" / "b.yaml"),
+            "sources": ["https://cputronic.com/cpu/my-cpu-b"],
+        }
+    ]
+    assert report["secondary_only"] == ["my-cpu-b", "my-gpu"]
+    assert report["goal"]["nulls"]["cpu pcie.usable_lanes"] == 1 and not report["goal"]["nulls_met"]
+
+
+def test_audit_of_the_bundled_catalog_runs_and_adds_up(cli, monkeypatch):
+    monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = cli("catalog", "audit")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for heading in ("Entries by kind", "Nulls in fields the model reads", "Sources by domain", "Goal "):
+        assert heading in out
+    code, out, _ = cli("catalog", "audit", "--json")
+    report = json.loads(out)
+    catalog, _ = load_catalog_checked()
+    assert report["parts"] == len(catalog.parts) == sum(k["parts"] for k in report["kinds"])
+    assert report["sources"]["citations"] == sum(len(p.sources) for p in catalog.parts.values())
+    assert report["sources"]["citations"] == sum(d["citations"] for d in report["sources"]["domains"])
+
+
+def test_every_cpu_plans_on_every_board_that_takes_it_with_every_gpu():
+    """Issue 13: each CPU with each board of its socket and families, and each GPU alone, goes through the
+    whole plan (allocation, predictions, findings, the --json output) without an error; a board with no
+    slot table is refused with a message that says so. Then one GPU in each slot of each pair."""
+    from advisor.base.errors import UserError
+    from advisor.findings.evaluate import evaluate_rules
+    from advisor.model.build import Build
+    from advisor.model.engine import evaluate
+    from advisor.outputs.plan import plan_output
+
+    catalog, problems = load_catalog_checked()
+    assert not [p for p in problems if "catalog" in (p.file or "")]
+    refused: dict[str, str] = {}
+    dead: set[tuple[str, str, str]] = set()
+    pairs = 0
+    for cpu in catalog.cpus:
+        for board in catalog.boards:
+            if cpu.socket.lower() != board.socket.lower():
+                continue
+            if board.cpu_families is not None and cpu.family not in board.cpu_families:
+                continue
+            pairs += 1
+            gpus = [[{"model": g.id}] for g in catalog.gpus]
+            gpus += [
+                [{"model": catalog.gpus[i % len(catalog.gpus)].id, "slot": s.name}]
+                for i, s in enumerate(board.slots)
+            ]
+            for spec in gpus:
+                build = Build(cpu=cpu.id, board=board.id, gpus=spec)
+                try:
+                    pred = evaluate(build, catalog)
+                except UserError as exc:
+                    assert not board.slots, f"{cpu.id} on {board.id} with {spec}: {exc}"
+                    assert "has no slot table in the catalog" in str(exc)
+                    refused[board.id] = str(exc)
+                    continue
+                findings = evaluate_rules(pred, catalog=catalog)
+                plan_output(pred, findings)
+                if pred.gpus:
+                    continue
+                # only a card put in a slot this CPU does not wire gets no lanes, and the plan says why
+                assert spec[0].get("slot"), f"{cpu.id} on {board.id} with {spec}: no GPU linked"
+                assert [f for f in findings if f.id == "LANE004"] and pred.machine.notes, (
+                    cpu.id,
+                    board.id,
+                    spec,
+                )
+                dead.add((cpu.id, board.id, spec[0]["slot"]))
+    assert pairs >= 20
+    # boards without a slot table, while the catalog still has them (issue 13 item 1)
+    assert set(refused) == {b.id for b in catalog.boards if not b.slots}

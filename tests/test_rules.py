@@ -193,6 +193,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
         "MEM001",
         "FIT001",
         "CAT001",
+        "LANE009",  # needs a CPU without a lane count: tests/test_lane_budget.py makes one in a tmp catalog
     }
     assert {r.id for r in load_rules()} <= covered
     # read independently: every rule of the `kind: rules` files is loaded, exactly once

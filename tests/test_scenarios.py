@@ -234,3 +234,23 @@ def test_w790e_m2_1_and_m2_2_each_get_their_own_x4_root_port(plan_json):
     assert ssds == {"M.2_1": (4, 4), "M.2_2": (4, 4)}
     assert plan["unlinked"] == []
     assert not [f for f in plan["findings"] if f["id"] == "LANE004"]
+
+
+def test_automatic_placement_keeps_the_lanes_of_the_users_ssds(plan_json):
+    # ROMED8-2T: PCIE2 and M2_1 share lanes; with SSDs in M2_1 and M2_2, no card goes to PCIE2
+    plan = plan_json(
+        "--cpu",
+        "EPYC 7543",
+        "--board",
+        "ROMED8-2T",
+        "--gpu",
+        "RTX 3090:4",
+        "--nvme",
+        "M2_1",
+        "--nvme",
+        "M2_2",
+    )
+    assert "PCIE2" not in [g["slot"] for g in plan["gpus"]]
+    assert [g["link"]["width"] for g in plan["gpus"]] == [16] * 4
+    assert {d["connector"] for d in plan["devices"] if d["link"]} == {"M2_1", "M2_2"}
+    assert plan["unlinked"] == []

@@ -15,15 +15,32 @@ def cmd_catalog(args, ap) -> int:
     dirs = [Path(d) for d in getattr(args, "catalog", [])]
     action = args.catalog_command
     if action == "validate":
+        from advisor.model.catalog.sources import refused_citations
+
         catalog, problems = load_catalog_checked(dirs)
-        for p in problems:
+        refused = refused_citations(catalog)
+        for p in problems + refused:
             print(p.render(), file=sys.stderr)
         counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
         print(
             f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
-            f"{len(problems)} problem(s)"
+            f"{len(problems) + len(refused)} problem(s)"
+            + (f", {len(refused)} of them sources on refused domains" if refused else "")
         )
-        return 1 if problems else 0
+        # a source on a refused domain makes the entry unusable input (exit 2, like a UserError)
+        return 2 if refused else 1 if problems else 0
+    if action == "audit":
+        from advisor.model.catalog.audit import audit
+
+        catalog, problems = load_catalog_checked(dirs)
+        if problems:
+            raise UserError(problems=problems)
+        report = audit(catalog)
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            _print_audit(report)
+        return 0
     if action == "schema":
         from advisor.outputs.schema import output_schemas, schemas
 
@@ -210,6 +227,117 @@ def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> st
         )
         or [first.rstrip()]
     )
+
+
+def _print_audit(report: dict) -> None:
+    """The audit as a user reads it: one line of totals, then tables that fit the terminal (80 columns in
+    a pipe), each list of ids wrapped below its row when the table is stacked."""
+    from rich.markup import escape
+
+    from advisor.render.layout import Col, hang, print_table, terminal_console
+
+    con = terminal_console()
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.0f}%"
+
+    by = {k["kind"]: k for k in report["kinds"]}
+    hang(
+        con,
+        "",
+        f"{report['parts']} parts ({_n(by['cpu']['parts'], 'CPU')}, {_n(by['board']['parts'], 'board')}, "
+        f"{_n(by['gpu']['parts'], 'GPU')}), {report['verified']} verified ({pct(report['verified_share'])}); "
+        f"{report['sources']['citations']} source citations, {pct(report['sources']['primary_share'])} primary.",
+    )
+    con.print()
+    print_table(
+        con,
+        [
+            Col("kind"),
+            Col("parts", justify="right"),
+            Col("verified", justify="right"),
+            Col("share", justify="right"),
+        ],
+        [[k["kind"], str(k["parts"]), str(k["verified"]), pct(k["verified_share"])] for k in report["kinds"]],
+        title="Entries by kind",
+    )
+    con.print()
+    rows = [
+        [
+            n["kind"],
+            escape(n["field"]),
+            f"{n['missing']}/{n['of']}",
+            escape(n["used_for"]),
+            escape(", ".join(n["parts"])),
+        ]
+        for n in report["nulls"]
+    ]
+    print_table(
+        con,
+        [
+            Col("kind"),
+            Col("field", "key"),
+            Col("null", justify="right"),
+            Col("the model loses", "wrap"),
+            Col("parts", "prose"),
+        ],
+        rows,
+        title="Nulls in fields the model reads",
+    )
+    con.print()
+    print_table(
+        con,
+        [Col("domain", "key"), Col("class"), Col("cited", justify="right"), Col("entries", justify="right")],
+        [
+            [
+                escape(d["domain"]),
+                {"refused": "[red]refused[/]", "secondary": "secondary"}.get(d["class"], d["class"]),
+                str(d["citations"]),
+                str(d["parts"]),
+            ]
+            for d in report["sources"]["domains"]
+        ],
+        title="Sources by domain",
+    )
+    con.print()
+    refused = report["refused"]
+    hang(
+        con,
+        "[bold]Citing refused domains[/] ",
+        f"({len(refused)}): "
+        + (
+            escape("; ".join(f"{r['id']} ({', '.join(_host(s) for s in r['sources'])})" for r in refused))
+            or "none"
+        ),
+        indent=2,
+    )
+    sec = report["secondary_only"]
+    hang(
+        con,
+        "[bold]Secondary sources only[/] ",
+        f"({len(sec)}): " + (escape(", ".join(sec)) or "none"),
+        indent=2,
+    )
+    g = report["goal"]
+    nulls = ", ".join(f"{k} {v}" for k, v in g["nulls"].items() if v)
+    hang(
+        con,
+        "[bold]Goal[/] ",
+        f">= {pct(g['verified_share'])} verified: {pct(report['verified_share'])}, "
+        f"{'met' if g['verified_met'] else 'not met'}; no nulls in lane counts and slot tables: "
+        + ("met" if g["nulls_met"] else f"not met ({escape(nulls)})"),
+        indent=2,
+    )
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _host(url: str) -> str:
+    from advisor.model.catalog.sources import domain_of
+
+    return domain_of(url)
 
 
 def _resolve_any(catalog, text):

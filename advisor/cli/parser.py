@@ -42,6 +42,9 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
 
 
 def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
+    # every default is advisor.workload.defaults' (the Job view and plan's WL001 assume the same job)
+    from advisor.workload import defaults as d
+
     g = p.add_argument_group("workload" + ("" if required else " (adds a workload section)"))
     job = g.add_mutually_exclusive_group(required=required)
     job.add_argument(
@@ -57,27 +60,40 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     g.add_argument(
         "--strategy",
         choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas"],
-        help="training: ddp (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
-        "inference: tp (default), pp, replicas",
+        help=f"training: {d.STRATEGY['train']} (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
+        f"inference: {d.STRATEGY['infer']} (default), pp, replicas",
     )
-    g.add_argument("--precision", choices=["bf16", "fp16", "fp32"], default="bf16", help="default bf16")
+    g.add_argument(
+        "--precision", choices=["bf16", "fp16", "fp32"], default=d.PRECISION, help=f"default {d.PRECISION}"
+    )
     g.add_argument(
         "--batch",
         type=int,
         metavar="B",
-        help="training: micro-batch per GPU (default 8); inference: concurrent sequences (default 1)",
+        help=f"training: micro-batch per GPU (default {d.BATCH['train']}); inference: concurrent "
+        f"sequences (default {d.BATCH['infer']})",
     )
-    g.add_argument("--seq", type=int, metavar="S", help="training sequence length (default 1024; BERT 512)")
     g.add_argument(
-        "--accum", type=int, default=1, metavar="A", help="gradient accumulation micro-steps (default 1)"
+        "--seq", type=int, metavar="S", help=f"training sequence length (default {d.SEQ}; BERT 512)"
+    )
+    g.add_argument(
+        "--accum",
+        type=int,
+        default=d.ACCUM,
+        metavar="A",
+        help=f"gradient accumulation micro-steps (default {d.ACCUM})",
     )
     g.add_argument("--recompute", action="store_true", help="full activation recomputation (checkpointing)")
     g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")
     g.add_argument(
-        "--prompt", type=int, default=512, metavar="P", help="inference prompt tokens (default 512)"
+        "--prompt",
+        type=int,
+        default=d.PROMPT,
+        metavar="P",
+        help=f"inference prompt tokens (default {d.PROMPT})",
     )
     g.add_argument(
-        "--gen", type=int, default=256, metavar="G", help="inference generated tokens (default 256)"
+        "--gen", type=int, default=d.GEN, metavar="G", help=f"inference generated tokens (default {d.GEN})"
     )
 
 
@@ -111,14 +127,16 @@ def parser() -> argparse.ArgumentParser:
         "1 GPU and on N GPUs of the build, the speed-up, the split into compute, exposed "
         "communication and bubbles, memory per GPU, the bottleneck and what to change. Example: "
         "advisor workload --cpu i9-14900K --board 'ROG Maximus Z790 Hero' --gpu 'RTX 4090:2' "
-        "--train 1.3b --batch 8",
+        "--train 1.3b",
     )
     _add_build_args(wl)
     _add_workload_args(wl, required=True)
     wl.add_argument("--json", action="store_true", help="machine-readable output")
     wl.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
-    c = sub.add_parser("catalog", help="list, show, validate the parts catalog; export its JSON Schema")
+    c = sub.add_parser(
+        "catalog", help="list, show, validate, audit the parts catalog; export its JSON Schema"
+    )
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION")
     cl = csub.add_parser("list", help="list parts")
     cl.add_argument("--kind", choices=["cpu", "board", "gpu"])
@@ -127,6 +145,12 @@ def parser() -> argparse.ArgumentParser:
     cs.add_argument("id", help="part id or name")
     cs.add_argument("--json", action="store_true")
     cv = csub.add_parser("validate", help="check every catalog file; problems as file:line: field: message")
+    ca = csub.add_parser(
+        "audit",
+        help="how complete and well-sourced the catalog is: counts, verified share, nulls the model needs, "
+        "sources by domain",
+    )
+    ca.add_argument("--json", action="store_true")
     csch = csub.add_parser("schema", help="JSON Schema for catalog parts, build files and the JSON outputs")
     what = csch.add_mutually_exclusive_group()
     what.add_argument("--kind", choices=["cpu", "board", "gpu", "build"], help="one input schema")
@@ -135,7 +159,7 @@ def parser() -> argparse.ArgumentParser:
         choices=list(OUTPUTS),
         help="the schema of a command's --json output (measurement: import, bench, probe files)",
     )
-    for x in (cl, cs, cv, csch):
+    for x in (cl, cs, cv, ca, csch):
         x.add_argument("--catalog", action="append", default=[], metavar="DIR")
 
     r = sub.add_parser("rules", help="list the findings rules, explain one, or list the facts rules can name")

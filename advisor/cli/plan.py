@@ -23,21 +23,19 @@ def workload_from_args(args):
     name = args.train or args.infer
     if name is None:
         return None
-    from advisor.workload.models import Workload
+    from advisor.workload import defaults
     from advisor.workload.presets import resolve
 
     if args.params is not None and args.params <= 0:
         raise UserError(f"--params must be a positive parameter count (got {args.params:g})")
     spec = resolve(name, args.params)
-    task = "train" if args.train else "infer"
-    seq = args.seq or spec.default_seq or 1024
-    return Workload(
-        task=task,
-        model=spec,
-        strategy=args.strategy or ("ddp" if task == "train" else "tp"),
+    return defaults.workload(
+        "train" if args.train else "infer",
+        spec,
+        strategy=args.strategy,
         precision=args.precision,
-        batch=args.batch if args.batch is not None else (8 if task == "train" else 1),
-        seq=seq,
+        batch=args.batch,
+        seq=args.seq,
         accum=args.accum,
         gpus=args.gpus,
         prompt=args.prompt,

@@ -62,14 +62,13 @@ def prediction_facts(
     cpu_power = cpu_power_w(cpu)
     busbw = pred.allreduce.value if pred.allreduce else 0.0
     n = len(gpus)
-    grad_bytes = const("reference_model_params", file="facts.yaml") * const(
-        "grad_bytes", file="workload.yaml"
-    )
+    assumed = assumed_job(pred, catalog, n)
     facts = BuildFacts(
         cpu=cpu.name if cpu else "unknown CPU",
         cpu_vendor=m.cpu_vendor,
         cpu_segment=cpu.segment if cpu else "?",
         cpu_lanes=(cpu.pcie.usable_lanes or 0) if cpu else 0,
+        **lane_budget_facts(m, catalog),
         board=m.board.name if m.board else "explicit tree",
         board_segment=m.board.segment if m.board else "?",
         gpus=n,
@@ -133,11 +132,119 @@ def prediction_facts(
         ),
         psu_12v_2x6=build.psu_12v_2x6 if build and build.psu_12v_2x6 is not None else -1,
         p2p_pairs=sum(1 for p in pairs if p.p2p and not p.bridged),
-        grad_seconds_1b3=round(grad_bytes / 1e9 * 2 * (n - 1) / n / busbw, 2) if busbw and n else 0,
+        **assumed,
         min_h2d=min((g.h2d for g in gpus), default=0),
         max_h2d=max((g.h2d for g in gpus), default=0),
     )
     return facts, gpus, pairs
+
+
+def assumed_job(pred: Prediction, catalog: Catalog | None, n: int) -> dict:
+    """WL001's figures: the default training job (advisor.workload.defaults, the one `advisor workload`
+    and the Job view start from) run through the workload model on this build, so plan and workload give
+    one gradient size and one all-reduce time for the same job (issue 12 item 10)."""
+    out = {
+        "assumed_job": "-",
+        "grad_gb": 0.0,
+        "grad_derivation": "-",
+        "grad_seconds_1b3": 0.0,
+        "assumed_backward_s": 0.0,
+        "assumed_outcome": "-",
+    }
+    if n < 2 or not pred.allreduce or not pred.allreduce.value:
+        return out
+    from advisor.base.errors import UserError
+    from advisor.workload import defaults
+    from advisor.workload.analyse import configure, ratio
+    from advisor.workload.train import gradient_size, gradient_traffic
+
+    w = defaults.workload("train")
+    try:  # the step on 1 and on n GPUs, as `advisor workload` computes them (without its advice)
+        one, many = configure(w, pred, 1)[0], configure(w, pred, n)[0]
+    except UserError:
+        return out
+    comm = many.exposed_comm.inputs
+    speedup = ratio(many, one)
+    if speedup is not None:
+        outcome = f"{n} GPUs are predicted at {speedup:.2f}x one GPU for that job"
+    elif not many.fits:
+        outcome = (
+            f"that job does not fit on these cards ({many.memory.total.value:.1f} GB per GPU needed, "
+            f"{many.memory.usable.value:.1f} GB usable)"
+        )
+    else:
+        outcome = f"that job does not fit on one of these cards; on {n} it does"
+    return {
+        "assumed_job": defaults.describe(w),
+        "grad_gb": round((gradient_size(w).value or 0.0) / 1e9, 1),
+        "grad_derivation": gradient_traffic(w, n),
+        "grad_seconds_1b3": round(comm.get("T_comm", 0.0), 2),
+        "assumed_backward_s": round(comm.get("T_backward", 0.0), 2),
+        "assumed_outcome": outcome,
+    }
+
+
+def lane_budget_facts(m: Machine, catalog: Catalog | None = None) -> dict:
+    """The CPU lane budget of the socket that draws most: the lanes the devices take against the CPU's
+    usable lanes, who takes them, what the board's catalog entry says loses lanes, and the sources."""
+    budgets = m.lane_budget
+    none = {
+        "cpu_lanes_drawn": 0,
+        "cpu_lanes_over": 0,
+        "cpu_lane_takers": "-",
+        "cpu_lane_rule": "",
+        "cpu_lane_fix": "",
+        "cpu_lane_sources": "",
+        "cpu_lanes_unchecked": False,
+    }
+    if not budgets or m.cpu is None or m.board is None:
+        return none
+    cpu, board = m.cpu, m.board
+    worst = max(budgets, key=lambda b: (b.over, b.drawn))
+    where = f"on CPU{worst.socket} " if len(budgets) > 1 else ""
+    takers = ", ".join(f"{what} in {conn} x{w}" for what, conn, w in worst.takers) or "-"
+    off = worst.off_by_rule
+    if off:
+        need = sorted({g.requires_cpu_lanes for g in board.lane_groups if g.requires_cpu_lanes})
+        rule = (
+            f"{board.name} wires {_names(off)} only for a CPU with {'/'.join(map(str, need))} lanes, and "
+            f"{'they are' if len(off) > 1 else 'it is'} already off here; beyond that its catalog entry "
+            "gives no rule for which connector loses lanes, so the real split is the board manual's."
+        )
+    else:
+        rule = (
+            f"{board.name}'s catalog entry gives no rule for which connector loses lanes with this CPU "
+            "(no requires_cpu_lanes or sharing rule covers it), so the real split is the board manual's; "
+            "the links shown assume every connector gets its lanes."
+        )
+    from advisor.model.catalog.sources import best_source
+
+    fix = ""
+    if worst.over and catalog is not None:
+        fits = [
+            c
+            for c in catalog.cpus
+            if c.socket.lower() == board.socket.lower()
+            and (board.cpu_families is None or c.family in board.cpu_families)
+            and (c.pcie.usable_lanes or 0) >= worst.drawn
+            and c.max_sockets >= m.sockets
+        ]
+        if fits:
+            c = min(fits, key=lambda c: (c.pcie.usable_lanes, not c.verified, c.price_usd or 1e9, c.id))
+            fix = f"; or a CPU this board takes with the lanes: {c.name} ({c.pcie.usable_lanes} lanes)"
+    return {
+        "cpu_lanes_drawn": worst.drawn,
+        "cpu_lanes_over": worst.over,
+        "cpu_lane_takers": (where + takers) if takers != "-" else takers,
+        "cpu_lane_rule": rule,
+        "cpu_lane_fix": fix,
+        "cpu_lane_sources": f"{cpu.name} {best_source(cpu.sources)}; {board.name} {best_source(board.sources)}",
+        "cpu_lanes_unchecked": any(b.usable is None and b.drawn > 0 for b in budgets),
+    }
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def cpu_power_w(cpu) -> int:
@@ -265,6 +372,8 @@ def _overlaps(gpus: list[GpuFacts]) -> int:
 
 def workload_facts(a: Analysis) -> WorkloadFacts:
     """The facts rules of scope workload see (`workload.` in a condition)."""
+    from advisor.workload.advise import fit_fix
+
     w, many, one = a.workload, a.many, a.one
     split = many.split()
     gpus = [g.node for g in a.fabric.prediction.gpus]
@@ -322,4 +431,5 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
         best_strategy=best.strategy if best else "-",
         best_tokens_per_s=round(best.throughput.value, 1) if best else 0.0,
         bottleneck=a.bottleneck,
+        fit_fix=fit_fix(a),
     )

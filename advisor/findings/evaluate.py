@@ -42,6 +42,8 @@ def evaluate_rules(
     scopes = JOB_SCOPES[job]
     rules = [r for r in load_rules(tuple(extra_dirs) + user_rule_dirs()) if r.scope in scopes]
     build, gpus, pairs = prediction_facts(pred, catalog)
+    if workload is not None:
+        build = build.model_copy(update={"workload_asked": True})
     subjects: dict[str, list[dict[str, Facts]]] = {
         "build": [{"build": build}],
         "gpu": [{"build": build, "gpu": g} for g in gpus],

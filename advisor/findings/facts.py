@@ -106,6 +106,36 @@ class BuildFacts(Facts):
     cpu_lanes: int = fact(
         "PCIe lanes the CPU gives the board (0 when unknown)", "lanes", "catalog: pcie.usable_lanes"
     )
+    cpu_lanes_drawn: int = fact(
+        "CPU lanes the links of the devices on CPU lane groups take (slots, M.2, switch uplinks), on the "
+        "socket that draws most",
+        "lanes",
+        "prediction, catalog: board lane_groups",
+    )
+    cpu_lanes_over: int = fact(
+        "lanes drawn beyond the CPU's usable lanes on that socket (0 within them or when they are unknown)",
+        "lanes",
+        "prediction, catalog: pcie.usable_lanes",
+    )
+    cpu_lane_takers: str = fact(
+        "the devices that draw those lanes, with their connectors and widths ('-' when none)"
+    )
+    cpu_lane_rule: str = fact(
+        "what the board's catalog entry says loses lanes when the CPU has too few (its requires_cpu_lanes "
+        "groups), or that it gives no rule",
+        source="catalog: board lane_groups[].requires_cpu_lanes",
+    )
+    cpu_lane_fix: str = fact(
+        "a CPU from the catalog that fits the board and has the lanes drawn ('' when none)", source="catalog"
+    )
+    cpu_lane_sources: str = fact(
+        "where the CPU's lane count and the board's lane groups come from", source="catalog: sources"
+    )
+    cpu_lanes_unchecked: bool = fact(
+        "devices draw CPU lanes but the CPU's usable lanes are not in the catalog, so the budget is not "
+        "checked",
+        source="catalog: pcie.usable_lanes",
+    )
     board: str = fact(
         "board name, 'explicit tree' for a build described by its PCIe tree", source="catalog: name"
     )
@@ -190,11 +220,38 @@ class BuildFacts(Facts):
         "12V-2x6 cables the PSU has (-1 when the build does not say)", "cables", "build: psu_12v_2x6"
     )
     p2p_pairs: int = fact("pairs with CUDA P2P over PCIe", "pairs")
+    assumed_job: str = fact(
+        "the training job WL001 assumes when no workload is asked: advisor.workload.defaults' "
+        "(`advisor workload`'s and the Job view's default), '-' with fewer than two GPUs",
+        source=WORKLOAD_MODEL,
+    )
+    grad_gb: float = fact(
+        "gradients of the assumed job: params x bytes per gradient (0 with fewer than two GPUs)",
+        "GB",
+        "workload model; constant grad_bytes (workload.yaml)",
+    )
+    grad_derivation: str = fact(
+        "how big the assumed job's gradients are and what a ring all-reduce moves of them per GPU",
+        source="workload model; constant grad_bytes (workload.yaml)",
+    )
     grad_seconds_1b3: float = fact(
-        "all-reduce time for the gradients of a 1.3B-parameter model at the predicted bus bandwidth "
-        "(0 with fewer than two GPUs)",
+        "all-reduce time per step for the assumed job's gradients on this build's predicted bus bandwidth, "
+        "NCCL latency included (the default model is 1.3B parameters; 0 with fewer than two GPUs)",
         "s",
-        "constants reference_model_params (facts.yaml), grad_bytes (workload.yaml)",
+        WORKLOAD_MODEL,
+    )
+    assumed_backward_s: float = fact(
+        "the assumed job's backward pass on one GPU, which the all-reduce can hide behind",
+        "s",
+        WORKLOAD_MODEL,
+    )
+    assumed_outcome: str = fact(
+        "the assumed job's predicted speed-up over one GPU, or why there is none", source=WORKLOAD_MODEL
+    )
+    workload_asked: bool = Field(
+        default=False,
+        description="a workload was asked (--train / --infer): rules about an assumed job stay quiet",
+        json_schema_extra={"unit": "", "source": "build: --train / --infer"},
     )
     min_h2d: float = fact("slowest GPU's predicted host-to-device copy, alone", "GB/s")
     max_h2d: float = fact("fastest GPU's predicted host-to-device copy, alone", "GB/s")
@@ -252,6 +309,11 @@ class WorkloadFacts(Facts):
     best_strategy: str = fact("the fastest strategy that fits ('-' when none)", source=WORKLOAD_MODEL)
     best_tokens_per_s: float = fact("its throughput", "tokens/s", WORKLOAD_MODEL)
     bottleneck: str = fact("what limits the job, in words", source=WORKLOAD_MODEL)
+    fit_fix: str = fact(
+        "when the job does not fit: the predicted changes that make it fit, with their memory per GPU, or "
+        "what hardware it would take ('' when it fits)",
+        source=WORKLOAD_MODEL,
+    )
 
 
 class RowFacts(Facts):

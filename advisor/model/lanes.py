@@ -16,7 +16,7 @@ from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
 from advisor.model.catalog.store import Catalog
-from advisor.model.machine import Link, Machine, Node
+from advisor.model.machine import LaneBudget, Link, Machine, Node
 
 
 @dataclass
@@ -151,6 +151,12 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     if dup:
         raise UserError(f"slot {sorted(dup)[0]!r} is given to more than one card")
     usable_slots = [c for c in board.slots if _group_wired(board.group(c.group), cpu, sockets)]
+    if devices and not board.slots:
+        raise UserError(
+            f"{board.name} has no slot table in the catalog, so no card can be placed on it",
+            hint="its catalog entry lists no slots yet (`advisor catalog audit` names such boards); describe "
+            "the machine as an explicit `topology:` tree, or add the board's slots in your own catalog folder",
+        )
     if len(devices) > len(board.slots):
         hint = "use fewer cards, or a board with more slots"
         if not board.verified:
@@ -199,14 +205,55 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
         rest = [c for c in candidates if c not in combo]
         placed.update(zip(rest, free_other, strict=False))
         result = _negotiate(board, cpu, sockets, placed, nvme)
-        score = _placement_score(board, placed, result)
+        score = _placement_score(board, placed, result, nvme)
         if best is None or score > best:
             best, best_result = score, (placed, result)
     if best_result is None:
         placed = dict(fixed)
         best_result = (placed, _negotiate(board, cpu, sockets, placed, nvme))
     placed, (links, notes) = best_result
-    return _to_machine(build, cpu, board, sockets, placed, nvme, links, notes)
+    machine = _to_machine(build, cpu, board, sockets, placed, nvme, links, notes)
+    machine.lane_budget = lane_budget(board, cpu, sockets, placed, nvme, links)
+    return machine
+
+
+def lane_budget(
+    board: Board,
+    cpu: Cpu,
+    sockets: int,
+    placed: dict[str, Device],
+    nvme: list[tuple[Device, str]],
+    links: dict[str, Link | None],
+) -> list[LaneBudget]:
+    """Per socket: the CPU lanes the negotiated links of the populated connectors (and switch uplinks)
+    on CPU lane groups take, against the CPU's usable lanes. Groups the board wires only for a CPU with
+    more lanes (`requires_cpu_lanes`) have already lost theirs; they are listed as the board's rule."""
+    budgets = {s: LaneBudget(s, cpu.pcie.usable_lanes, 0) for s in range(sockets)}
+    takers: list[tuple[LaneGroup, str, str, str]] = []  # (group, device key, what, connector)
+    for name, dev in list(placed.items()) + [(s, d) for d, s in nvme]:
+        conn = board.connector(name)
+        if conn is None:
+            continue
+        what = f"GPU{dev.index}" if dev.kind == "gpu" else dev.label or dev.kind
+        takers.append((board.group(conn.group), dev.key, what, name))
+    for sw in board.switches:
+        takers.append(
+            (board.group(sw.uplink_group), ids.switch(sw.id), f"switch {sw.chip or sw.id}", "uplink")
+        )
+    for group, key, what, where in takers:
+        link = links.get(key)
+        if group.source != "cpu" or link is None or group.socket not in budgets:
+            continue
+        b = budgets[group.socket]
+        b.drawn += link.width
+        b.takers.append((what, where, link.width))
+    for group in board.lane_groups:
+        if group.source == "cpu" and group.socket in budgets and not _group_wired(group, cpu, sockets):
+            if group.requires_cpu_lanes:
+                budgets[group.socket].off_by_rule += [
+                    c.name for c in board.slots + board.m2 if c.group == group.id
+                ]
+    return [budgets[s] for s in sorted(budgets)]
 
 
 def _distinct_gpus(gpus: list[Device]) -> bool:
@@ -226,8 +273,14 @@ def _group_wired(group: LaneGroup, cpu: Cpu, sockets: int) -> bool:
     return True
 
 
-def _placement_score(board: Board, placed: dict[str, Device], result) -> tuple:
+def _placement_score(
+    board: Board, placed: dict[str, Device], result, nvme: list[tuple[Device, str]] = ()
+) -> tuple:
+    """Higher is better: every GPU linked, then every SSD the user put in a socket keeps its lanes
+    (a GPU in a slot that shares them would leave it dead), then no cooler over the next card, then
+    the slowest GPU's link, all GPUs' links, fewer on chipset lanes, nearer the CPU."""
     links, _ = result
+    nvme_linked = sum(1 for dev, _ in nvme if links.get(dev.key))
     gpu_rates = []
     chipset = 0
     for name, dev in placed.items():
@@ -242,7 +295,7 @@ def _placement_score(board: Board, placed: dict[str, Device], result) -> tuple:
     overlaps = _overlaps(board, placed)
     positions = sum((board.connector(n).position or 99) for n in placed)
     linked = sum(1 for r in gpu_rates if r)
-    return (linked, -overlaps, min(gpu_rates or [0]), sum(gpu_rates), -chipset, -positions)
+    return (linked, nvme_linked, -overlaps, min(gpu_rates or [0]), sum(gpu_rates), -chipset, -positions)
 
 
 def _overlaps(board: Board, placed: dict[str, Device]) -> int:

@@ -41,6 +41,23 @@ class Node:
 
 
 @dataclass
+class LaneBudget:
+    """The CPU lanes one socket's populated connectors take, against what the CPU has (issue 13: a
+    w5-2455X with 4 GPUs at x16 and an M.2 at x4 drew 68 of its 64 lanes with no word)."""
+
+    socket: int
+    usable: int | None  # the CPU's pcie.usable_lanes per socket; None = not in the catalog
+    drawn: int  # lanes the negotiated links of devices on this socket's CPU lane groups take
+    takers: list[tuple[str, str, int]] = field(default_factory=list)  # (device, connector, lanes)
+    off_by_rule: list[str] = field(default_factory=list)  # connectors the board wires only for more lanes
+
+    @property
+    def over(self) -> int:
+        """Lanes drawn beyond the CPU's usable lanes (0 within budget or when they are unknown)."""
+        return max(0, self.drawn - self.usable) if self.usable is not None else 0
+
+
+@dataclass
 class Machine:
     nodes: dict[str, Node]
     sockets: int
@@ -54,6 +71,7 @@ class Machine:
     notes: list[str] = field(default_factory=list)  # what the allocation did, in plain words
     unlinked: list[str] = field(default_factory=list)  # devices placed where no lanes reach them
     placement: dict[int, str] = field(default_factory=dict)  # GPU index -> connector
+    lane_budget: list[LaneBudget] = field(default_factory=list)  # per socket; empty for an explicit tree
 
     @property
     def gpus(self) -> list[Node]:

@@ -89,6 +89,13 @@ class ChangeOut(Output):
     vs_one_gpu_today: float | None
     throughput: float | None
     unit: str | None
+    summary: str = Field(
+        default="", description="What the change does to this build, in words (the text output's line)"
+    )
+    gpus: int | None = Field(default=None, description="GPUs the change runs on")
+    hardware: bool = Field(default=False, description="Other hardware, not a setting of this build")
+    memory_per_gpu_gb: float | None = Field(default=None, description="With the change")
+    usable_gb: float | None = None
 
 
 class WorkloadDerivation(Output):
@@ -109,6 +116,12 @@ class WorkloadOutput(Output):
     configurations: list[ConfigOut] = Field(description="One GPU, then N GPUs")
     memory: MemoryOut
     changes: list[ChangeOut]
+    fit_note: str | None = Field(
+        default=None, description="When nothing on this build fits: the least it needs, what hardware would"
+    )
+    gradients: str | None = Field(
+        default=None, description="Training: gradient size and what a ring moves of it per GPU"
+    )
     assumptions: list[str]
     strategies: list[ConfigOut] | None = None
     strategies_not_possible: dict[str, str] | None = None
@@ -215,7 +228,21 @@ def change_out(ch: Change) -> ChangeOut:
         vs_one_gpu_today=r(ch.vs_one_gpu_today),
         throughput=None if ch.config is None or not ch.fits else round(ch.config.throughput.value, 2),
         unit=None if ch.config is None else ch.config.throughput.unit,
+        summary=ch.summary,
+        gpus=ch.gpus,
+        hardware=ch.hardware,
+        memory_per_gpu_gb=None if ch.config is None else _r(ch.config.memory.total.value, 2),
+        usable_gb=None if ch.config is None else _r(ch.config.memory.usable.value, 2),
     )
+
+
+def _gradients(a: Analysis) -> str | None:
+    w = a.workload
+    if w.task != "train" or w.strategy in ("tp", "pp"):
+        return None
+    from advisor.workload.train import gradient_traffic
+
+    return gradient_traffic(w, a.gpus)
 
 
 def workload_output(
@@ -254,6 +281,8 @@ def workload_output(
         configurations=[config_out(c, explain) for c in ([a.one] if a.gpus == 1 else [a.one, a.many])],
         memory=memory_out(a.many.memory, explain),
         changes=[change_out(c) for c in a.changes],
+        fit_note=a.fit_note or None,
+        gradients=_gradients(a),
         assumptions=list(a.assumptions),
         **more,
     )

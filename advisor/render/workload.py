@@ -10,6 +10,7 @@ from advisor.model.constants import constants
 from advisor.render.layout import Col, hang, print_table, terminal_console
 from advisor.workload.analyse import Analysis
 from advisor.workload.result import Config
+from advisor.workload.train import gradient_traffic
 
 
 def _t(x: float | None) -> str:
@@ -100,6 +101,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
         f"{'fits' if a.many.fits else '[red]does not fit[/]'}"
     )
     con.print(f"[bold]Bottleneck[/]: {a.bottleneck}")
+    if w.task == "train" and a.gpus > 1 and w.strategy not in ("tp", "pp"):
+        hang(con, "[bold]Gradients[/]: ", gradient_traffic(w, a.gpus))
     for note in a.many.notes:
         hang(con, "[yellow]•[/] ", note)
     if a.strategies:
@@ -120,19 +123,12 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             rows = [r + [""] for r in rows]
             rows += [[s, "not possible", "", "", "", why] for s, why in a.skipped_strategies.items()]
         print_table(con, cols, rows, title=f"Strategies on {a.gpus} GPUs")
-    if a.changes:
+    if a.changes or a.fit_note:
         con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
+        if a.fit_note:
+            hang(con, "  ", a.fit_note)
         for c in a.changes:
-            bits = []
-            if c.speedup is not None:
-                bits.append(f"{c.speedup:.2f}x one GPU with the same change")
-            if c.vs_now is not None:
-                bits.append(f"{c.vs_now:.2f}x today's {a.gpus}-GPU throughput")
-            elif c.vs_one_gpu_today is not None:
-                bits.append(f"{c.vs_one_gpu_today:.2f}x today's single GPU")
-            if c.config is not None:
-                bits.append(f"{c.config.throughput.value:,.1f} {c.config.throughput.unit}")
-            hang(con, "  • ", f"{c.change}: {', '.join(bits)} — {c.why}")
+            hang(con, "  • ", f"{c.change}: {c.summary} — {c.why}")
     if explain:
         con.print("[bold]Derivations[/]")
         for c in cols:

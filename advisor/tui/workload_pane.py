@@ -26,6 +26,7 @@ STRATEGIES = {
 
 class WorkloadPane(Vertical):
     def compose(self) -> ComposeResult:
+        from advisor.workload import defaults as d
         from advisor.workload.presets import presets
 
         models = [(key, key) for key in presets()]
@@ -37,10 +38,10 @@ class WorkloadPane(Vertical):
                 id="wl-task",
                 tooltip="training step or inference",
             )
-            yield Select(models, value="opt-1.3b", allow_blank=False, id="wl-model", tooltip="model preset")
+            yield Select(models, value=d.MODEL, allow_blank=False, id="wl-model", tooltip="model preset")
             yield Select(
                 [(s, s) for s in STRATEGIES["train"]],
-                value="ddp",
+                value=d.STRATEGY["train"],
                 allow_blank=False,
                 id="wl-strategy",
                 tooltip="parallel strategy",
@@ -48,14 +49,20 @@ class WorkloadPane(Vertical):
         with Horizontal(classes="wl-row"):
             yield Label("batch", classes="wl-label")
             yield Input(
-                "1", id="wl-batch", type="integer", tooltip="micro-batch per GPU (train); sequences (infer)"
+                str(d.BATCH["train"]),
+                id="wl-batch",
+                type="integer",
+                tooltip="micro-batch per GPU (train); sequences (infer)",
             )
             yield Label("seq", classes="wl-label")
             yield Input(
-                "1024", id="wl-seq", type="integer", tooltip="sequence length (train); prompt (infer)"
+                str(d.seq_for(presets()[d.MODEL])),
+                id="wl-seq",
+                type="integer",
+                tooltip="sequence length (train); prompt (infer)",
             )
             yield Label("accum", classes="wl-label")
-            yield Input("1", id="wl-accum", type="integer", tooltip="gradient accumulation steps")
+            yield Input(str(d.ACCUM), id="wl-accum", type="integer", tooltip="gradient accumulation steps")
             yield Label("GPUs", classes="wl-label")
             yield Input(
                 "", id="wl-gpus", type="integer", placeholder="all", tooltip="GPUs used (default all)"
@@ -65,7 +72,7 @@ class WorkloadPane(Vertical):
 
     def workload(self):
         """The Workload the form describes (a UserError when a field is unusable)."""
-        from advisor.workload.models import Workload
+        from advisor.workload import defaults
         from advisor.workload.presets import resolve
 
         task = self.query_one("#wl-task", Select).value
@@ -81,13 +88,18 @@ class WorkloadPane(Vertical):
         model = resolve(str(self.query_one("#wl-model", Select).value))
         strategy = str(self.query_one("#wl-strategy", Select).value)
         if task == "infer":
-            return Workload(
-                "infer", model, strategy, batch=values["batch"], prompt=values["seq"], gpus=values["gpus"]
+            return defaults.workload(
+                "infer",
+                model,
+                strategy=strategy,
+                batch=values["batch"],
+                prompt=values["seq"],
+                gpus=values["gpus"],
             )
-        return Workload(
+        return defaults.workload(
             "train",
             model,
-            strategy,
+            strategy=strategy,
             batch=values["batch"],
             seq=values["seq"],
             accum=values["accum"],
@@ -122,16 +134,22 @@ class WorkloadPane(Vertical):
         for f in findings:
             style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "cyan")
             console.print(f"[{style}]{f.severity.upper()} {f.id}[/]: {f.message}")
+            console.print(f"  fix: {f.fix}", style="dim")
         out.update(Text.from_ansi(console.export_text(styles=True)))
 
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "wl-task":
+            from advisor.workload import defaults as d
+            from advisor.workload.presets import resolve
+
+            task = str(event.value)
             strategy = self.query_one("#wl-strategy", Select)
-            choices = STRATEGIES[str(event.value)]
+            choices = STRATEGIES[task]
             strategy.set_options([(s, s) for s in choices])
-            strategy.value = choices[0]
-            self.query_one("#wl-seq", Input).value = "512" if event.value == "infer" else "1024"
+            strategy.value = d.STRATEGY[task]
+            model = resolve(str(self.query_one("#wl-model", Select).value))
+            self.query_one("#wl-seq", Input).value = str(d.PROMPT if task == "infer" else d.seq_for(model))
         self.app.redraw_view("workload")
 
     @on(Input.Changed)

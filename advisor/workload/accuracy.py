@@ -11,6 +11,7 @@ from advisor.base.resources import bundled
 from advisor.base.yamlio import load_file
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import build_from_data, evaluate
+from advisor.workload import defaults
 from advisor.workload.analyse import analyse
 from advisor.workload.models import Workload
 from advisor.workload.presets import resolve
@@ -44,17 +45,17 @@ class Row:
 
 
 def _workload(run: dict) -> tuple[Workload, str]:
-    task = run["task"]
-    return Workload(
-        task=task,
-        model=resolve(str(run["model"])),
+    """A case's run; a field it does not give takes advisor.workload.defaults' value."""
+    return defaults.workload(
+        run["task"],
+        resolve(str(run["model"])),
         strategy=run["strategy"],
-        precision=run.get("precision", "bf16"),
-        batch=int(run.get("batch", 8 if task == "train" else 1)),
-        seq=int(run.get("seq", 1024)),
-        accum=int(run.get("accum", 1)),
-        prompt=int(run.get("prompt", 512)),
-        gen=int(run.get("gen", 256)),
+        precision=run.get("precision"),
+        batch=None if run.get("batch") is None else int(run["batch"]),
+        seq=None if run.get("seq") is None else int(run["seq"]),
+        accum=None if run.get("accum") is None else int(run["accum"]),
+        prompt=None if run.get("prompt") is None else int(run["prompt"]),
+        gen=None if run.get("gen") is None else int(run["gen"]),
         recompute=bool(run.get("recompute", False)),
     ), run.get("phase", "")
 

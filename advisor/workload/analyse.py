@@ -25,6 +25,9 @@ class Change:
     vs_now: float | None  # with the change, N GPUs / today's N GPUs (throughput)
     fits: bool
     vs_one_gpu_today: float | None = None  # with the change, N GPUs / today's single GPU
+    gpus: int | None = None  # the GPUs the change runs on (more than today's for "more GPUs")
+    hardware: bool = False  # the change is other hardware, not a setting of this build
+    summary: str = ""  # what the change does to this build, in words (advise.describe_change)
 
 
 @dataclass
@@ -43,6 +46,9 @@ class Analysis:
     strategies: list[Config] = field(default_factory=list)
     skipped_strategies: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
+    fit_note: str = ""  # when nothing on this build fits: the least it needs, and what hardware would
+    fit_least: str = ""  # the least memory any change on this build needs, in words
+    fit_takes: str = ""  # when no catalog hardware fits either: how many of the largest card it would take
 
 
 def check(w: Workload, build_gpus: int) -> int:

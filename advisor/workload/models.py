@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from advisor.workload import defaults
+
 TRAIN_STRATEGIES = ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp")
 INFER_STRATEGIES = ("tp", "pp", "replicas")
 STRATEGY_NAMES = {
@@ -59,18 +61,19 @@ class ModelSpec:
 @dataclass(frozen=True)
 class Workload:
     """The user's job. `batch` is the micro-batch per GPU for data parallel training, per model
-    replica for TP/PP training, and the number of concurrent sequences for inference."""
+    replica for TP/PP training, and the number of concurrent sequences for inference. The defaults are
+    advisor.workload.defaults' (build one with defaults.workload())."""
 
     task: Literal["train", "infer"]
     model: ModelSpec
     strategy: str
-    precision: Literal["bf16", "fp16", "fp32"] = "bf16"
-    batch: int = 8
-    seq: int = 2048
-    accum: int = 1
+    precision: Literal["bf16", "fp16", "fp32"] = defaults.PRECISION  # type: ignore[assignment]
+    batch: int = defaults.BATCH["train"]
+    seq: int = defaults.SEQ
+    accum: int = defaults.ACCUM
     gpus: int | None = None
-    prompt: int = 512
-    gen: int = 256
+    prompt: int = defaults.PROMPT
+    gen: int = defaults.GEN
     recompute: bool = False
 
     def but(self, **changes) -> Workload:

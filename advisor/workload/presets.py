@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rapidfuzz import process
-
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_bundled
@@ -67,6 +65,8 @@ def resolve(name: str, params: float | None = None) -> ModelSpec:
     count = parse_count(name)
     if count is not None or (params and not name.strip()):
         return nearest(params or count)  # type: ignore[arg-type]
+    from rapidfuzz import process  # only for the hint: a known name never pays its import
+
     near = process.extract(name.lower(), list(table), limit=3)
     hint = "did you mean: " + ", ".join(n for n, _, _ in near) + "?" if near else None
     raise UserError(

@@ -78,9 +78,50 @@ def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
     )
 
 
-def grad_bytes(w: Workload) -> float:
+def gradient_size(w: Workload) -> Figure:
+    """The gradients one data-parallel step reduces: params x bytes per gradient element. `advisor
+    workload`'s step times and plan's WL001 both take it from here (issue 12: 2.6 GB in one, 5.3 GB in
+    the other for the same DDP job)."""
     per = 4 if w.precision == "fp32" else const("grad_bytes", w.strategy, file=W)
-    return w.model.params * per
+    why = (
+        "fp32 gradients: --precision fp32"
+        if w.precision == "fp32"
+        else "fp32 gradients: DDP under torch.autocast keeps fp32 weights"
+        if per == 4
+        else f"{w.precision} gradients: ZeRO/FSDP reduce in 16 bits"
+    )
+    return Figure(
+        w.model.params * per,
+        "B",
+        "params x bytes per gradient",
+        {"params": w.model.params, "bytes_per_gradient": per, "why": why},
+        ["grad_bytes"],
+        "calibrated",
+    )
+
+
+def grad_bytes(w: Workload) -> float:
+    return gradient_size(w).value or 0.0
+
+
+def gradient_traffic(w: Workload, n: int) -> str:
+    """How big the gradients are and what a ring moves of them per GPU, in words, for the
+    data-parallel strategies: '1.32B parameters x 4 B (fp32 ...) = 5.3 GB; a ring all-reduce moves
+    2(N-1)/N = 1.00 x 5.3 GB = 5.3 GB per GPU'. Empty for TP and PP (no gradient reduction)."""
+    if w.strategy in ("tp", "pp"):
+        return ""
+    g = gradient_size(w)
+    size = (g.value or 0.0) / 1e9
+    head = f"{w.model.params / 1e9:.2f}B parameters x {g.inputs['bytes_per_gradient']} B ({g.inputs['why']}) = {size:.1f} GB"
+    if n < 2:
+        return head + "; one GPU reduces nothing"
+    if w.strategy == "dataparallel":
+        return head + "; DataParallel reduces them onto GPU0 on every micro-step"
+    if w.strategy == "ddp":
+        kind, k, expr = "all-reduce", 2 * (n - 1) / n, "2(N-1)/N"
+    else:
+        kind, k, expr = "reduce-scatter", (n - 1) / n, "(N-1)/N"
+    return f"{head}; a ring {kind} moves {expr} = {k:.2f} x {size:.1f} GB = {k * size:.1f} GB per GPU"
 
 
 def _bucketed(kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float) -> tuple[Figure, Figure]:

@@ -1,0 +1,175 @@
+"""`advisor catalog audit`: how complete and how well sourced the catalog is (issue 13).
+
+Counts by kind, the verified share, the nulls in the fields the model reads (a CPU's lane counts, a
+board's slot table, slot positions and host bridges, a GPU's power and NVLink links), the sources by
+domain (primary or secondary, from the kept lists in rules/sources.yaml), and the entries whose sources
+are refused or secondary only. The result is plain JSON data; the CLI draws it as tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.model.catalog.models import Board, Gpu
+from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
+from advisor.model.catalog.store import Catalog
+
+KINDS = ("cpu", "board", "gpu")
+# the goal issue 13 sets: share of entries verified, and no nulls in lane counts and slot tables
+GOAL_VERIFIED = 0.9
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str
+    field: str
+    what: str  # what the model loses when it is null
+    counts: Callable[[Any], tuple[int, int]]  # (missing, checked) within one part
+    goal: bool = False  # part of the goal: no nulls here
+
+
+def _one(missing: bool) -> tuple[int, int]:
+    return int(missing), 1
+
+
+def _slots_without_position(b: Board) -> tuple[int, int]:
+    return sum(1 for s in b.slots if s.position is None), len(b.slots)
+
+
+def _cpu_groups_without_host_bridge(b: Board) -> tuple[int, int]:
+    groups = [g for g in b.lane_groups if g.source == "cpu"]
+    return sum(1 for g in groups if g.host_bridge is None), len(groups)
+
+
+def _nvlink_links(g: Gpu) -> tuple[int, int]:
+    return (int(g.nvlink.links is None), 1) if g.nvlink.supported else (0, 0)
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "cpu",
+        "pcie.usable_lanes",
+        "lane budget, '? lanes'",
+        lambda c: _one(c.pcie.usable_lanes is None),
+        True,
+    ),
+    Check("cpu", "pcie.total_lanes", "lane counts", lambda c: _one(c.pcie.total_lanes is None), True),
+    Check(
+        "cpu", "pcie.lanes_by_gen", "lanes per generation", lambda c: _one(c.pcie.lanes_by_gen is None), True
+    ),
+    Check("cpu", "memory.channels", "MEM rules", lambda c: _one(c.memory.channels is None)),
+    Check(
+        "cpu", "tdp_w / max_power_w", "PSU sizing", lambda c: _one(c.tdp_w is None and c.max_power_w is None)
+    ),
+    Check("board", "slots", "no slot table: plan refuses the board", lambda b: _one(not b.slots), True),
+    Check(
+        "board", "slots: one listed", "two GPUs refused: likely incomplete", lambda b: _one(len(b.slots) == 1)
+    ),
+    Check("board", "slots[].position", "FIT rules skipped (slots)", _slots_without_position),
+    Check(
+        "board",
+        "lane_groups[].host_bridge",
+        "NODE/PHB paths guessed (CPU groups)",
+        _cpu_groups_without_host_bridge,
+    ),
+    Check("gpu", "board_power_w", "PSU and power rules", lambda g: _one(g.board_power_w is None)),
+    Check("gpu", "nvlink.links", "NV# path (NVLink cards)", _nvlink_links),
+    Check("gpu", "slot_width", "FIT rules", lambda g: _one(g.slot_width is None)),
+    Check("gpu", "power_connector", "12V-2x6 cable check", lambda g: _one(g.power_connector is None)),
+    Check("gpu", "cooler", "open-air spacing rule", lambda g: _one(g.cooler is None)),
+    Check("gpu", "memory_bandwidth_gbps", "workload model", lambda g: _one(g.memory_bandwidth_gbps is None)),
+    Check("gpu", "bf16_tflops_dense", "workload model", lambda g: _one(g.bf16_tflops_dense is None)),
+)
+
+
+def _share(n: int, of: int) -> float:
+    return round(n / of, 3) if of else 0.0
+
+
+def audit(catalog: Catalog) -> dict:
+    """The audit of a (layered) catalog as JSON-ready data."""
+    parts = sorted(catalog.parts.values(), key=lambda p: (KINDS.index(p.kind), p.id))
+    by_kind = {k: [p for p in parts if p.kind == k] for k in KINDS}
+    kinds = [
+        {
+            "kind": k,
+            "parts": len(ps),
+            "verified": sum(1 for p in ps if p.verified),
+            "verified_share": _share(sum(1 for p in ps if p.verified), len(ps)),
+        }
+        for k, ps in by_kind.items()
+    ]
+    verified = sum(1 for p in parts if p.verified)
+    nulls = []
+    for c in CHECKS:
+        missing = checked = 0
+        ids = []
+        for p in by_kind[c.kind]:
+            m, n = c.counts(p)
+            missing, checked = missing + m, checked + n
+            if m:
+                ids.append(p.id)
+        nulls.append(
+            {
+                "kind": c.kind,
+                "field": c.field,
+                "used_for": c.what,
+                "missing": missing,
+                "of": checked,
+                "parts": ids,
+                "goal": c.goal,
+            }
+        )
+    domains: dict[str, dict] = {}
+    refused, secondary_only = [], []
+    for p in parts:
+        bad = [s for s in p.sources if refused_domain(s)]
+        if bad:
+            refused.append({"id": p.id, "file": catalog.origin[p.id][0], "sources": bad})
+        if not any(is_primary(s) for s in p.sources):
+            secondary_only.append(p.id)
+        for s in p.sources:
+            d = domain_of(s)
+            row = domains.setdefault(
+                d,
+                {
+                    "domain": d,
+                    "class": "refused" if refused_domain(s) else "primary" if is_primary(s) else "secondary",
+                    "citations": 0,
+                    "parts": 0,
+                    "_ids": set(),
+                },
+            )
+            row["citations"] += 1
+            row["_ids"].add(p.id)
+    sources = []
+    for row in sorted(domains.values(), key=lambda r: (-r["citations"], r["domain"])):
+        ids = row.pop("_ids")
+        row["parts"] = len(ids)
+        sources.append(row)
+    citations = sum(r["citations"] for r in sources)
+    primary = sum(r["citations"] for r in sources if r["class"] == "primary")
+    goal_nulls = {f"{n['kind']} {n['field']}": n["missing"] for n in nulls if n["goal"]}
+    return {
+        "parts": len(parts),
+        "verified": verified,
+        "verified_share": _share(verified, len(parts)),
+        "kinds": kinds,
+        "nulls": nulls,
+        "sources": {
+            "citations": citations,
+            "primary_citations": primary,
+            "primary_share": _share(primary, citations),
+            "domains": sources,
+        },
+        "refused": refused,
+        "secondary_only": secondary_only,
+        "goal": {
+            "verified_share": GOAL_VERIFIED,
+            "verified_met": _share(verified, len(parts)) >= GOAL_VERIFIED,
+            "nulls": goal_nulls,
+            "nulls_met": not any(goal_nulls.values()),
+        },
+    }

@@ -1,0 +1,78 @@
+"""The job every face assumes where the user does not say: one set of defaults, in one place.
+
+`advisor workload` and `plan --train/--infer` (argparse defaults and help), the app's Job view (the
+form's first values), the calibration runner (a case's missing fields) and plan's WL001 (the job it
+assumes when no workload was asked) all read these. Issue 12 item 10: the CLI's micro-batch 8 said
+"does not fit" where the Job view's micro-batch 1 said 0.45x, for the same question.
+
+The training default answers a buyer's first question, "will a second GPU speed up my training?",
+with a job that runs on one 24 GB consumer card, so the first answer is a speed-up, not "does not
+fit": mixed-precision Adam keeps 16 B of model state per parameter (rules/workload.yaml
+model_state_bytes_per_param), 21 GB for the 1.3B default model, which leaves one 24 GB card
+(23.2 GB usable, vram_usable_fraction) room for the activations of one 1024-token sequence
+(1.9 GB) but not of two; tests/test_workload_first_contact.py checks that this still holds. A
+larger micro-batch, accumulation or sharding is then a "What to change" line with its prediction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.workload.models import ModelSpec, Workload
+
+# the model the Job view opens with and WL001 assumes: GPT-3 XL's size (arXiv 2005.14165), a size
+# people fine-tune on 2-8 consumer GPUs; its shape is OPT-1.3B's config.json (rules/workload.yaml)
+MODEL = "opt-1.3b"
+PRECISION = "bf16"  # mixed precision under torch.autocast, what current training scripts default to
+# DDP: what PyTorch recommends over DataParallel (pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead);
+# TP: vLLM's multi-GPU default (docs.vllm.ai/en/latest/serving/parallelism_scaling.html)
+STRATEGY = {"train": "ddp", "infer": "tp"}
+BATCH = {"train": 1, "infer": 1}  # micro-batch per GPU (train), concurrent sequences (infer): see above
+SEQ = 1024  # training tokens per sequence, where the preset has no length of its own (BERT: 512)
+ACCUM = 1  # no gradient accumulation unless asked: what a training loop does unless told
+PROMPT = 512  # inference prompt tokens
+GEN = 256  # inference generated tokens
+
+
+def seq_for(spec: ModelSpec | None) -> int:
+    """A preset's own training sequence length (BERT 512), else SEQ."""
+    return (spec.default_seq if spec is not None else None) or SEQ
+
+
+def workload(task: str = "train", model: ModelSpec | str | None = None, **given) -> Workload:
+    """The default job for `task` on `model` (a preset name or spec; default MODEL), with the fields in
+    `given` that are not None instead of their defaults."""
+    from advisor.workload.models import Workload
+    from advisor.workload.presets import resolve
+
+    spec = resolve(model or MODEL) if model is None or isinstance(model, str) else model
+    fields = {
+        "strategy": STRATEGY[task],
+        "precision": PRECISION,
+        "batch": BATCH[task],
+        "seq": seq_for(spec),
+        "accum": ACCUM,
+        "prompt": PROMPT,
+        "gen": GEN,
+        "recompute": False,
+        "gpus": None,
+    }
+    fields |= {k: v for k, v in given.items() if v is not None}
+    return Workload(task=task, model=spec, **fields)  # type: ignore[arg-type]
+
+
+def describe(w: Workload) -> str:
+    """The job in a few words: 'DDP training of opt-1.3b (1.32B parameters), bf16, micro-batch 1 x 1024
+    tokens, no accumulation'."""
+    if w.task == "infer":
+        return (
+            f"{w.strategy_name} inference of {w.model.label}, {w.precision}, {w.batch} concurrent "
+            f"sequence(s), prompt {w.prompt} + {w.gen} generated tokens"
+        )
+    tokens = f" x {w.seq} tokens" if w.model.transformer else ""
+    accum = f"accumulation {w.accum}" if w.accum > 1 else "no accumulation"
+    return (
+        f"{w.strategy_name} training of {w.model.label}, {w.precision}, micro-batch {w.batch}{tokens}, "
+        f"{accum}" + (", recompute" if w.recompute else "")
+    )

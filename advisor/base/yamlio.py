@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -215,15 +216,42 @@ def dumps(data: Any) -> str:
     return yaml.safe_dump(to_plain(data), sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def atomic_write(path: str | Path, text: str) -> None:
-    """Write a file so that a crash never leaves it half-written: temp file, fsync, rename."""
+def default_mode() -> int:
+    """The mode a new file gets from the user's umask (0666 & ~umask), as `open()` would make it."""
+    try:  # Linux: the umask without changing it (os.umask would, for a moment, for every thread)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def atomic_write(path: str | Path, text: str, mode: int | None = None) -> None:
+    """Write a file so that a crash never leaves it half-written: temp file in the same folder, fsync,
+    rename over the target.
+
+    The file gets `mode`, or else the mode it had (overwriting keeps it), or else the user's usual mode
+    for a new file (0666 & ~umask); never the 0600 of the temp file (tempfile.mkstemp's). Pass
+    mode=0o600 for files only this program reads (the autosave)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except OSError:  # no file there yet
+            mode = default_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)
+            else:  # Windows: only the read-only bit means anything
+                os.chmod(tmp, mode)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:

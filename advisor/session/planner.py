@@ -10,6 +10,7 @@ the build) and its own slot: `slot: null` means automatic placement.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from advisor.base.errors import UserError
 from advisor.base.yamlio import atomic_write, dumps, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
-from advisor.model.catalog.models import Board, Cpu, Gpu, Part
+from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import build_from_data, evaluate
 from advisor.model.predict import Prediction
@@ -54,11 +55,116 @@ def part_specs(p: Part) -> str:
         power = f", {p.board_power_w} W" if p.board_power_w else ""
         return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
     if isinstance(p, Board):
-        cpu_x16 = sum(1 for c in p.slots if c.width >= 16 and p.group(c.group).source != "chipset")
-        return (
-            f"{p.socket}, {p.segment}, {len(p.slots)} slots ({cpu_x16} x16 not via chipset), {len(p.m2)} M.2"
-        )
+        return board_summary(p)
     return ""
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def _gpu_lanes(board: Board, populated: list[tuple[Connector, str]]) -> dict[str, int]:
+    """The width each connector gets with exactly these populated ((connector, 'gpu' or 'nvme')), by
+    the engine's own lane allocation (advisor.model.lanes), one lane group at a time."""
+    from advisor.model.lanes import Device, _allocate_group
+
+    out: dict[str, int] = {}
+    groups: dict[str, list] = {}
+    for conn, kind in populated:
+        groups.setdefault(conn.group, []).append((conn, Device(conn.name, kind, 5, conn.width), conn.width))
+    for gid, members in groups.items():
+        out.update(_allocate_group(board.group(gid), members))
+    return out
+
+
+def board_summary(board: Board) -> str:
+    """What a board offers GPUs, read from its catalog wiring: the x16-long slots on CPU lanes and the
+    widths they run at (alone, together when they split a lane group, with the M.2 sockets and the
+    sharing rules that take their lanes), slots behind switches, chipset slots, M.2 sockets."""
+    if not board.slots:
+        return f"slots not in the catalog · {board.socket} {board.segment}"
+
+    def size(c: Connector) -> int:
+        return c.physical or c.width
+
+    def source(c: Connector) -> str:
+        return board.group(c.group).source
+
+    cpu16 = [c for c in board.slots if source(c) == "cpu" and size(c) >= 16]
+    parts = []
+    if cpu16:
+        alone = {c.name: _gpu_lanes(board, [(c, "gpu")])[c.name] for c in cpu16}
+        # slots that split one lane group between them: their widths with all of them populated
+        by_group: dict[str, list[Connector]] = {}
+        for c in cpu16:
+            by_group.setdefault(c.group, []).append(c)
+        shared = {
+            g: cs
+            for g, cs in by_group.items()
+            if len(cs) > 1 and not board.group(g).independent and board.group(g).lanes is not None
+        }
+        single = [c for c in cpu16 if c.group not in shared]
+        modes = []
+        for cs in shared.values():
+            together = _gpu_lanes(board, [(c, "gpu") for c in cs])
+            split = "/".join(f"x{together[c.name]}" if together[c.name] else "off" for c in cs)
+            every = "both" if len(cs) == 2 else f"all {len(cs)}"
+            lead = "" if not single and len(shared) == 1 else f"{'/'.join(c.name for c in cs)} "
+            modes.append(f"{lead}x{alone[cs[0].name]}, or {split} with {every}")
+        if single:
+            widths = [alone[c.name] for c in single]
+            if len(set(widths)) == 1:
+                each = " each" if len(single) > 1 else ""
+                modes.append(f"x{widths[0]}{each}" if not shared else f"others x{widths[0]}{each}")
+            else:
+                modes.append(
+                    ", ".join(f"{widths.count(w)} at x{w}" for w in sorted(set(widths), reverse=True))
+                )
+        # M.2 sockets that take a slot's lanes when populated, and the board's own sharing rules
+        takes: dict[tuple[str, str], list[str]] = {}
+        for c in cpu16:
+            group = board.group(c.group)
+            if group.independent or group.lanes is None:
+                continue
+            for m in board.m2:
+                if m.group == c.group:
+                    w = _gpu_lanes(board, [(c, "gpu"), (m, "nvme")])[c.name]
+                    if w < alone[c.name]:
+                        takes.setdefault((c.name, f"x{w}" if w else "off"), []).append(m.name)
+        for rule in board.sharing:
+            for name, effect in rule.effect.items():
+                if name in alone:
+                    what = "off" if effect == "disabled" else f"x{effect}"
+                    takes.setdefault((name, what), []).append(" + ".join(rule.when))
+        for (name, what), by in takes.items():
+            modes.append(f"{'' if len(cpu16) == 1 else name + ' '}{what} with {' or '.join(by)}")
+        need = sorted({board.group(c.group).requires_cpu_lanes or 0 for c in cpu16} - {0})
+        for n in need:
+            k = sum(1 for c in cpu16 if board.group(c.group).requires_cpu_lanes == n)
+            modes.append(f"{k} need a CPU with {n} lanes")
+        parts.append(f"{_plural(len(cpu16), 'CPU x16 slot')} ({'; '.join(modes)})")
+    cpu_short = [c for c in board.slots if source(c) == "cpu" and size(c) < 16]
+    for w in sorted({size(c) for c in cpu_short}, reverse=True):
+        parts.append(_plural(sum(1 for c in cpu_short if size(c) == w), f"CPU x{w} slot"))
+    behind = [c for c in board.slots if source(c) == "switch"]
+    if behind:
+        switches = {board.group(c.group).switch for c in behind}
+        up = sorted({s.uplink_width for s in board.switches if s.id in switches}, reverse=True)
+        uplink = "/".join(f"x{w}" for w in up)
+        sizes = "/".join(f"x{w}" for w in sorted({size(c) for c in behind}, reverse=True))
+        cpu = "a CPU" if board.sockets > 1 else "the CPU"
+        parts.append(
+            f"{_plural(len(behind), sizes + ' slot')} behind {_plural(len(switches), 'switch', 'switches')}"
+            f" ({'each ' if len(switches) > 1 else ''}{uplink} to {cpu})"
+        )
+    chipset = [c for c in board.slots if source(c) == "chipset"]
+    if chipset:
+        widths = "/".join(f"x{w}" for w in sorted({c.width for c in chipset}, reverse=True))
+        parts.append(f"{_plural(len(chipset), 'chipset slot')} ({widths})")
+    if board.m2:
+        parts.append(f"{len(board.m2)} M.2")
+    parts.append(f"{board.socket} {board.segment}")
+    return " · ".join(parts)
 
 
 def cards_of(build: Build) -> list[GpuSpec]:
@@ -120,6 +226,53 @@ def build_yaml(build: Build, header: str = HEADER) -> str:
     ]
     data = {k: data[k] for k in order if k in data}
     return header + dumps(data)
+
+
+def short_part_name(part: Part | None, written: str | None) -> str:
+    """A part's name as people say it: a GPU's shortest alias that starts with a letter ("RTX 4090"), a
+    board's shortest alias with its chipset in it ("Z790 Hero"), or the name without the vendor."""
+    if part is None:
+        return written or ""
+    names = [part.name, *part.aliases]
+    if isinstance(part, Board) and part.chipset:
+        with_chipset = [n for n in names if part.chipset.casefold() in n.casefold()]
+        if with_chipset:
+            return min(with_chipset, key=len)
+    if isinstance(part, Gpu):
+        lettered = [n for n in names if n[:1].isalpha()]
+        if lettered:  # the shortest, written with its spaces ("RTX 4090", not "RTX4090")
+            return min(lettered, key=lambda n: (len(n.replace(" ", "")), -n.count(" ")))
+    vendor = getattr(part, "vendor", "") or ""
+    return part.name[len(vendor) :].strip() if vendor and part.name.startswith(vendor) else part.name
+
+
+def parts_name(build: Build, catalog: Catalog) -> str:
+    """The build named after its parts: GPU count and model, then the board ("2x RTX 4090, Z790 Hero")."""
+
+    def resolve(ref: str | None, kind: str) -> Part | None:
+        try:
+            return catalog.resolve(ref, kind) if ref else None
+        except UserError:
+            return None
+
+    counts: dict[str, int] = {}
+    for card in cards_of(build):
+        name = short_part_name(resolve(card.model, "gpu"), card.model)
+        counts[name] = counts.get(name, 0) + 1
+    gpus = " + ".join(f"{n}x {name}" for name, n in counts.items())
+    board = short_part_name(resolve(build.board, "board"), build.board)
+    if not board and build.cpu:
+        board = short_part_name(resolve(build.cpu, "cpu"), build.cpu)
+    return ", ".join(x for x in (gpus, board) if x) or "build"
+
+
+def file_name_for(name: str, limit: int = 60) -> str:
+    """A file name made from a build's name: lowercase letters, digits and single dashes, `.yaml`
+    ("2x RTX 4090, Z790 Hero" -> "2x-rtx-4090-z790-hero.yaml")."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+    if len(slug) > limit:
+        slug = slug[:limit].rsplit("-", 1)[0]
+    return (slug or "build") + ".yaml"
 
 
 class Planner:
@@ -431,14 +584,16 @@ class Planner:
         ]
 
     def slot_choices(self, index: int) -> list[Choice]:
-        """Every slot of the board with what GPU `index` would get there (link, or why it cannot go)."""
+        """Every slot of the board with what moving GPU `index` there would give: its link, and every
+        other card the move would shift ("swaps with GPU1", "GPU1 moves to PCIEX16_1"), found by
+        trying the move with the same edit the app runs (or why the card cannot go there)."""
         board = self.board
         if board is None or self.explicit:
             return []
         placement = self.placement
         occupant = {s: i for i, s in placement.items()}
         nic_slots = {n.slot for n in self.build.nics if n.slot}
-        out = [Choice("", "automatic", "the slots that give the GPUs the most bandwidth")]
+        out = [self._automatic_choice(index)]
         for conn in board.slots:
             group = board.group(conn.group)
             source = {
@@ -457,24 +612,60 @@ class Planner:
             except UserError as exc:
                 out.append(Choice(conn.name, conn.name, wired, fits=False, why_not=exc.render()))
                 continue
-            note = (
-                f"swaps with GPU{who}"
-                if who is not None
-                else ("NIC moves" if conn.name in nic_slots else "free")
-            )
             if trial.error:
+                note = f"swaps with GPU{who}" if who is not None else "free"
                 out.append(Choice(conn.name, conn.name, f"{wired}, {note}", fits=False, why_not=trial.error))
                 continue
             node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
             link = node.link.label if node and node.link else "no lanes"
-            out.append(
-                Choice(
-                    conn.name, conn.name, f"{wired}, {note}: would be {link}", fits=bool(node and node.link)
-                )
-            )
+            others = self._others_moved(index, trial)
+            note = "" if who is not None else ", free"
+            if conn.name in nic_slots:
+                others.append("the NIC there moves")
+            text = f"{wired}{note}: would be {link}" + "".join(f"; {o}" for o in others)
+            out.append(Choice(conn.name, conn.name, text, fits=bool(node and node.link)))
         return out
 
-    def _trial_move(self, index: int, slot: str) -> Evaluation:
+    def _automatic_choice(self, index: int) -> Choice:
+        """The 'automatic' row: where automatic placement would put the card, and what else moves."""
+        what = "the slots that give the GPUs the most bandwidth"
+        if self.build.gpus and cards_of(self.build)[index].slot is None:
+            return Choice("", "automatic", f"{what} (placed automatically now)")
+        try:
+            trial = self._trial_move(index, None)
+        except UserError:
+            return Choice("", "automatic", what)
+        if trial.error or trial.prediction is None:
+            return Choice("", "automatic", what, fits=False, why_not=trial.error or "")
+        node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
+        where = trial.prediction.machine.placement.get(index, "?")
+        link = node.link.label if node and node.link else "no lanes"
+        others = self._others_moved(index, trial)
+        return Choice("", "automatic", f"{what}: {where}, {link}" + "".join(f"; {o}" for o in others))
+
+    def _others_moved(self, index: int, trial: Evaluation) -> list[str]:
+        """The other cards a trial edit of GPU `index` shifts, or whose link it changes, in words."""
+        if trial.prediction is None:
+            return []
+        before, after = self.placement, trial.prediction.machine.placement
+        old = {n.index: n for n in self.prediction.machine.all_gpus} if self.prediction else {}
+        new = {n.index: n for n in trial.prediction.machine.all_gpus}
+        out = []
+        for j in sorted(after):
+            if j == index:
+                continue
+            was, now = before.get(j), after[j]
+            delta = _link_delta(old[j] if j in old else None, new.get(j))
+            if was == now:
+                if delta:
+                    out.append(f"GPU{j} stays in {now} ({delta})")
+            elif was == after.get(index) and now == before.get(index):
+                out.append(f"swaps with GPU{j}" + (f" (GPU{j} {delta})" if delta else ""))
+            else:
+                out.append(f"GPU{j} moves to {now}" + (f" ({delta})" if delta else ""))
+        return out
+
+    def _trial_move(self, index: int, slot: str | None) -> Evaluation:
         saved = (
             self.build,
             self.current,
@@ -529,6 +720,17 @@ class Planner:
         return node.link.label if node and node.link else "no lanes"
 
 
+def _link_delta(old: Any, new: Any) -> str:
+    """'Gen4 x8 -> x16' between two GPU nodes' links; empty when the link is the same."""
+    a = old.link.label if old is not None and old.link else "no lanes"
+    b = new.link.label if new is not None and new.link else "no lanes"
+    if a == b:
+        return ""
+    if a.split()[0] == b.split()[0] and a != "no lanes":
+        return f"{a} -> {b.split()[1]}"
+    return f"{a} -> {b}"
+
+
 def _board_refuses(board: Board | None, cpu: Cpu | None) -> str:
     if board is None or cpu is None:
         return ""
@@ -577,13 +779,14 @@ def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
             out.append(f"{label} placed in {conn}: {link}" + (f" ({reasons[key]})" if key in reasons else ""))
             continue
         _, oconn, olink = old[key]
+        name = key if key.startswith("GPU") else label  # the card's model is in the build list
         if oconn != conn and olink != link:
-            out.append(f"{label} {oconn} -> {conn}: {olink} -> {link}")
+            out.append(f"{name} {oconn} -> {conn}: {olink} -> {link}")
         elif oconn != conn:
-            out.append(f"{label} {oconn} -> {conn} ({link})")
+            out.append(f"{name} {oconn} -> {conn} ({link})")
         elif olink != link:
             why = f" ({reasons[key]})" if key in reasons and link != "no lanes" else ""
-            out.append(f"{label} in {conn}: {olink} -> {link}{why}")
+            out.append(f"{name} in {conn}: {olink} -> {link}{why}")
     for key, (label, _, _) in old.items():
         if key not in new:
             out.append(f"{label} removed")

@@ -8,6 +8,7 @@ catches the user's mistakes (UserError) and shows them instead of crashing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -24,8 +25,9 @@ from advisor.base.resources import bundled
 from advisor.base.yamlio import atomic_write, loads, read_text
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import build_from_data, load_build
-from advisor.session.planner import Choice, Planner, cards_of
+from advisor.session.planner import Choice, Planner, cards_of, file_name_for, parts_name
 from advisor.tui import autosave
+from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
@@ -49,6 +51,7 @@ PANES = (
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
 VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
+FROM_QUOTE = "build from "  # the name a quote's build gets: "build from quote 2x4090-z790-hero-email.txt"
 
 
 class AdvisorApp(App):
@@ -199,7 +202,10 @@ class AdvisorApp(App):
         self._schedule_autosave()
         moved = [c for c in changes if "->" in c and "all-reduce" not in c]
         if moved and announce:
-            self.notify("\n".join(moved[:4]), title="links changed", timeout=5)
+            more = f"\nand {len(moved) - 4} more: " + ", ".join(short_name(c) for c in moved[4:])
+            self.notify(
+                "\n".join(moved[:4]) + (more if len(moved) > 4 else ""), title="links changed", timeout=5
+            )
         elif self.planner.error:
             self.notify(self.planner.error, title="cannot evaluate", severity="warning", timeout=8)
         return True
@@ -282,6 +288,7 @@ class AdvisorApp(App):
             lambda slot: self.edit(self.planner.move_gpu, i, slot or None),
             prices=False,
             current=self.planner.placement.get(i),
+            wrap=True,  # each row names every other card the move shifts: shown whole
         )
 
     def action_auto_place(self) -> None:
@@ -309,6 +316,7 @@ class AdvisorApp(App):
             choices,
             lambda s: self.edit(self.planner.add_nvme, s),
             prices=False,
+            wrap=True,
         )
 
     def action_add_nic(self) -> None:
@@ -474,14 +482,14 @@ class AdvisorApp(App):
             self.save_to(str(self.planner.path))
 
     def action_save_as(self, then: Callable[[], None] | None = None) -> None:
-        name = (self.planner.build.name or "build").lower()
-        suggestion = "".join(ch if ch.isalnum() else "-" for ch in name).strip("-")[:40] + ".yaml"
+        # a build with no file yet (an example, a quote's) is named after its parts: 2x-rtx-4090-z790-hero.yaml
+        suggestion = self.planner.path or file_name_for(parts_name(self.planner.build, self.catalog))
 
         def done(path: str) -> None:
             if self.save_to(path) and then:
                 then()
 
-        self.ask_path("Save the build as", done, str(self.planner.path or suggestion), must_exist=False)
+        self.ask_path("Save the build as", done, str(suggestion), must_exist=False)
 
     def save_to(self, path: str) -> bool:
         old = self.planner.path
@@ -558,7 +566,10 @@ class AdvisorApp(App):
             )
             return
         self.flush_autosave()
-        self.edit(self.planner.replace, event.build, untitled=True, announce=False)
+        # named for where it came from, never as the quote file itself ("...email.txt has unsaved changes")
+        origin = "a pasted quote" if event.name == "pasted quote" else f"quote {Path(event.name).name}"
+        build = event.build.model_copy(update={"name": f"{FROM_QUOTE}{origin}"})
+        self.edit(self.planner.replace, build, untitled=True, announce=False)
         self.notify(
             f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
             timeout=8,
@@ -682,7 +693,10 @@ class AdvisorApp(App):
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        from advisor.tui.help import help_markdown
+
+        # the views' names and keys from the table the tab bar is made from, every key from the bindings
+        self.push_screen(HelpScreen(help_markdown(PANES, self.BINDINGS, self.COMMAND_PALETTE_BINDING)))
 
     async def action_quit(self) -> None:
         if not self.planner.dirty:
@@ -701,7 +715,17 @@ class AdvisorApp(App):
                 else:
                     self.action_save_as(then=self.exit)
 
-        self.push_screen(ConfirmQuit(self.planner.build.name or "This build"), done)
+        self.push_screen(ConfirmQuit(self.build_phrase()), done)
+
+    def build_phrase(self) -> str:
+        """The build as the quit prompt names it: its name (and file), "The build from quote X.txt"."""
+        p = self.planner
+        name = p.build.name or ""
+        if p.path is not None:
+            return f"{name} ({p.path.name})" if name and name != p.path.stem else p.path.name
+        if name.startswith(FROM_QUOTE):
+            return "The " + name
+        return name or "This build"
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

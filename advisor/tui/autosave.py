@@ -28,8 +28,11 @@ def autosave_path(origin: Path | None) -> Path:
 
 
 def write(origin: Path | None, text: str) -> Path:
+    """Keep `text` for `origin`. The file is private (0600), whatever the umask: only this app reads it,
+    in the user's own state folder, and it holds work the user has not yet chosen to write anywhere
+    (the build file itself, once saved, gets the user's usual mode)."""
     path = autosave_path(origin)
-    atomic_write(path, text)
+    atomic_write(path, text, mode=0o600)
     return path
 
 

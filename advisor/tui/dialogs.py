@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -17,11 +17,25 @@ from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Sele
 from advisor.session.planner import Choice
 
 
+class _ChoiceTable(DataTable):
+    """The picker's table: tells its screen when its width changes, so the columns follow it."""
+
+    def on_resize(self, event: events.Resize) -> None:  # after DataTable's own handler (Textual calls both)
+        if isinstance(self.screen, ChoicePicker):
+            self.screen.fit_columns(self.scrollable_content_region.width)
+
+
 class ChoicePicker(ModalScreen[Any]):
     """A filterable list of choices (parts, slots, sockets) with their key specs and price.
 
     Type to filter (every word must appear); Enter or a click picks; Escape cancels. With
     `count=True` a second field asks how many (for GPUs) and the result is (key, count).
+
+    The columns take the width the dialog has: the name column is as wide as the longest name (a
+    name is what the user picks and is never cut: a very long one goes on over two lines of its
+    row), the specs column takes the rest. Text too long for it ends in an ellipsis, or with
+    `wrap=True` (the slot picker, whose rows say which other cards a move shifts) goes on over
+    more lines of its row.
     """
 
     BINDINGS = [
@@ -40,14 +54,19 @@ class ChoicePicker(ModalScreen[Any]):
         prices: bool = True,
         count: bool = False,
         current: str | None = None,
+        wrap: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices
-        self.prices = prices
+        self.prices = prices and any(c.price for c in choices)  # no column that would stay empty
         self.count = count
         self.current = current
+        self.wrap = wrap
         self.shown: list[Choice] = []
+        self.widths: tuple[int, int, int, int] = (0, 0, 0, 0)  # name, specs, price, status
+        self._fitted_to = 0  # the table width the columns were sized for
+        self._filter_text = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker"):
@@ -57,37 +76,80 @@ class ChoicePicker(ModalScreen[Any]):
                 if self.count:
                     yield Label("how many", id="count-label")
                     yield Input("1", id="count", type="integer", max_length=2, tooltip="how many cards")
-            yield DataTable(id="choices", cursor_type="row")
+            yield _ChoiceTable(id="choices", cursor_type="row")
             yield Static("[dim]Enter picks · Esc cancels[/]", id="picker-help")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("name", width=32)
-        table.add_column("key specs", width=38 if self.prices else 46)
-        if self.prices:
-            table.add_column("price", width=7)
-        table.add_column("")
-        self._fill("")
+        # Until the table is laid out, size the columns for the dialog the CSS gives this terminal
+        # (96% of it, borders, padding and the scrollbar off); its first resize sizes them exactly.
+        self.fit_columns(min(int(self.app.size.width * 0.96), 160) - 8)
         self.query_one("#filter", Input).focus()
 
+    def _status(self, c: Choice) -> str:
+        return c.why_not or ("current" if c.key == self.current else "")
+
+    def fit_columns(self, width: int) -> None:
+        """Size the columns to a table `width` cells wide and fill the rows again."""
+        if width <= 0 or width == self._fitted_to:
+            return
+        self._fitted_to = width
+        pad = 2  # DataTable's cell padding, one each side
+        # a name is never cut: the column is as wide as the longest, or two fifths of the table, and
+        # a longer name goes on over a second line of its row
+        name_w = min(max([4] + [len(c.label) for c in self.choices]), max(24, width * 2 // 5))
+        price_w = max([5] + [len(self._price(c)) for c in self.choices]) if self.prices else 0
+        status_need = max([0] + [len(self._status(c)) for c in self.choices])
+        spec_need = max([9] + [len(c.specs) for c in self.choices])
+        room = width - pad * (3 + self.prices) - name_w - price_w
+        if spec_need + status_need <= room:  # everything fits: the specs column takes the rest
+            status_w = status_need
+        else:  # the status (why a part does not fit) takes up to a third, the specs the rest
+            status_w = min(status_need, max(10, room // 3))
+        status_w = max(1, status_w)  # DataTable draws an empty column one cell wide
+        spec_w = max(16, room - status_w)
+        self.widths = (name_w, spec_w, price_w, status_w)
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        table.add_column("name", width=name_w)
+        table.add_column("key specs", width=spec_w)
+        if self.prices:
+            table.add_column("price", width=price_w)
+        table.add_column("", width=status_w)
+        self._fill(self._filter_text)
+        if 0 <= cursor < table.row_count:
+            table.move_cursor(row=cursor)
+
+    @staticmethod
+    def _price(c: Choice) -> str:
+        return f"${c.price:,.0f}" if c.price else ""
+
+    def _cell(self, text: str, width: int, style: str) -> Text:
+        cell = Text(text, style)
+        if not self.wrap and cell.cell_len > width:
+            cell.truncate(width, overflow="ellipsis")
+        return cell
+
     def _fill(self, text: str) -> None:
+        self._filter_text = text
         words = text.lower().split()
         table = self.query_one(DataTable)
         table.clear()
+        _, spec_w, _, status_w = self.widths
         self.shown = [
             c for c in self.choices if all(w in f"{c.label} {c.key} {c.specs}".lower() for w in words)
         ]
         for c in self.shown:
             style = "" if c.fits else "dim"
-            cells = [Text(c.label, style + (" bold" if c.key == self.current else "")), Text(c.specs, style)]
+            # the name whole, always: it is what the user picks
+            cells = [
+                Text(c.label, style + (" bold" if c.key == self.current else "")),
+                self._cell(c.specs, spec_w, style),
+            ]
             if self.prices:
-                cells.append(Text(f"${c.price:,.0f}" if c.price else "", style))
-            cells.append(
-                Text(c.why_not, "yellow")
-                if c.why_not
-                else Text("current" if c.key == self.current else "", "green")
-            )
-            table.add_row(*cells)
+                cells.append(Text(self._price(c), style))
+            cells.append(self._cell(self._status(c), status_w, "yellow" if c.why_not else "green"))
+            table.add_row(*cells, height=None if self.wrap or len(c.label) > self.widths[0] else 1)
         if not self.shown:
             self.query_one("#picker-help", Static).update("[yellow]nothing matches: fewer or other words[/]")
         else:
@@ -304,68 +366,20 @@ class ConfirmQuit(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-HELP = """\
-# advisor: plan a multi-GPU build
-
-Pick parts on the left; every view on the right follows each change at once. The keys that edit
-the build act when the build panel (or the tab bar) has the focus: inside a view, a letter is the
-view's own (Tab moves the focus; the footer shows which keys act where).
-
-## Keys
-
-| key | does |
-|---|---|
-| **c** / **b** | pick the CPU / the board (only boards that take the CPU) |
-| **g** | add GPUs (pick a model and how many) |
-| **m** | move the selected GPU to another slot (each slot shows the link it would give) |
-| **a** | automatic placement for every card |
-| **+** / **-** / **Delete** or **x** | one more of the selected card / remove the selected line |
-| **n** | add an NVMe SSD in an M.2 socket (shows what lanes it shares) |
-| **Enter** | edit the selected line of the build |
-| **v** | GPU matrix: one way / both ways / latency / path class |
-| **1**-**8** | Machine, Links, GPUs, Findings, Quote, Measure, Compare, Job (from any focus but a text field) |
-| **Esc** | leave a text field (the quote box), so view keys work again |
-| **Ctrl+O** / **Ctrl+S** | open / save a build file (atomic; unsaved work is autosaved) |
-| **Ctrl+E** | export the report as Markdown |
-| **Ctrl+Z** / **Ctrl+Y** | undo / redo |
-| **Ctrl+P** | command palette: jump to any part or action |
-| **Ctrl+T** | light / dark theme |
-| **F1** | this help · **Ctrl+Q** quit |
-
-## Views
-
-- **Machine**: sockets, host bridges, root ports, chipset, switches, slots (empty ones too) and
-  devices, each with its negotiated link and predicted H2D/D2H.
-- **Links**: per GPU pinned host copies alone and with all GPUs copying at once; the selected
-  row shows the derivation and what limits the link.
-- **GPUs**: the GPU-to-GPU matrix like p2pBandwidthLatencyTest, with the path class
-  (`nvidia-smi topo -m`) in each cell where the view is wide enough (**v** shows the paths alone);
-  green = P2P or NVLink, yellow = staged through host memory. The selected pair shows CUDA
-  P2P and NCCL's transport, with reasons, and the derivation of its figure.
-- **Findings**: worst first; the selected finding's fix, why it matters and its sources.
-- **Quote**: paste a vendor's quote (or open a file) and check it: matched parts, false claims,
-  findings; its build opens in the planner (Ctrl+Z brings yours back).
-- **Measure**: run the torch bench here (needs torch and a CUDA GPU) or load a measurement file
-  (`advisor bench`, `advisor import`, or a tool's output).
-- **Compare**: predicted vs measured for this build; flagged rows name their likely causes.
-- **Job**: will N GPUs beat one for your job? Pick training or inference, a model, the
-  strategy and the sizes: time per step or tokens/s on 1 GPU and on N of this build, the
-  speed-up, where the time goes, memory per GPU, the bottleneck and what to change.
-
-Every number is a prediction from the catalog and the model's constants (`advisor plan
---explain` lists their sources). Not checked: BIOS settings beyond those in the build, risers,
-thermals, driver and NCCL versions, multi-node networking.
-"""
-
-
 class HelpScreen(ModalScreen[None]):
+    """The help (F1): Markdown made by advisor.tui.help from the app's tabs and bindings."""
+
     BINDINGS = [Binding("escape,f1,q", "close", "Close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown  # its parser is only needed when help is asked for
 
         with VerticalScroll(classes="dialog help"):
-            yield Markdown(HELP)
+            yield Markdown(self.text)
 
     def action_close(self) -> None:
         self.dismiss(None)

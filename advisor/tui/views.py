@@ -21,6 +21,7 @@ from advisor.model import nodeids as ids
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Figure, Prediction
 from advisor.session.planner import Planner, cards_of
+from advisor.tui.changebox import show_changes
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
@@ -55,6 +56,18 @@ class BuildList(OptionList):
         if event.size.width == self._drawn_width:
             event.prevent_default()  # OptionList's own handler would clear the drawn lines
         self._drawn_width = event.size.width
+
+    def _on_click(self, event: events.Click) -> None:
+        """One click selects a line, as in a terminal (OptionList's own click would also pick it: one
+        click on a GPU opened the Move dialog, on an SSD removed it); a double click, or Enter, edits
+        the line. The '+ add' lines are buttons: one click acts."""
+        index = event.style.meta.get("option")
+        if index is None or event.chain >= 2 or (self.options[index].id or "").startswith("add-"):
+            return  # OptionList's handler (called after this one) selects the option
+        event.prevent_default()
+        if not self.options[index].disabled:
+            self.highlighted = index
+            self.focus()
 
 
 class BuildPanel(Vertical):
@@ -152,11 +165,7 @@ class BuildPanel(Vertical):
                 items.highlighted = 0
         # Measure the new lines now rather than while drawing, which would cost a second full frame.
         items.scroll_to_highlight()
-        changes = self.query_one("#changes", Static)
-        if planner.changes:
-            changes.update("\n".join(f"• {escape(c)}" for c in planner.changes[:6]))
-        else:
-            changes.update("[dim]Edit a line (Enter) and what changed shows here.[/]")
+        show_changes(self.query_one("#changes", Static), planner.changes)  # fitted, never cut silently
 
 
 # ---------------------------------------------------------------------- machine tree
@@ -170,40 +179,102 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> Text:
-    t = Text()
+def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> list[Text]:
+    """A node's line in the tree, in pieces: a long line wraps between pieces (before a piece that
+    starts with a space), so that "H2D/D2H 13.2/13.2 GB/s" stays whole on its line."""
+    parts: list[Text] = []
+
+    def add(text: str, style: str = "") -> None:
+        parts.append(Text(text, style))
+
     if n.kind == "socket":
-        t.append(n.label, "bold")
+        add(n.label, "bold")
     elif n.kind == "gpu":
         gp = next((g for g in pred.gpus if g.node.id == n.id), None)
-        t.append(f"GPU{n.index} ", "bold")
-        t.append(_short(n.gpu.name) if n.gpu else n.label)
+        add(f"GPU{n.index} ", "bold")
+        parts[-1].append(_short(n.gpu.name) if n.gpu else n.label)
         if n.connector and not in_root_port:
-            t.append(f" in {n.connector}")
+            add(f" in {n.connector}")
         if n.link:
             low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
-            t.append(f" {n.link.label}", "yellow" if low else "cyan")
+            add(f" {n.link.label}", "yellow" if low else "cyan")
             if low:
-                t.append(
+                add(
                     f" (of x{n.link.max_width})"
                     if n.link.gen == n.link.max_gen
                     else f" (of Gen{n.link.max_gen} x{n.link.max_width})",
                     "yellow",
                 )
         if gp:
-            t.append(f" H2D/D2H {gp.h2d.value:.1f}/{gp.d2h.value:.1f} GB/s", "green")
+            add(f" H2D/D2H {gp.h2d.value:.1f}/{gp.d2h.value:.1f} GB/s", "green")
     else:
-        name = {"nvme": "NVMe SSD", "nic": n.label}.get(n.kind, n.label)
-        t.append(name)
+        add({"nvme": "NVMe SSD", "nic": n.label}.get(n.kind, n.label))
         if n.connector and n.kind in ("nvme", "nic") and not in_root_port:
-            t.append(f" in {n.connector}")
+            add(f" in {n.connector}")
         if n.link:
-            t.append(f"  {n.link.label}", "cyan")
+            add(f"  {n.link.label}", "cyan")
             if n.kind in ("chipset", "switch"):
                 from advisor.model.graph import raw_gbps
 
-                t.append(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
-    return t
+                add(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
+    return parts
+
+
+def wrap_parts(parts: list[Text], first: int, rest: int) -> list[Text]:
+    """Lay the pieces of a line out in a first line of `first` cells and further lines of `rest`: a
+    line breaks before a piece that starts with a space; a piece too long for a line breaks between
+    its words."""
+    units: list[Text] = []
+    for part in parts:
+        if not units or part.plain[:1].isspace():
+            units.append(Text())
+        units[-1].append_text(part)
+    lines: list[Text] = []
+    line = Text()
+    for unit in units:
+        width = rest if lines else first
+        if line.plain and line.cell_len + unit.cell_len > width:
+            lines.append(line)
+            line, width = _lstrip(unit), rest
+        else:
+            line.append_text(unit)
+        if line.cell_len > width:  # one piece longer than a line of its own
+            *done, line = _break_words(line, width, rest)
+            lines += done
+    lines.append(line)
+    return [_rstrip(t) for t in lines]
+
+
+def _break_words(text: Text, width: int, rest: int) -> list[Text]:
+    """`text` over a first line of `width` cells and further lines of `rest`, broken between words."""
+    console = _console()
+    head = text.wrap(console, max(1, width), overflow="fold")
+    if len(head) <= 1:
+        return [text]
+    tail = _lstrip(text[len(head[0].plain) :])
+    return [head[0], *tail.wrap(console, max(1, rest), overflow="fold")]
+
+
+_CONSOLE: list = []
+
+
+def _console():
+    """A console to measure and wrap text with (created once: creating one costs a millisecond)."""
+    if not _CONSOLE:
+        from rich.console import Console
+
+        _CONSOLE.append(Console(width=500))
+    return _CONSOLE[0]
+
+
+def _lstrip(text: Text) -> Text:
+    return text[len(text.plain) - len(text.plain.lstrip()) :]
+
+
+def _rstrip(text: Text) -> Text:
+    text = text.copy()
+    text.rstrip()
+    return text
 
 
 def _empty_slots(m: Machine) -> dict[str, list[str]]:
@@ -228,50 +299,85 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
 class MachineTree(VerticalScroll):
     """Sockets, host bridges, root ports, chipset, switches, slots and devices with links and GB/s.
 
-    Drawn as one Text with tree guides: a full redraw costs a fraction of a Tree widget's.
+    Drawn as one Text with tree guides: a full redraw costs a fraction of a Tree widget's. A line
+    longer than the view wraps under its own branch, two cells in from where its label starts, with
+    the guides of the branches around it drawn on (never back to the first column, never cut); the
+    view draws itself again when its width changes.
     """
+
+    # the width to wrap for stays the same when the tree grows taller than the view
+    DEFAULT_CSS = "MachineTree { scrollbar-gutter: stable; }"
+    MIN_TEXT = 16  # the least room a label's lines get, however deep the tree: beyond it the view scrolls
+
+    _planner: Planner | None = None
+    _drawn_width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(id="machine-text")
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self._planner is not None and self.scrollable_content_region.width != self._drawn_width:
+            self.show(self._planner)
+
     def show(self, planner: Planner) -> None:
+        self._planner = planner
+        width = self._drawn_width = self.scrollable_content_region.width or 80
         out = self.query_one("#machine-text", Static)
         pred = planner.prediction
         if pred is None:
             out.update(Text(f"cannot evaluate: {planner.error}", "red"))
             return
         m = pred.machine
-        text = Text(m.board.name if m.board else "explicit PCIe tree", "bold", no_wrap=True)
+        text = Text(no_wrap=True)
+        title = wrap_parts(
+            [Text(m.board.name if m.board else "explicit PCIe tree", "bold")], width, width - 2
+        )
+        text.append_text(title[0])
+        for more in title[1:]:
+            text.append("\n  ")
+            text.append_text(more)
         empty = _empty_slots(m)
         kids: dict[str | None, list[Node]] = {}
         for n in m.nodes.values():
             kids.setdefault(n.parent, []).append(n)
 
-        def branch(label: Text, prefix: str, last: bool) -> None:
-            text.append("\n" + prefix + ("└─ " if last else "├─ "), "dim")
-            text.append_text(label)
+        def branch(label: list[Text], prefix: str, last: bool, has_children: bool = False) -> None:
+            guide = prefix + ("└─ " if last else "├─ ")
+            # further lines of the label: the guides go on (the siblings' line, the children's), then
+            # the text, two cells in from the label's start
+            hang = prefix + ("   " if last else "│  ") + ("│ " if has_children else "  ")
+            room = max(self.MIN_TEXT, width - len(hang))
+            lines = wrap_parts(label, max(self.MIN_TEXT, width - len(guide)), room)
+            text.append("\n" + guide, "dim")
+            text.append_text(lines[0])
+            for line in lines[1:]:
+                text.append("\n" + hang, "dim")
+                text.append_text(line)
 
-        def add(node: Node, prefix: str) -> None:
+        def children_of(node: Node) -> list[Text | Node]:
             children: list[Text | Node] = sorted(
                 kids.get(node.id, []), key=lambda c: (c.kind != "switch", c.index or 0, c.id)
             )
-            children += [Text(label, "dim") for label in empty.get(node.id, [])]
+            return children + [Text(label, "dim") for label in empty.get(node.id, [])]
+
+        def add(node: Node, prefix: str) -> None:
+            children = children_of(node)
             for i, c in enumerate(children):
                 last = i == len(children) - 1
                 if isinstance(c, Text):
-                    branch(c, prefix, last)
+                    branch([c], prefix, last)
                     continue
-                branch(_node_label(c, pred, node.kind == "root_port"), prefix, last)
+                branch(_node_label(c, pred, node.kind == "root_port"), prefix, last, bool(children_of(c)))
                 add(c, prefix + ("   " if last else "│  "))
 
         roots = [r for r in sorted(kids.get(None, []), key=lambda n: n.id) if r.kind == "socket"]
         tail = [Text(f"{u}: no lanes", "red") for u in m.unlinked]
         for i, r in enumerate(roots):
             last = i == len(roots) - 1 and not tail
-            branch(_node_label(r, pred), "", last)
+            branch(_node_label(r, pred), "", last, bool(children_of(r)))
             add(r, "   " if last else "│  ")
         for i, t in enumerate(tail):
-            branch(t, "", i == len(tail) - 1)
+            branch([t], "", i == len(tail) - 1)
         out.update(text)
 
 

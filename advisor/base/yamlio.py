@@ -93,8 +93,13 @@ def loads(text: str, filename: str = "<string>") -> Any:
     """Parse YAML text safely; a syntax error becomes a UserError naming file:line."""
     import yaml
 
+    loader = _loader()(text)  # derives from SafeLoader
     try:
-        return yaml.load(text, Loader=_loader())  # noqa: S506 - the loader derives from SafeLoader
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, filename)
+        return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -111,6 +116,67 @@ def loads(text: str, filename: str = "<string>") -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise UserError(problems=[Problem(f"this is not valid YAML: {exc}", file=filename)]) from None
+    finally:
+        loader.dispose()
+
+
+# What a YAML file may expand to through its aliases (&a ... *a): a real build, quote or catalog
+# file has a few thousand values; a 600-byte "billion laughs" file expands to billions, and printing
+# or walking it would never end.
+MAX_EXPANDED_VALUES = 200_000
+
+
+def _check_expansion(root: Any, filename: str) -> None:
+    """Refuse a document whose aliases make it expand far beyond its own size (an alias bomb) or refer
+    to themselves, before anything is built from it. Counted on the node graph, each node once."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    open_nodes: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_EXPANDED_VALUES and sizes[key] > 2 * len(sizes):
+                _refuse(
+                    node, filename, f"it expands to more than {MAX_EXPANDED_VALUES:,} values through aliases"
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            _refuse(node, filename, "an alias refers to the value that contains it")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
+    del yaml
+
+
+def _children(node: Any) -> list:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return [x for pair in node.value for x in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _refuse(node: Any, filename: str, what: str) -> None:
+    raise UserError(
+        problems=[
+            Problem(
+                f"this YAML cannot be read: {what} (&name ... *name)",
+                file=filename,
+                line=node.start_mark.line + 1,
+                hint="write the values out instead of repeating them through aliases",
+            )
+        ]
+    )
 
 
 def read_text(path: str | Path) -> str:

@@ -53,13 +53,17 @@ def _load(extra_dirs: tuple[str, ...]) -> tuple[list[Rule], list[Problem]]:
     for d in extra_dirs:
         if not Path(d).is_dir():
             return [], [Problem(f"{d}: rules folder not found", hint="give a folder of rule YAML files")]
-        files += sorted(Path(d).glob("*.yaml"))
+        # regular files only: a FIFO or a device named x.yaml would block the read forever
+        files += sorted(p for p in Path(d).iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     rules: list[Rule] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for path in files:
-        data = load_bundled(path) if path.parent == bundled("rules") else load_file(path)
+        mine = path.parent != bundled("rules")
+        data = load_file(path) if mine else load_bundled(path)
         if not isinstance(data, LineDict) or data.get("kind") != "rules":
+            if mine:  # the bundled folder also holds constants and vocabularies; a user's folder, rules
+                problems.append(_not_rules(path, data))
             continue
         parsed, errs = validate(RuleFile, data, str(path))
         problems += errs
@@ -151,3 +155,16 @@ def _unknown_fact(root: str, attr: str, scope: str) -> str | None:
 def _unknown_name(name: str, scope: str) -> str:
     allowed = ", ".join(list(SCOPE_NAMES[scope]) + list(FUNCTIONS))
     return f"unknown fact '{name}': a rule of scope {scope} can name {allowed}"
+
+
+def _not_rules(path: Path, data: object) -> Problem:
+    hint = "a rules file starts with `kind: rules` and a `rules:` list (`advisor rules list` shows the bundled ones)"
+    if data is None:
+        return Problem("not a rules file: it is empty", str(path), hint=hint)
+    if not isinstance(data, LineDict):
+        return Problem(
+            f"not a rules file: it holds a {type(data).__name__}, not a mapping", str(path), hint=hint
+        )
+    kind = data.get("kind")
+    what = f"kind is {kind!r}" if "kind" in data else "it has no `kind:`"
+    return Problem(f"not a rules file: {what}", str(path), data.key_lines.get("kind", data.line), hint=hint)

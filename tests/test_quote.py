@@ -330,3 +330,15 @@ def test_stdin_yaml_is_detected(cli, monkeypatch):
     code, r, _ = validate_json(cli, "-")
     assert code == 1 and r["quote"]["format"] == "yaml"
     assert [c["about"] for c in r["false_claims"]] == ["psu"]
+
+
+def test_a_gpu_the_catalog_lacks_makes_the_quote_incomplete_and_goes_on_the_ask_list(cli, write):
+    quote = write(
+        "w7900.txt",
+        "CPU: AMD Ryzen Threadripper PRO 7965WX\nMainboard: ASUS Pro WS WRX90E-SAGE SE\n"
+        "GPU: 2x AMD Radeon PRO W7900 48GB\nPSU: 1600W\n",
+    )
+    code, out, err = cli("validate", str(quote))
+    assert code == 1, err
+    assert out.startswith("INCOMPLETE: Not in the catalog: GPU: 2x AMD Radeon PRO W7900 48GB.")
+    assert "the exact model of the gpu on line 3" in out

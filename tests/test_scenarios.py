@@ -254,3 +254,13 @@ def test_automatic_placement_keeps_the_lanes_of_the_users_ssds(plan_json):
     assert [g["link"]["width"] for g in plan["gpus"]] == [16] * 4
     assert {d["connector"] for d in plan["devices"] if d["link"]} == {"M2_1", "M2_2"}
     assert plan["unlinked"] == []
+
+
+def test_a_one_socket_epyc_on_a_two_socket_server_uses_the_slots_of_its_own_socket(plan_json):
+    # EPYC 9354P is a one-socket part: socket 1 of the AS-4125GS-TNRT2 stays empty, and so do the
+    # switches behind it (SLOT1-4); the cards go behind socket 0's switches (SLOT8-12)
+    plan = plan_json("--cpu", "EPYC 9354P", "--board", "AS-4125GS-TNRT2", "--gpu", "RTX 6000 Ada:4")
+    assert plan["sockets"] == 1
+    assert all(g["link"] and g["link"]["width"] == 16 for g in plan["gpus"])
+    assert {g["slot"].split()[0] for g in plan["gpus"]} <= {"SLOT8", "SLOT9", "SLOT10", "SLOT11", "SLOT12"}
+    assert any("runs in one socket only" in n for n in plan["allocation_notes"])

@@ -108,7 +108,8 @@ def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]
 def allocate(build: Build, catalog: Catalog) -> Machine:
     """Resolve the build's parts, place the devices and negotiate every link."""
     cpu, board, gpu_parts = resolve_parts(build, catalog)
-    sockets = build.cpu_count or board.sockets
+    # a one-socket part (EPYC "P") on a two-socket board runs alone, unless the build asks for two
+    sockets = build.cpu_count or min(board.sockets, cpu.max_sockets)
     if sockets > board.sockets or sockets > cpu.max_sockets:
         raise UserError(
             f"{sockets} CPUs asked for, but {board.name} has {board.sockets} socket(s) and "
@@ -150,7 +151,7 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     dup = {s for s in wanted if wanted.count(s) > 1}
     if dup:
         raise UserError(f"slot {sorted(dup)[0]!r} is given to more than one card")
-    usable_slots = [c for c in board.slots if _group_wired(board.group(c.group), cpu, sockets)]
+    usable_slots = [c for c in board.slots if _reaches_cpu(board, board.group(c.group), cpu, sockets)]
     if devices and not board.slots:
         raise UserError(
             f"{board.name} has no slot table in the catalog, so no card can be placed on it",
@@ -212,6 +213,12 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
         placed = dict(fixed)
         best_result = (placed, _negotiate(board, cpu, sockets, placed, nvme))
     placed, (links, notes) = best_result
+    if sockets < board.sockets and not build.cpu_count:
+        notes = [
+            f"{cpu.name} runs in one socket only (max_sockets {cpu.max_sockets}): {board.name}'s "
+            f"socket {sockets} stays empty, and the slots wired to it have no lanes",
+            *notes,
+        ]
     machine = _to_machine(build, cpu, board, sockets, placed, nvme, links, notes)
     machine.lane_budget = lane_budget(board, cpu, sockets, placed, nvme, links)
     return machine
@@ -258,6 +265,19 @@ def lane_budget(
 
 def _distinct_gpus(gpus: list[Device]) -> bool:
     return len({d.gpu.id for d in gpus if d.gpu}) > 1
+
+
+def _reaches_cpu(board: Board, group: LaneGroup, cpu: Cpu, sockets: int, depth: int = 0) -> bool:
+    """A lane group whose lanes lead to a populated CPU: wired itself and, behind a switch, every switch
+    uplink up to the CPU (a slot behind a switch on an empty socket is as dead as the socket's own)."""
+    if not _group_wired(group, cpu, sockets):
+        return False
+    if group.source != "switch" or depth > 8:
+        return True
+    switch = next((s for s in board.switches if s.id == group.switch), None)
+    if switch is None:
+        return True
+    return _reaches_cpu(board, board.group(switch.uplink_group), cpu, sockets, depth + 1)
 
 
 def _group_wired(group: LaneGroup, cpu: Cpu, sockets: int) -> bool:

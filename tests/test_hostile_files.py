@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -100,3 +101,56 @@ def test_a_rules_folder_file_that_is_not_a_rules_file_is_named(tmp_path):
     assert code == 2
     assert f"{rules / 'mine.yml'}:1: not a rules file: kind is 'rule'" in err
     assert f"{rules / 'empty.yaml'}: not a rules file: it is empty" in err
+
+
+def test_escape_sequences_in_a_quote_never_reach_the_terminal(cli, write):
+    quote = write(
+        "esc.txt",
+        "CPU: Intel Core i9-14900K \x1b[2J\x1b]0;pwned\x07\nBoard: ASUS ROG Maximus Z790 Hero\n"
+        "GPU: 2x RTX 4090\nNote: \x1b[31mthis is red\x1b[0m P2P works \x9b31m\u202e\n",
+    )
+    for fmt in ("text", "markdown"):
+        code, out, err = cli("validate", str(quote), "--format", fmt)
+        assert code == 1, err
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "\u202e" not in out
+        # a coloured copy reads as its plain text, and the claim in it is still judged
+        assert "Note: this is red P2P works" in out
+    assert "\\u202e" in cli("validate", str(quote))[1]  # what is not an escape sequence is written out
+
+
+def test_a_control_character_in_a_part_or_build_name_is_refused_where_it_is_written(cli, write, tmp_path):
+    cpu = (ROOT / "catalog" / "cpus" / "intel-core-i9-14900k.yaml").read_text()
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    evil = "\n".join(
+        'id: "evil-cpu"'
+        if ln.startswith("id:")
+        else 'name: "Evil \\e]0;pwned\\a CPU"'
+        if ln.startswith("name:")
+        else ln
+        for ln in cpu.splitlines()
+    )
+    (folder / "evil.yaml").write_text(evil + "\n")
+    code, out, err = cli("catalog", "validate", "--catalog", str(folder))
+    assert code == 1
+    assert f'{folder / "evil.yaml"}:3: name: "Evil \\x1b]0;pwned\\x07 CPU" holds a control character' in err
+    assert "\x1b" not in out + err
+    build = write(
+        "b.yaml",
+        'name: "my \\e[31mbuild"\ncpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090}]\n',
+    )
+    code, out, err = cli("plan", str(build))
+    assert code == 2 and f'{build}:1: name: "my \\x1b[31mbuild" holds a control character' in err
+
+
+def test_a_markdown_report_never_carries_html_or_links_from_the_quote(cli, write):
+    quote = write(
+        "md.txt",
+        "CPU: Intel Core i9-14900K <script>alert(1)</script>\nBoard: ASUS ROG Maximus Z790 Hero\n"
+        "GPU: 2x RTX 4090 <img src=x onerror=alert(1)>\nNote: P2P works [click](javascript:alert(1)) <javascript:x>\n",
+    )
+    code, out, _ = cli("validate", str(quote), "--format", "markdown")
+    assert code == 1
+    assert "<script>" not in out and "<img" not in out and "<javascript:" not in out
+    assert not re.search(r"(?<!\\)\]\(javascript:", out)  # the link syntax is broken: \[click\](...)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out  # shown, as the vendor wrote it

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.text import plain
 from advisor.quote.vocab import vocab
 
 # Header words per role, in English, German and Chinese (matched against lower-case header cells).
@@ -51,6 +52,32 @@ class Document:
 
 
 def read_document(text: str, filename: str) -> Document:
+    """The quote's lines, each cell's text without terminal escape sequences (a quote copied from a
+    coloured terminal reads as plain text) and with any other control character written out: a quote
+    line is printed in reports, and nothing in it may reach the terminal as a command (issue 18)."""
+    doc = _read_document(text, filename)
+    for line in doc.lines:
+        for name in ("text", "desc", "qty", "price"):
+            value = getattr(line, name)
+            if isinstance(value, str):
+                setattr(line, name, plain(value))
+        if isinstance(line.value, str):
+            line.value = plain(line.value)
+    doc.details = {plain(str(k)): _visible_value(v) for k, v in doc.details.items()}
+    return doc
+
+
+def _visible_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, tuple):
+        return tuple(_visible_value(v) for v in value)
+    if isinstance(value, list):
+        return [_visible_value(v) for v in value]
+    return value
+
+
+def _read_document(text: str, filename: str) -> Document:
     fmt = detect(text, filename)
     if fmt == "yaml":
         return _structured(text, filename, "yaml")

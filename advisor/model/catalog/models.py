@@ -12,12 +12,27 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from advisor.base.text import has_hidden, visible
+
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=True, defer_build=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, value):
+        """Text in a part, a build or a rule is printed: a terminal escape or other control character
+        in it would reach the user's terminal (issue 18), so it is refused where it is written."""
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and has_hidden(text):
+                shown = visible(text)
+                raise ValueError(
+                    f'"{shown}" holds a control character (written out here as \\x..): remove it'
+                )
+        return value
 
 
 def _check_urls(sources: list[str]) -> list[str]:

@@ -24,6 +24,7 @@ import base64
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import statistics
@@ -53,7 +54,10 @@ class Served:
     def __init__(self) -> None:
         self.port = free_port()
         self.dir = tempfile.mkdtemp()
-        env = dict(os.environ, ADVISOR_STATE_DIR=self.dir)
+        self.token = secrets.token_urlsafe(
+            32
+        )  # the URL must carry it (advisor serve prints its own otherwise)
+        env = dict(os.environ, ADVISOR_STATE_DIR=self.dir, ADVISOR_SERVE_TOKEN=self.token)
         argv = [sys.executable, "-m", "advisor", "serve", str(EXAMPLE), "--host", "127.0.0.1"]
         self.proc = subprocess.Popen(
             [*argv, "--port", str(self.port)],
@@ -62,7 +66,10 @@ class Served:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"
+        # the page's WebSocket URL (with the token), to which textual.js appends the size
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws/{self.token}"
+        self.origin = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -93,12 +100,11 @@ class Served:
             self.proc.wait()
 
 
-async def session(url: str, timeout: float = 30) -> dict:
+async def session(served: Served, timeout: float = 30) -> dict:
     """One browser session over the protocol: seconds from the WebSocket open to output."""
-    ws_url = url.replace("http", "ws") + "ws?width=100&height=30"
     marks: dict = {}
     async with aiohttp.ClientSession() as s:
-        async with s.ws_connect(ws_url) as ws:
+        async with s.ws_connect(served.ws_url + "?width=100&height=30", origin=served.origin) as ws:
             t0 = time.perf_counter()
             await ws.send_json(["resize", {"width": 100, "height": 30}])  # as the page does on open
             seen = b""
@@ -149,7 +155,7 @@ def protocol(runs: int) -> dict[str, list[dict]]:
                 if case.startswith("idle"):
                     time.sleep(3)  # the server has been idle: what it prepares ahead is ready
                 urllib.request.urlopen(served.url, timeout=5).read()  # the page, then at once its socket
-                out[case].append(asyncio.run(session(served.url)))
+                out[case].append(asyncio.run(session(served)))
         settle(served)
         return out
     finally:

@@ -246,8 +246,26 @@ def parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="serve the app in a web browser on this machine (textual-serve)")
     sv.add_argument("build", nargs="?", help="build YAML file to open")
-    sv.add_argument("--host", default="localhost", help="address to listen on (default localhost)")
+    sv.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; another one warns)",
+    )
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="the secret the URL must carry (16+ of A-Z a-z 0-9 - _ . ~); default: $ADVISOR_SERVE_TOKEN, "
+        "else a new random one each run, printed in the URL. On the command line other users can see it "
+        "(ps): prefer the variable",
+    )
+    sv.add_argument(
+        "--max-sessions",
+        type=int,
+        default=4,
+        metavar="N",
+        help="browser sessions open at once, one app process each (default 4); the next is refused",
+    )
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
     a.add_argument("--json", action="store_true")

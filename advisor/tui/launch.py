@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from advisor.base.errors import UserError
@@ -67,11 +66,26 @@ def _end_with_server(server: int) -> None:
 
 def cmd_serve(args) -> int:
     try:
-        from advisor.tui.serve import serve
+        from advisor.tui.serve import TOKEN_ENV, new_token, serve, startup_lines, token_problem
     except ImportError:
         raise UserError("advisor serve needs textual-serve", hint="pip install textual-serve") from None
     if args.build and not Path(args.build).is_file():
         raise UserError(f"{args.build}: no such file", hint="check the path")
-    print(f"advisor: serving the planner at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    serve(args.build, args.host, args.port)
+    if args.max_sessions < 1:
+        raise UserError("--max-sessions: needs 1 or more", hint="the default is 4")
+    given, source = (
+        (args.token, "--token") if args.token is not None else (os.environ.get(TOKEN_ENV), TOKEN_ENV)
+    )
+    if given:
+        if problem := token_problem(given):
+            raise UserError(f"{source}: {problem}", hint="or leave it out: each run makes its own")
+        token = given
+    elif args.token is not None:
+        raise UserError("--token: empty", hint="or leave it out: each run makes its own")
+    else:
+        token = new_token()  # ADVISOR_SERVE_TOKEN unset or empty
+    # printed on the terminal once listening (like Jupyter's URL); the server logs neither the token
+    # nor requests' URLs
+    announce = startup_lines(args.host, args.port, token)
+    serve(args.build, args.host, args.port, token=token, max_sessions=args.max_sessions, announce=announce)
     return 0

@@ -17,22 +17,40 @@ reads the build and draws. The page is textual-serve's, without its stylesheet f
 fonts.googleapis.com (the same Roboto Mono is served from textual-serve's own static folder): on
 a machine whose network drops that request the browser neither drew the page nor opened the
 WebSocket until it gave up (30 s for Chromium).
+
+Who may use it: the app reads and writes files as the serving user, so a session is as good as a
+shell on their files. Every run has a secret token (`secrets.token_urlsafe(32)`, or `--token` /
+ADVISOR_SERVE_TOKEN), printed once on the terminal as the URL to open, never logged (aiohttp's
+access log, which would write it with every request, is off). `/` without it answers 403; the page
+it serves gives its WebSocket the token in the path (`/ws/TOKEN`: textual.js appends
+`?width=..&height=..` to the URL it is given), and a WebSocket without it is refused before any app
+process is involved. Every request's Host must be a name the server is served under (DNS
+rebinding: a page on evil.example.com whose name is made to point at 127.0.0.1 sends
+`Host: evil.example.com`), and a WebSocket's Origin, when there is one, must be this server's
+page (a browser always sends it: other pages are refused even with the token). At most
+`max_sessions` sessions are open at once; the next WebSocket gets 503. Reloading keeps working
+without a cookie: the token stays in the address bar, and the page's Restart keeps the query.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+import ipaddress
 import logging
 import os
 import re
+import secrets
 import signal
+import socket
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 import jinja2
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.web_runner import GracefulExit
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
@@ -42,6 +60,13 @@ log = logging.getLogger("textual-serve")
 QUIT_GRACE = 3.0  # seconds an app has to quit by itself after its session ends
 TERM_GRACE = 2.0  # then seconds after SIGTERM to its process group, before SIGKILL
 PARENT_ENV = "ADVISOR_SERVE_PARENT"  # set for the app processes: the server's pid
+TOKEN_ENV = "ADVISOR_SERVE_TOKEN"  # the token, where --token is not given (not passed to the apps)
+MAX_SESSIONS = 4  # default --max-sessions
+TOKEN_MIN = 16  # characters in a token given by the user
+_TOKEN_TEXT = re.compile(r"[A-Za-z0-9._~-]+")  # a token goes into URLs as it is
+
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 
 _FONT_FACE = """<style>
       @font-face {
@@ -56,6 +81,150 @@ def page_template(templates: Path) -> str:
     """textual-serve's page with its web-font stylesheet from the internet replaced by the bundled font."""
     text = (templates / "app_index.html").read_text(encoding="utf-8")
     return re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>", lambda _: _FONT_FACE, text)
+
+
+# ---------------------------------------------------------------------------- who may use it
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_problem(token: str) -> str | None:
+    """Why a token given by the user cannot be used, or None."""
+    if len(token) < TOKEN_MIN:
+        return f"a token needs {TOKEN_MIN} characters or more"
+    if not _TOKEN_TEXT.fullmatch(token):
+        return "a token may hold only letters, digits and - _ . ~"
+    return None
+
+
+def _name(host: str) -> str:
+    return host.strip().strip("[]").rstrip(".").lower()
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address to listen on) is this machine only."""
+    name = _name(host)
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(_name(text).split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def url_host(host: str) -> str:
+    """`host` as it goes into a URL (an IPv6 address in brackets)."""
+    name = host.strip("[]")
+    return f"[{name}]" if ":" in name else name
+
+
+class Gate:
+    """Who may use the server: this run's token, and the names it is served under for Host and Origin.
+
+    Listening on a loopback address, the names are that address and localhost, 127.0.0.1 and [::1];
+    on a given address or name, that one; on every address (0.0.0.0, ::), those of loopback, this
+    machine's host name, and the address the connection came in on. The port must be the server's."""
+
+    def __init__(self, host: str, port: int, token: str) -> None:
+        self.port = port
+        self.token = token
+        name = _name(host)
+        self.wildcard = name in _WILDCARDS
+        names = {name}
+        if self.wildcard or is_loopback(name):
+            names |= _LOOPBACK_NAMES
+        if self.wildcard:
+            names |= {_name(socket.gethostname()), _name(socket.getfqdn())}
+        names.discard("")
+        self.names = frozenset(names)
+
+    def token_ok(self, candidate: str | None) -> bool:
+        if candidate is None:
+            return False
+        return hmac.compare_digest(candidate.encode("utf-8", "surrogatepass"), self.token.encode())
+
+    def _served(self, host: str | None, port: int | None, local: str | None) -> bool:
+        if not host or port != self.port:
+            return False
+        if _name(host) in self.names:
+            return True
+        if self.wildcard and local is not None:
+            address = _address(host)
+            return address is not None and address == _address(local)
+        return False
+
+    def host_ok(self, header: str | None, local: str | None = None) -> bool:
+        """The Host header names this server (host[:port], nothing else)."""
+        if not header or any(c in header for c in "/?#@\\ "):
+            return False
+        try:
+            parts = urlsplit("//" + header)
+            port = parts.port
+        except ValueError:
+            return False
+        return self._served(parts.hostname, 80 if port is None else port, local)
+
+    def origin_ok(self, origin: str | None, local: str | None = None) -> bool:
+        """No Origin (not a browser), or this server's own page (http://HOST:PORT)."""
+        if origin is None:
+            return True
+        try:
+            parts = urlsplit(origin)
+            port = parts.port
+        except ValueError:
+            return False
+        if parts.scheme != "http" or "@" in parts.netloc or parts.path or parts.query or parts.fragment:
+            return False
+        return self._served(parts.hostname, 80 if port is None else port, local)
+
+
+def startup_lines(host: str, port: int, token: str) -> list[str]:
+    """What `advisor serve` prints when it starts: the URL(s) to open, and a warning when it is
+    reachable from other machines."""
+    hosts = [url_host(host)]
+    if _name(host) in _WILDCARDS:
+        hosts = [url_host(socket.gethostname() or "localhost"), "127.0.0.1"]
+    which = "this URL, which holds" if len(hosts) == 1 else "one of these URLs, which hold"
+    lines = [f"advisor: serving the planner (Ctrl+C stops); open {which} this run's secret token:"]
+    lines += [f"    http://{h}:{port}/?token={token}" for h in hosts]
+    if not is_loopback(host):
+        lines.append(
+            f"advisor: warning: listening on {host or 'every address'}, not only on this machine: the app "
+            f"reads and writes files as user {_user()}, anyone who can reach port {port} and has the URL "
+            "can use it, and plain HTTP carries the URL unencrypted"
+        )
+    return lines
+
+
+def _user() -> str:
+    try:
+        import getpass
+
+        return getpass.getuser()
+    except Exception:  # no name for this uid
+        return str(os.getuid()) if hasattr(os, "getuid") else "(this user)"
+
+
+def _local_address(request: web.Request) -> str | None:
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    return sockname[0] if isinstance(sockname, tuple) and sockname else None
+
+
+def _refused(status: int, text: str) -> web.Response:
+    return web.Response(status=status, text=text + "\n", headers={"Cache-Control": "no-store"})
 
 
 class _EnvironmentOnly:  # what AppService._build_environment reads of its instance
@@ -130,11 +299,14 @@ class AdvisorAppService(AppService):
 class AdvisorServer(Server):
     """textual-serve's Server with the app processes kept in hand (see the module's docstring)."""
 
-    def __init__(self, argv: list[str], **kwargs) -> None:
+    def __init__(self, argv: list[str], *, token: str, max_sessions: int = MAX_SESSIONS, **kwargs) -> None:
         import shlex
 
         super().__init__(shlex.join(argv), **kwargs)
         self.argv = argv
+        self.gate = Gate(self.host, self.port, token)
+        self.max_sessions = max_sessions
+        self._open = 0  # sessions open (WebSockets let in and not yet ended)
         self._processes: set[asyncio.subprocess.Process] = set()
         self._ahead: asyncio.Task[asyncio.subprocess.Process] | None = None
         self._sessions: dict[AdvisorAppService, web.WebSocketResponse] = {}
@@ -144,6 +316,7 @@ class AdvisorServer(Server):
     async def _start_app(self) -> asyncio.subprocess.Process:
         env = AppService._build_environment(_EnvironmentOnly(), 80, 24)  # type: ignore[arg-type]
         env[PARENT_ENV] = str(os.getpid())
+        env.pop(TOKEN_ENV, None)  # the app has no use for it
         process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
@@ -195,10 +368,21 @@ class AdvisorServer(Server):
         aiohttp_jinja2.setup(
             app, loader=jinja2.DictLoader({"app_index.html": page_template(self.templates_path)})
         )
+        app.router.add_get("/ws/{token}", self.handle_websocket, name="session")
+        gate = self.gate
+
+        @web.middleware
+        async def check_host(request: web.Request, handler):
+            if not gate.host_ok(request.headers.get(hdrs.HOST), _local_address(request)):
+                log.warning("advisor serve: refused a request for Host %r (not this server)", request.host)
+                return _refused(403, "advisor serve: this server is not served under that host name.")
+            return await handler(request)
+
+        app.middlewares.append(check_host)
         return app
 
     async def on_startup(self, app: web.Application) -> None:
-        await super().on_startup(app)
+        # not textual-serve's banner: its URL lacks the token (cmd_serve has printed the one to open)
         self.start_ahead()
 
     async def on_shutdown(self, app: web.Application) -> None:
@@ -215,15 +399,60 @@ class AdvisorServer(Server):
                 self.forget(process)
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's page, for the URL with the token; its WebSocket URL carries the token."""
+        if not self.gate.token_ok(request.query.get("token")):
+            return _refused(
+                403,
+                "advisor serve: this page needs the URL with this run's token, which `advisor serve` "
+                "printed when it started (http://HOST:PORT/?token=...). Open that URL.",
+            )
         self.start_ahead()  # the page's WebSocket follows in a moment
-        return await super().handle_index(request)
+        base = f"http://{request.host}"  # the name the browser used: its Host, checked
+        session = request.app.router["session"].url_for(token=self.gate.token)
+        context = {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": f"ws://{request.host}{session}",
+            "config": {"static": {"url": f"{base}/static/"}},
+            "application": {"name": self.title},
+        }
+        response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        # the page holds the token: not kept in caches, not sent on in a Referer, not framed
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+        return response
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """textual-serve's handler, with this module's app service; the app ends with the session."""
+    def _refuse_session(self, request: web.Request) -> web.Response | None:
+        """Why this WebSocket gets no session (403/503), or None: checked before anything starts."""
+        token = request.match_info.get("token", request.query.get("token"))
+        if not self.gate.token_ok(token):
+            log.warning("advisor serve: refused a session without this run's token")
+            return _refused(403, "advisor serve: a session needs this run's token.")
+        origin = request.headers.get(hdrs.ORIGIN)
+        if not self.gate.origin_ok(origin, _local_address(request)):
+            log.warning("advisor serve: refused a session from Origin %r (another site's page)", origin)
+            return _refused(403, "advisor serve: sessions are only for this server's own page.")
+        if self._open >= self.max_sessions:
+            log.warning("advisor serve: refused a session: %d open (--max-sessions)", self._open)
+            return _refused(
+                503,
+                f"advisor serve: {self._open} sessions are open, the most this server allows "
+                "(--max-sessions): close one and try again.",
+            )
+        return None
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's handler, with this module's app service; the app ends with the session.
+        Refused (an HTTP answer, no upgrade, no app process) without the token, from another site's
+        page, or with max_sessions open."""
+        refusal = self._refuse_session(request)
+        if refusal is not None:
+            return refusal
         websocket = web.WebSocketResponse(heartbeat=15, timeout=2)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: AdvisorAppService | None = None
+        self._open += 1  # no await since the count was checked
         try:
             await websocket.prepare(request)
             service = AdvisorAppService(
@@ -243,13 +472,31 @@ class AdvisorServer(Server):
         except Exception as error:  # a browser that sent nonsense, a socket gone mid-write
             log.exception(error)
         finally:
+            self._open -= 1
             if service is not None:
                 self._sessions.pop(service, None)
                 await service.stop()
         return websocket
 
-    def serve(self, debug: bool = False) -> None:
-        """Serve until SIGINT/SIGTERM; every app process has ended when this returns."""
+    def initialize_logging(self) -> None:
+        """textual-serve's console log, without the local variables in tracebacks (a request's
+        holds the token)."""
+        from rich.logging import RichHandler
+        from textual_serve.server import LogHighlighter
+
+        handler = RichHandler(
+            show_path=False,
+            show_time=False,
+            rich_tracebacks=True,
+            tracebacks_show_locals=False,
+            highlighter=LogHighlighter(),
+            console=self.console,
+        )
+        logging.basicConfig(level="DEBUG" if self.debug else "INFO", format="%(message)s", handlers=[handler])
+
+    def serve(self, debug: bool = False, sockets: list[socket.socket] | None = None) -> None:
+        """Serve until SIGINT/SIGTERM (on `sockets`, already listening, where given); every app
+        process has ended when this returns."""
         self.debug = debug
         self.initialize_logging()
         loop = asyncio.new_event_loop()
@@ -262,11 +509,11 @@ class AdvisorServer(Server):
         try:
             web.run_app(
                 self._make_app(),
-                host=self.host,
-                port=self.port,
+                **({"sock": sockets} if sockets else {"host": self.host, "port": self.port}),
                 handle_signals=False,
                 loop=loop,
                 print=lambda *args: None,
+                access_log=None,  # it would write each request's URL, the token with it
                 shutdown_timeout=5,
             )
         except GracefulExit:  # a second Ctrl+C while stopping
@@ -277,6 +524,48 @@ class AdvisorServer(Server):
                 loop.close()
 
 
-def serve(build: str | None, host: str, port: int) -> None:
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address of `host` (as asyncio's server would make them), so that
+    the URL is printed once the server can be reached, and a port in use is a clear error."""
+    from advisor.base.errors import UserError
+
+    sockets: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(128)
+            sock.setblocking(False)
+    except OSError as error:
+        for sock in sockets:
+            sock.close()
+        raise UserError(
+            f"cannot listen on {url_host(host)}:{port}: {error.strerror or error}",
+            hint="is another server on that port? choose one with --port",
+        ) from None
+    return sockets
+
+
+def serve(
+    build: str | None,
+    host: str,
+    port: int,
+    *,
+    token: str,
+    max_sessions: int = MAX_SESSIONS,
+    announce: list[str] | None = None,
+) -> None:
+    """Listen, print `announce` (the URL to open) on stderr, and serve until stopped."""
     argv = [sys.executable, "-m", "advisor", "tui", *([str(Path(build).resolve())] if build else [])]
-    AdvisorServer(argv, host=host, port=port, title="advisor").serve()
+    sockets = listen(host, port)
+    for line in announce or []:
+        print(line, file=sys.stderr, flush=True)
+    server = AdvisorServer(
+        argv, host=host, port=port, title="advisor", token=token, max_sessions=max_sessions
+    )
+    server.serve(sockets=sockets)

@@ -17,7 +17,7 @@ from advisor.base.errors import UserError
 from advisor.findings.collect import prediction_facts
 from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts
 from advisor.findings.finding import JOB_SCOPES, Finding, Rule
-from advisor.findings.rules import FUNCTIONS, load_rules, user_rule_dirs
+from advisor.findings.rules import FUNCTIONS, fill, load_rules, user_rule_dirs
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
 
@@ -93,8 +93,8 @@ def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) 
             if not hit:
                 continue
             try:
-                message = rule.message.format(**names)
-                fix = rule.fix.format(**names)
+                message = fill(rule.message, names)
+                fix = fill(rule.fix, names)
             except (AttributeError, KeyError, IndexError, ValueError, TypeError) as exc:
                 raise UserError(f"rule {rule.id}: message template cannot be filled in: {exc}") from None
             findings.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import string
 from functools import lru_cache
 from pathlib import Path
@@ -90,13 +91,34 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
     """Problems with a rule's condition and templates: syntax, and names that are not facts of its scope."""
     names = SCOPE_NAMES[rule.scope]
     problems = []
+    where = key_lines.get("when")
+    if len(rule.when) > MAX_CONDITION_CHARS:
+        return [
+            Problem(
+                f"condition is {len(rule.when)} characters long, more than {MAX_CONDITION_CHARS}",
+                file,
+                where,
+                "when",
+                hint="split it into simpler rules",
+            )
+        ]
     try:
         EvalWithCompoundTypes().parse(rule.when)
         tree = ast.parse(rule.when, mode="eval")
     except SyntaxError as exc:
+        return [Problem(f"condition is not a valid expression: {exc.msg}", file, where, "when")]
+    except (RecursionError, MemoryError):
         return [
-            Problem(f"condition is not a valid expression: {exc.msg}", file, key_lines.get("when"), "when")
+            Problem(
+                "condition is nested too deeply to read",
+                file,
+                where,
+                "when",
+                hint="split it into simpler rules",
+            )
         ]
+    if bad := _unbounded(tree):
+        return [Problem(f"condition {bad}", file, where, "when", hint=BOUNDS_HINT)]
     # names a comprehension binds (`max([w for w in ...])`) are the rule's own, not facts
     bound = {
         n.id
@@ -119,6 +141,9 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
                 Problem(problem, file, key_lines.get("when"), "when", hint="`advisor rules facts` lists them")
             )
     for key in ("message", "fix"):
+        if bad := template_problem(getattr(rule, key)):
+            problems.append(Problem(bad, file, key_lines.get(key), key, hint=BOUNDS_HINT))
+            continue
         for field in _template_fields(getattr(rule, key)):
             root, _, rest = field.partition(".")
             attr = rest.split(".")[0].split("[")[0]
@@ -133,6 +158,83 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
                     Problem(problem, file, key_lines.get(key), key, hint="`advisor rules facts` lists them")
                 )
     return problems
+
+
+# Bounds on what a rule may ask of the evaluator: facts are a few dozen numbers, strings and lists,
+# and a condition that needs more than these is a mistake or an attack (issue 18: `10**4000000`,
+# `'x'.join([...]*99999)`, `.center(3000000000)` each ran for a minute or took gigabytes).
+MAX_CONDITION_CHARS = 2000
+MAX_CONDITION_NODES = 400
+MAX_CONSTANT = 10**15
+MAX_FORMAT_WIDTH = 200
+BOUNDS_HINT = (
+    "conditions compare facts with numbers, strings and lists and may call min, max and round; templates name "
+    "one fact each, as {scope.fact} with an optional short format such as {gpu.h2d_gbps:.1f}"
+)
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
+_SPEC = re.compile(r"^(?:[^{}]?[<>=^])?[+\- ]?#?0?(\d*)([,_])?(?:\.(\d+))?[bcdeEfFgGnosxX%]?$")
+
+
+def _unbounded(tree: ast.AST) -> str | None:
+    """What in a parsed condition could make its evaluation unbounded, or None."""
+    nodes = list(ast.walk(tree))
+    if len(nodes) > MAX_CONDITION_NODES:
+        return f"has {len(nodes)} parts, more than {MAX_CONDITION_NODES}"
+    for node in nodes:
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+            return "calls a method; only the functions of the rules language can be called"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.LShift)):
+            return "uses ** or <<, which the rules language does not have"
+        if isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_CONSTANT:
+                return f"holds the number {str(v)[:20]}..., beyond {MAX_CONSTANT:.0e}"
+            if isinstance(v, str) and len(v) > 200:
+                return "holds a string longer than 200 characters"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for side in (node.left, node.right):
+                if isinstance(side, (ast.List, ast.Tuple, ast.ListComp, ast.JoinedStr)) or (
+                    isinstance(side, ast.Constant) and isinstance(side.value, str)
+                ):
+                    return "repeats a string or a list with *"
+    return None
+
+
+def template_problem(template: str) -> str | None:
+    """Why a message or fix template is not allowed (a field that walks attributes or indexes, a huge
+    format width), or None."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"template cannot be read: {exc}"
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if not _FIELD.match(field):
+            return f"template field {{{field}}} must name one fact, as {{scope.fact}}"
+        if conversion:
+            return f"template field {{{field}!{conversion}}}: no conversions"
+        if spec:
+            m = _SPEC.match(spec)
+            if not m or "{" in spec:
+                return f"template field {{{field}:{spec}}}: not a simple format"
+            width, precision = int(m.group(1) or 0), int(m.group(3) or 0)
+            if width > MAX_FORMAT_WIDTH or precision > 20:
+                return f"template field {{{field}:{spec}}}: a width or precision that large is not allowed"
+    return None
+
+
+def fill(template: str, names: dict) -> str:
+    """A checked template (see template_problem) filled in from the facts: each field is one fact read
+    as an attribute of its scope's object, never anything further."""
+    out = []
+    for literal, field, spec, _ in string.Formatter().parse(template):
+        out.append(literal)
+        if field is None:
+            continue
+        root, attr = field.split(".")
+        out.append(format(getattr(names[root], attr), spec or ""))
+    return "".join(out)
 
 
 def _template_fields(template: str) -> list[str]:

@@ -41,6 +41,12 @@ COMMANDS = {
     # a strategy that cannot run says why: prose that used to fill a column one word per line
     "workload-skipped-strategy": ["workload", TREE, "--infer", "8b", "--gpus", "3", "--strategy", "pp"],
     "compare": COMPARE,
+    "validate-email": ["validate", str(ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt")],
+    "validate-csv": ["validate", str(ROOT / "examples" / "quotes" / "strix-z790e-chipset-slot.csv")],
+    "validate-zh": [
+        "validate",
+        str(ROOT / "tests" / "fixtures" / "quotes" / "33-wechat-table-4x6000ada-wrx90e-1600w.txt"),
+    ],
 }
 BOX = re.compile(r"[\u2500-\u257f]")  # rich's box-drawing characters
 

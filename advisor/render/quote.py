@@ -65,50 +65,110 @@ def render(result: ValidateOutput, fmt: str = "text") -> str:
     return render_text(result)
 
 
-def render_text(r: ValidateOutput) -> str:
+def _para(con, text: str, width: int, first: str = "", indent: int | None = None) -> list[str]:
+    """`first` + `text` wrapped to `width` terminal cells (a Chinese character takes two), the lines
+    after the first hung under the text (or at `indent`)."""
+    from rich.markup import escape
+
+    from advisor.render.layout import hang_lines
+
+    return [t.plain for t in hang_lines(con, escape(first), escape(text), indent)] or [first.rstrip()]
+
+
+def render_text(r: ValidateOutput, width: int | None = None) -> str:
+    """The report as text laid out for `width` columns (the terminal's, 80 into a pipe): long sentences
+    wrap under their own start; the quote's lines keep their columns, with the text hung beneath."""
+    import io
+
+    from rich.console import Console
+
+    from advisor.render.layout import terminal_width
+
+    width = width or terminal_width()
+    con = Console(width=width, file=io.StringIO(), color_system=None, highlight=False, emoji=False)
+    wide = width >= 120  # room for the "read from" column beside the text
     q = r.quote
-    lines = [f"{r.verdict}: {r.summary}", f"  ({q.file}, {q.format})", ""]
+    lines = (
+        _para(con, f"{r.verdict}: {r.summary}", width, indent=2)
+        + _para(con, f"({q.file}, {q.format})", width, first="  ")
+        + [""]
+    )
     lines.append("Every line of the quote")
-    lines.append(f"  {'line':>4}  {'status':14} {'qty':>3}  {'read from':22} {'price':>12}  part / text")
+    head = (
+        f"  {'line':>4}  {'status':14} {'qty':>4}  "
+        + (f"{'read from':22} " if wide else "")
+        + f"{'price':>12}  "
+    )
+    lines.append(head + "part / text")
     for x in q.lines:
         if x.status == "header":
             continue
-        what = _parts(x) or x.text.strip()[:70]
+        what = _parts(x) or x.text.strip()[:200]
         qty = f"{x.qty}?" if x.qty_unclear else str(x.qty)
-        src = x.qty_source[:22] if x.status in ("part", "recognized", "not_in_catalog", "title") else ""
-        lines.append(f"  {x.line:>4}  {_STATUS[x.status]:14} {qty:>3}  {src:22} {_money(x):>12}  {what}")
+        src = x.qty_source if x.status in ("part", "recognized", "not_in_catalog", "title") else ""
+        cells = f"  {x.line:>4}  {_STATUS[x.status]:14} {qty:>4}  "
+        if wide:
+            cells += f"{src[:22]:22} "
+        elif src and not src.startswith("none written"):
+            what += f" (qty from {src})"
+        cells += f"{_money(x):>12}  "
+        lines += _para(con, what, width, first=cells)
     if r.missing:
-        lines += [
-            "",
+        lines += [""] + _para(
+            con,
             "Missing: " + ", ".join(r.missing) + " (no line of the quote names one from the catalog)",
-        ]
+            width,
+        )
     for n in q.notes:
-        lines.append(f"note: {n}")
+        lines += _para(con, n, width, first="note: ")
     for p in r.build_problems:
-        lines += ["", f"The build cannot be evaluated: {p}"]
+        lines += [""] + _para(con, p, width, first="The build cannot be evaluated: ", indent=2)
     plan = r.plan
     if plan:
         if _lanes(plan):
-            lines += ["", "Lanes and bandwidth"] + [f"  {s}" for s in _lanes(plan)]
+            lines += ["", "Lanes and bandwidth"]
+            for s in _lanes(plan):
+                lines += _para(con, s, width, first="  ", indent=4)
         for a in r.alternatives:
-            lines.append(f"  depends on the quote: {a}")
+            lines += _para(con, a, width, first="  depends on the quote: ", indent=4)
         if plan.findings:
             lines += ["", "Findings (worst first)"]
-            lines += [f"  {_SEV.get(f.severity, f.severity):7} {f.id}: {f.message}" for f in plan.findings]
+            for f in plan.findings:
+                lines += _para(
+                    con,
+                    f"{f.id}: {f.message}",
+                    width,
+                    first=f"  {_SEV.get(f.severity, f.severity):7} ",
+                    indent=10,
+                )
     if r.claims:
         lines += ["", "Vendor claims"]
         for c in r.claims:
             v = {True: "TRUE", False: "FALSE", "unknown": "unknown"}[c.verdict]
-            lines.append(f"  {v:7} line {c.line}: {c.claim[:90]}")
-            lines.append(f"          {c.why}")
+            lines += _para(con, f"line {c.line}: {c.claim}", width, first=f"  {v:7} ", indent=10)
+            lines += _para(con, c.why, width, first=" " * 10)
     if r.spec_checks:
         lines += ["", "Part specs in the quote, against the catalog"]
         for s in r.spec_checks:
-            lines.append(f"  {'agrees' if s.agrees else 'DIFFERS':7} line {s.line}: {s.part_id} '{s.says}'")
-            lines.append(f"          catalog: {s.catalog}" + (f" ({s.source})" if s.source else ""))
+            lines += _para(
+                con,
+                f"line {s.line}: {s.part_id} '{s.says}'",
+                width,
+                first=f"  {'agrees' if s.agrees else 'DIFFERS':7} ",
+                indent=10,
+            )
+            lines += _para(
+                con,
+                "catalog: " + s.catalog + (f" ({s.source})" if s.source else ""),
+                width,
+                first=" " * 10,
+                indent=19,
+            )
     if r.ask_vendor:
-        lines += ["", "Ask the vendor for"] + [f"  - {a}" for a in r.ask_vendor]
-    lines += ["", NOT_CHECKED]
+        lines += ["", "Ask the vendor for"]
+        for a in r.ask_vendor:
+            lines += _para(con, a, width, first="  - ")
+    lines += [""] + _para(con, NOT_CHECKED, width)
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,19 @@ from advisor.main import main
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fuzz-minutes",
+        type=float,
+        default=None,
+        help="run tests/test_fuzz.py as a random search for this long instead of its fixed inputs",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fuzz: the seeded fuzz of every command (tests/test_fuzz.py)")
+
+
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()

@@ -51,3 +51,68 @@ def test_bench_without_a_gpu_says_so_and_exits_cleanly(cli):
 def test_bench_on_a_real_gpu(tmp_path, cli):
     code, _, err = cli("bench", "--quick", "-o", str(tmp_path / "m.json"))
     assert code == 0, err
+
+
+def _children(pid: int) -> set[int]:
+    import pathlib
+
+    found = set()
+    for entry in pathlib.Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    import pathlib
+
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_killing_the_bench_leaves_no_all_reduce_worker_behind():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    # a bench whose all-reduce runs for minutes (many repeats), killed with SIGKILL while it runs
+    script = (
+        "from advisor.bench.torch_bench import Settings, allreduce\n"
+        "s = Settings(size_bytes=1 << 10, repeats=10**7, warmup=0, allreduce_sizes=(1 << 12,), "
+        "allreduce_timeout_s=600)\n"
+        "allreduce(2, 'gloo', s)\n"
+    )
+    bench = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        workers: set[int] = set()
+        while time.monotonic() < deadline and len(workers) < 2:
+            workers = {p for p in _children(bench.pid) if "multiprocessing" in _cmdline(p)}
+            time.sleep(0.2)
+        assert len(workers) >= 2, "the bench started no all-reduce workers"
+        os.kill(bench.pid, signal.SIGKILL)
+        bench.wait(timeout=10)
+        end = time.monotonic() + 20
+        while time.monotonic() < end and any(_alive(p) for p in workers):
+            time.sleep(0.2)
+        assert not any(_alive(p) for p in workers), [p for p in workers if _alive(p)]
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""

@@ -114,7 +114,23 @@ def matmul_tflops(torch, device, s: Settings, n: int | None = None) -> float:
     return 2 * n**3 / sec / 1e12
 
 
+def _end_with_parent() -> None:  # pragma: no cover - child process
+    """Exit when the process that started this worker is gone (killed, say, while NCCL hangs): a
+    worker never outlives the bench. Polls the parent pid from a daemon thread."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="advisor-bench-parent", daemon=True).start()
+
+
 def _allreduce_worker(rank, world, backend, sizes, repeats, port, queue):  # pragma: no cover - child process
+    _end_with_parent()
     import torch
     import torch.distributed as dist
 
@@ -159,7 +175,9 @@ def allreduce(world: int, backend: str, s: Settings) -> list[tuple[int, float]] 
     queue = ctx.Queue()
     procs = [
         ctx.Process(
-            target=_allreduce_worker, args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue)
+            target=_allreduce_worker,
+            args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue),
+            daemon=True,  # ended with the bench when it exits normally; _end_with_parent when it is killed
         )
         for r in range(world)
     ]

@@ -118,3 +118,14 @@ def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
         return
     assert all(isinstance(r.value, str) and r.value for r in m.results)
     Measurement.model_validate_json(m.to_json())
+
+
+@pytest.mark.parametrize("tool", ["topo", "auto"])
+def test_a_matrix_copied_from_a_terminal_with_its_escape_codes_reads_the_same(tool) -> None:
+    # nvidia-smi underlines and colours the matrix on a terminal; a copy keeps the ANSI sequences
+    text = read("stelline_2x6000ada_spaces_nics.txt").splitlines()
+    head = next(i for i, line in enumerate(text) if line.lstrip().startswith("GPU0"))
+    text[head] = "\x1b[4m\x1b[1m" + text[head] + "\x1b[0m"
+    text[head + 1] = text[head + 1].replace("PHB", "\x1b[32mPHB\x1b[0m")
+    coloured = parse(tool, "\n".join(text) + "\n", "copied.txt")
+    assert coloured.results == load("stelline_2x6000ada_spaces_nics.txt").results

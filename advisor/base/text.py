@@ -16,6 +16,13 @@ _ANSI = re.compile(
 )
 
 
+def strip_ansi(text: str) -> str:
+    """`text` without its terminal escape sequences (colours, underlines from a copied terminal)."""
+    if "\x1b" in text or "\x9b" in text:
+        return _ANSI.sub("", text)
+    return text
+
+
 def plain(text: str) -> str:
     """`text` as a terminal would show it without its escape sequences (colour, titles, cursor moves
     dropped), every other control character written out by `visible`."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.text import strip_ansi
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import lspci, nccltests, nvbandwidth, p2p, smiq, topo
 from advisor.measure.parsers._common import check_not_empty
@@ -27,6 +28,7 @@ TOOLS: tuple[str, ...] = tuple(READERS)
 
 def parse(tool: str, text: str, filename: str) -> Measurement:
     """Read `text` (the content of `filename`) as the output of `tool`, or of the detected tool."""
+    text = strip_ansi(text)  # a copy from a terminal keeps its colours and underlines
     if tool == "auto":
         check_not_empty(text, filename, "a measurement tool's")
         found = detect(text)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.text import strip_ansi
 from advisor.measure.parsers.detect import TOOL_LABELS, detect
 
 MAX_GPUS = 512  # larger matrices are refused: no real machine has them, and they would take minutes
@@ -33,8 +34,9 @@ class Line:
 
 
 def normalise(text: str) -> str:
-    """Drop a byte-order mark and turn CRLF / CR line ends into LF."""
-    text = text.removeprefix("\ufeff")
+    """Drop a byte-order mark and terminal escape sequences (`nvidia-smi topo -m` copied from a
+    terminal underlines its header with them), and turn CRLF / CR line ends into LF."""
+    text = strip_ansi(text.removeprefix("\ufeff"))
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

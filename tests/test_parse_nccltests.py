@@ -115,13 +115,27 @@ def test_json_cut_short_or_unfinished_is_refused() -> None:
         parse("nccl-tests", json.dumps(doc), "nan.json")
 
 
-def test_run_without_footer_is_refused() -> None:
+def test_output_without_its_footer_is_read_with_a_note() -> None:
+    # published outputs often stop at the last row; a hung run ends the same way: the rows are kept
     text = read("a3mega_16xH100_sweep.txt")
     cut = text[: text.index("  2147483648")]
+    full = parse("nccl-tests", text, "full.txt")
+    m = parse("nccl-tests", cut, "trimmed.txt")
+    sizes = {r.size_bytes for r in m.results}
+    assert sizes and max(sizes) < 2147483648
+    assert len(m.results) < len(full.results)
+    summaries = [r for r in m.results if "plateau" in (r.note or "")]
+    assert summaries and all("no '# Avg bus bandwidth' footer" in r.note for r in summaries)
+    assert all("footer" not in (r.note or "") for r in full.results)
+
+
+def test_a_table_without_rows_or_footer_is_refused() -> None:
+    text = read("a3mega_16xH100_sweep.txt")
+    header_end = text.index("\n", text.index("#       size")) + 1
     with pytest.raises(UserError) as err:
-        parse("nccl-tests", cut, "hung.txt")
+        parse("nccl-tests", text[:header_end], "hung.txt")
     assert "hung.txt:" in str(err.value)
-    assert "has no '# Avg bus bandwidth' footer; the run looks cut short" in str(err.value)
+    assert "has no rows and no '# Avg bus bandwidth' footer; the run looks cut short" in str(err.value)
 
 
 def test_row_cut_mid_way_names_the_line() -> None:

@@ -249,3 +249,19 @@ def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
     except UserError:
         return
     check_clean(m)
+
+
+def test_runs_appended_to_one_file_are_read_as_runs_of_one_machine() -> None:
+    text = (FIXTURES / "issue15_8x4090_v0.2.txt").read_text(encoding="utf-8")
+    once = parse("nvbandwidth", text, "once.txt")
+    twice = parse("nvbandwidth", text + "\n" + text, "twice.txt")
+    assert len(twice.machine.gpus) == len(once.machine.gpus) == 8
+    assert len(twice.results) == 2 * len(once.results)
+    assert all("2 runs of nvbandwidth appended" in r.note for r in twice.results)
+
+
+def test_runs_from_two_machines_in_one_file_are_refused() -> None:
+    text = (FIXTURES / "issue15_8x4090_v0.2.txt").read_text(encoding="utf-8")
+    other = text.replace("NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000")
+    with pytest.raises(UserError, match="holds runs from different machines"):
+        parse("nvbandwidth", text + "\n" + other, "mixed.txt")

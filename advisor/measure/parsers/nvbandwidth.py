@@ -76,6 +76,7 @@ def _parse_text(text: str, filename: str) -> Measurement:
     waived: list[str] = []
     current: _Test | None = None
     seen_tool = False
+    runs = 1
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -88,7 +89,20 @@ def _parse_text(text: str, filename: str) -> Measurement:
             machine.driver = m.group(1)
         elif m := _DEVICE.match(t):
             name, bdf = _name_and_bdf(m.group(2))
-            machine.gpus.append(_gpu(int(m.group(1)), name, bdf))
+            gpu = _gpu(int(m.group(1)), name, bdf)
+            known = next((g for g in machine.gpus if g.index == gpu.index), None)
+            if known is None:
+                machine.gpus.append(gpu)
+            elif (known.name, known.bus_id) != (gpu.name, gpu.bus_id):
+                raise fail(
+                    filename,
+                    f"device {gpu.index} is {gpu.name or '?'} here but {known.name or '?'} earlier in the "
+                    "file: it holds runs from different machines",
+                    line.number,
+                    hint="import each machine's output as its own file",
+                )
+            else:
+                runs += 1 if gpu.index == 0 else 0  # the device list again: another run appended
         elif m := _RUNNING.match(t):
             current, seen_tool = _Test(m.group(1)), True
             tests.append(current)
@@ -118,6 +132,11 @@ def _parse_text(text: str, filename: str) -> Measurement:
         raise not_this_tool(text, filename, TOOL, "no 'nvbandwidth Version' or 'Running <test>.' line")
     _check_gpu_indices(machine, filename)
     results = _results(tests, waived, len(machine.gpus), filename)
+    if runs > 1:
+        for r in results:
+            r.note = (
+                f"{r.note}; " if r.note else ""
+            ) + f"the file holds {runs} runs of nvbandwidth appended: each is kept"
     return Measurement(
         source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine, results=results
     )

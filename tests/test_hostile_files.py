@@ -154,3 +154,13 @@ def test_a_markdown_report_never_carries_html_or_links_from_the_quote(cli, write
     assert "<script>" not in out and "<img" not in out and "<javascript:" not in out
     assert not re.search(r"(?<!\\)\]\(javascript:", out)  # the link syntax is broken: \[click\](...)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out  # shown, as the vendor wrote it
+
+
+def test_a_source_url_that_cannot_be_parsed_is_no_traceback(cli, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    gpu = (ROOT / "catalog" / "gpus" / "nvidia-rtx-pro-5000-blackwell.yaml").read_text()
+    (folder / "x.yaml").write_text(gpu.replace('"https://', '"https://[', 1))  # found by tests/test_fuzz.py
+    for args in (("catalog", "validate"), ("catalog", "audit")):
+        code, _, err = cli(*args, "--catalog", str(folder))
+        assert code in (0, 1) and "Traceback" not in err

@@ -36,8 +36,11 @@ class SourceLists:
 
 
 def _host_path(url: str) -> tuple[str, str]:
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+    except ValueError:  # "https://[not an address" : no host to count it under
+        return "", ""
     return host.removeprefix("www."), parts.path
 
 

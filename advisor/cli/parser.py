@@ -194,7 +194,21 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 
     im = sub.add_parser("import", help="read a measurement tool's output into a measurement file")
-    im.add_argument("tool", choices=["nvbandwidth", "p2p", "nccl-tests", "topo", "smi-q", "lspci", "auto"])
+    im.add_argument(
+        "tool",
+        choices=[
+            "nvbandwidth",
+            "p2p",
+            "nccl-tests",
+            "topo",
+            "smi-q",
+            "lspci",
+            "topo-p2p",
+            "query-gpu",
+            "bandwidthtest",
+            "auto",
+        ],
+    )
     im.add_argument("file", help="the tool's output (text, or JSON for nvbandwidth -j / nccl-tests -J)")
     im.add_argument("--json", action="store_true", help="print the measurement as JSON")
     im.add_argument("-o", "--output", metavar="FILE", help="write the measurement file (JSON)")

@@ -11,7 +11,17 @@ from collections.abc import Callable
 from advisor.base.errors import Problem, UserError
 from advisor.base.text import strip_ansi
 from advisor.measure.models import Measurement
-from advisor.measure.parsers import lspci, nccltests, nvbandwidth, p2p, smiq, topo
+from advisor.measure.parsers import (
+    bandwidthtest,
+    lspci,
+    nccltests,
+    nvbandwidth,
+    p2p,
+    querygpu,
+    smiq,
+    topo,
+    topop2p,
+)
 from advisor.measure.parsers._common import check_not_empty
 from advisor.measure.parsers.detect import TOOL_LABELS, detect
 
@@ -22,6 +32,9 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
     "topo": topo.parse,
     "smi-q": smiq.parse,
     "lspci": lspci.parse,
+    "topo-p2p": topop2p.parse,
+    "query-gpu": querygpu.parse,
+    "bandwidthtest": bandwidthtest.parse,
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 

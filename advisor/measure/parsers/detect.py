@@ -16,16 +16,35 @@ TOOL_LABELS: dict[str, str] = {
     "topo": "`nvidia-smi topo -m`",
     "smi-q": "`nvidia-smi -q`",
     "lspci": "`lspci -vv`",
+    "topo-p2p": "`nvidia-smi topo -p2p`",
+    "query-gpu": "`nvidia-smi --query-gpu`",
+    "bandwidthtest": "cuda-samples bandwidthTest",
 }
-_ORDER = ("p2p", "nvbandwidth", "nccl-tests", "smi-q", "topo", "lspci")
+_ORDER = (
+    "p2p",
+    "nvbandwidth",
+    "nccl-tests",
+    "smi-q",
+    "topo",
+    "topo-p2p",
+    "bandwidthtest",
+    "query-gpu",
+    "lspci",
+)
 _NVBW_RUNNING = re.compile(r"(?:Running|Waiving) [a-z0-9_]{1,80}_(?:ce|sm)\.$")
 _NCCL_THREADS = re.compile(r"#\s*nThread [0-9]")
 _LSPCI_DEVICE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:]{1,80}: ")
 _TOPO_P2P_ROW = re.compile(r"GPU0\s+X\s+(?:OK|CNS|GNS|TNS|NS|DR|U)(?:\s|$)")
+_TOPO_P2P_LEGEND = re.compile(r"(?:OK\s+= Status Ok|CNS\s+= Chipset not supported)$")
+_BWTEST_TITLE = re.compile(
+    r"(?:Host to Device|Device to Host|Device to Device) Bandwidth, [0-9]{1,4} Device\(s\)$"
+)
+_BWTEST_CSV = re.compile(r"bandwidthTest-(?:H2D|D2H|D2D)[A-Za-z-]{0,30}, Bandwidth = ")
+_QUERY_FIELD = re.compile(r"pcie\.link\.(?:gen|width)\.[a-z]{1,12}")
 
 
 def detect(text: str) -> str | None:
-    """The tool name ('nvbandwidth', 'p2p', 'nccl-tests', 'topo', 'smi-q', 'lspci') or None."""
+    """The tool name (one of TOOL_LABELS: 'nvbandwidth', 'p2p', 'topo', ...) or None."""
     head = text.lstrip("\ufeff \t\r\n")
     if head.startswith("{") or '"nvbandwidth"' in text[:4000]:
         if '"nvbandwidth"' in text:
@@ -59,8 +78,22 @@ def detect(text: str) -> str | None:
             tokens = line.split()
             if len(tokens) > 1 and tokens[1] in ("GPU1", "CPU"):
                 topo_header = True
-            elif topo_header and (tokens[1:2] == ["X"] or _TOPO_P2P_ROW.match(line)):
+            elif topo_header and _TOPO_P2P_ROW.match(line):
+                found.add("topo-p2p")
+            elif topo_header and tokens[1:2] == ["X"]:
                 found.add("topo")
+        elif _TOPO_P2P_LEGEND.match(line):
+            found.add("topo-p2p")
+        elif (
+            line == "[CUDA Bandwidth Test] - Starting..."
+            or _BWTEST_TITLE.match(line)
+            or _BWTEST_CSV.match(line)
+        ):
+            found.add("bandwidthtest")
+        elif "--query-gpu" in line and "--format=csv" in line and _QUERY_FIELD.search(line):
+            found.add("query-gpu")
+        elif line.startswith(("index,", "pcie.", "name,")) and _QUERY_FIELD.search(line) and "," in line:
+            found.add("query-gpu")
         elif line.startswith(("LnkCap:", "LnkSta:")):
             found.add("lspci")
         elif _LSPCI_DEVICE.match(raw):

@@ -1,5 +1,18 @@
-from __future__ import annotations
+"""`python -m advisor`: Ctrl-C is answered before anything else is imported.
 
-from advisor.main import main
+Until `advisor.main.main` takes over (it turns SIGINT back into KeyboardInterrupt inside its own
+`try`), a Ctrl-C while the modules load prints "advisor: interrupted" and exits 130, never an import
+traceback (issue 18 item 11).
+"""
 
-raise SystemExit(main())
+import signal
+
+from advisor import exit_interrupted
+
+signal.signal(signal.SIGINT, exit_interrupted)
+
+from advisor.main import main  # noqa: E402
+
+code = main()
+signal.signal(signal.SIGINT, exit_interrupted)  # a Ctrl-C while Python shuts down: the same one line
+raise SystemExit(code)

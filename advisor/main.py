@@ -7,7 +7,10 @@ import each other, and nothing below them (render/, bench/, the core) imports a 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+
+from advisor import exit_interrupted
 
 # advisor's models use no pydantic plugins; looking for them scans every installed package's entry points
 # when the first model is validated (about 60 ms of each command, benchmarks/bench_rules_quote.py).
@@ -15,7 +18,7 @@ import sys
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from advisor.base.errors import UserError  # noqa: E402
-from advisor.cli.parser import parser
+from advisor.cli.parser import check_args, parser
 
 # command -> (module, function): a command imports only its own face module
 _COMMANDS = {
@@ -42,11 +45,30 @@ def _command(name: str):
     return getattr(importlib.import_module(module), function)
 
 
+def _raise_on_interrupt() -> None:
+    """From here on a Ctrl-C is a KeyboardInterrupt (caught in `main`): a running command's `finally`
+    and atomic writes clean up before it ends. Only the loading-time handler is replaced: a caller's own
+    (a test runner's) stays."""
+    try:
+        if signal.getsignal(signal.SIGINT) is exit_interrupted:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: signals are not ours to set
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
+        _raise_on_interrupt()
         code = _run(argv)
         sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not as a traceback at exit
         return code
+    except KeyboardInterrupt:
+        # Ctrl-C (SIGINT): one line, the shell's 128 + SIGINT, no traceback (issue 18 item 11)
+        try:
+            print("advisor: interrupted", file=sys.stderr)
+        except (OSError, ValueError):
+            pass
+        return 130
     except BrokenPipeError:
         # output piped into a reader that stopped reading: end quietly, as `seq 1 99999 | head -1` does
         try:
@@ -69,6 +91,7 @@ def _run(argv: list[str] | None) -> int:
     # suite, a script) must not see one command's rule folders in the next
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
+        check_args(args)
         if args.command == "catalog":
             from advisor.cli.catalog import cmd_catalog
 
@@ -83,12 +106,27 @@ def _run(argv: list[str] | None) -> int:
     except UserError as exc:
         print(f"advisor: error: {exc.render()}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except Exception as exc:
+        problems = _validation_problems(exc)
+        if problems is None:
+            raise
+        print("advisor: error: " + "\n".join(p.render() for p in problems), file=sys.stderr)
+        return 2
     finally:
         rules_module.CLI_RULE_DIRS = ()
     ap.print_help()
     return 2
+
+
+def _validation_problems(exc: Exception):
+    """A pydantic ValidationError that reached the top (a model built from flags without going through
+    advisor.base.validation): the same plain field: message lines, exit 2, never a traceback. None for
+    anything else, which is a bug and keeps its traceback."""
+    if type(exc).__name__ != "ValidationError" or not type(exc).__module__.startswith("pydantic"):
+        return None
+    from advisor.base.validation import problems_from
+
+    return problems_from(exc, None, None)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ def test_bad_measurement_file_names_the_field(tmp_path: Path) -> None:
             }
         )
     )
-    with pytest.raises(UserError, match=r"bad.json: results.0: Value error, uni_gbps must be a number"):
+    with pytest.raises(UserError, match=r"bad.json: results.0.: uni_gbps must be a number"):
         Measurement.from_file(bad)
     bad.write_text("{")
     with pytest.raises(UserError, match=r"bad.json:1: this is not valid JSON"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 # C0 controls but tab and newline, DEL, C1 controls (ESC-less CSI is U+009B), and the Unicode
 # bidirectional overrides that reorder what a terminal shows (the "Trojan Source" characters)
@@ -46,3 +47,82 @@ def _name(ch: str) -> str:
 
 def has_hidden(text: str) -> bool:
     return bool(_HIDDEN.search(text))
+
+
+# Cyrillic and Greek letters drawn like Latin ones: "RТX 4090" with a Cyrillic Т reads as RTX 4090 to
+# a person and to a matcher that drops what is not Latin, but is another text (issue 18 item 12).
+_LOOKALIKE = dict(
+    zip(
+        "АВЕКМНОРСТУХаеорсухіјѕІЈЅԚԛԜԝһԁӏҮΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκ",
+        "ABEKMHOPCTYXaeopcyxijsIJSQqWwhdlYABEZHIKMNOPTYXoivk",
+        strict=True,
+    )
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _foreign_script(ch: str) -> str | None:
+    code = ord(ch)
+    if 0x0370 <= code <= 0x03FF or 0x1F00 <= code <= 0x1FFF:
+        return "Greek"
+    if 0x0400 <= code <= 0x052F:
+        return "Cyrillic"
+    return None
+
+
+@dataclass(frozen=True)
+class Lookalikes:
+    """Cyrillic or Greek letters inside a Latin-looking name."""
+
+    scripts: str  # "Cyrillic", "Greek" or "Cyrillic and Greek"
+    letters: str  # the letters, each once, as found
+    latin: str | None  # the text with each lookalike written in Latin; None when one has no Latin twin
+
+    def names(self) -> str:
+        import unicodedata
+
+        return ", ".join(f"{c} is {unicodedata.name(c, f'U+{ord(c):04X}')}" for c in self.letters)
+
+    def sentence(self, text: str) -> str:
+        """The refusal for a name that must be written exactly (a build's part, a catalog query)."""
+        if self.latin is None:
+            return f'"{text}" mixes {self.scripts} letters into Latin words ({self.names()}): write it in Latin letters'
+        return (
+            f'"{text}" has {self.scripts} letters that look Latin ({self.names()}): write it in Latin '
+            f'letters, "{self.latin}"'
+        )
+
+
+def lookalikes(text: str) -> Lookalikes | None:
+    """The Cyrillic or Greek letters of `text` that sit in a word with Latin letters or digits ("RТX",
+    "4090х2"), or that make up a word of lookalike capitals beside Latin text ("РТХ 4090"); None when
+    there are none. A word wholly in Cyrillic or Greek ("Видеокарта") is that language, not a
+    lookalike."""
+    if text.isascii():
+        return None
+    ascii_alnum = any(c.isascii() and c.isalnum() for c in text)
+    found: list[str] = []
+    scripts: list[str] = []
+    latin = list(text)
+    readable = True
+    for m in _WORD.finditer(text):
+        word = m.group()
+        foreign = [(i, c, s) for i, c in enumerate(word) if (s := _foreign_script(c))]
+        if not foreign:
+            continue
+        mixed = any(c.isascii() for c in word)
+        capitals = len(word) >= 2 and all(c in _LOOKALIKE and c.isupper() for c in word)
+        if not mixed and not (capitals and ascii_alnum):
+            continue
+        for i, c, script in foreign:
+            if c not in found:
+                found.append(c)
+            if script not in scripts:
+                scripts.append(script)
+            if c in _LOOKALIKE:
+                latin[m.start() + i] = _LOOKALIKE[c]
+            else:
+                readable = False
+    if not found:
+        return None
+    return Lookalikes(" and ".join(sorted(scripts)), "".join(found), "".join(latin) if readable else None)

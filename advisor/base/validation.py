@@ -22,9 +22,96 @@ def _field_path(loc: tuple) -> str:
     return out
 
 
+_BOUND_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "int_parsing_size")
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation holds (list[GpuSpec], Topology | None, TreeSwitch | TreeDevice)."""
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    out: list[type[BaseModel]] = []
+    for arg in typing.get_args(annotation):
+        out += _models_in(arg)
+    return out
+
+
+def _field_at(model: type[BaseModel] | None, loc: tuple) -> Any:
+    """The FieldInfo at a pydantic error location, or None where the walk loses its way."""
+    models = [model] if model is not None else []
+    info = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        named = [m for m in models if m.__name__ == part]
+        if named:  # a union member's tag ("TreeDevice")
+            models = named
+            continue
+        owner = next((m for m in models if part in m.model_fields), None)
+        if owner is None:
+            return None
+        info = owner.model_fields[part]
+        models = _models_in(info.annotation)
+    return info
+
+
+def _range(err: dict[str, Any], model: type[BaseModel] | None) -> str | None:
+    """'must be from 1 to 16' for a number outside its field's range, both ends named."""
+    low = high = None
+    info = _field_at(model, tuple(err.get("loc", ())))
+    for m in getattr(info, "metadata", None) or []:
+        for name in ("ge", "gt"):
+            if getattr(m, name, None) is not None:
+                low = (name, getattr(m, name))
+        for name in ("le", "lt"):
+            if getattr(m, name, None) is not None:
+                high = (name, getattr(m, name))
+    ctx = err.get("ctx") or {}
+    if not (low or high):  # an inner value (a list's item): the bound the error itself names
+        for name in ("ge", "gt"):
+            if name in ctx:
+                low = (name, ctx[name])
+        for name in ("le", "lt"):
+            if name in ctx:
+                high = (name, ctx[name])
+    if low and high and low[0] == "ge" and high[0] == "le":
+        return f"must be from {_num(low[1])} to {_num(high[1])}"
+    bits = []
+    if low:
+        bits.append(("at least " if low[0] == "ge" else "more than ") + _num(low[1]))
+    if high:
+        bits.append(("at most " if high[0] == "le" else "less than ") + _num(high[1]))
+    return "must be " + " and ".join(bits) if bits else None
+
+
+def _num(x: Any) -> str:
+    return (
+        f"{x:g}"
+        if isinstance(x, float) and not x.is_integer()
+        else str(int(x))
+        if isinstance(x, float)
+        else str(x)
+    )
+
+
+def _shown(value: Any) -> str:
+    """A value as the message shows it: a huge number or text cut to its start, with its size."""
+    text = repr(value)
+    if len(text) <= 40:
+        return text
+    if isinstance(value, int):
+        return f"a {len(str(abs(value)))}-digit number"
+    return text[:30] + f"... ({len(text)} characters)"
+
+
 def _plain(err: dict[str, Any], model: type[BaseModel] | None) -> str:
     kind = err.get("type", "")
     msg = err.get("msg", "")
+    if kind in _BOUND_ERRORS:
+        ranged = _range(err, model)
+        if ranged:
+            return f"{ranged} (got {_shown(err.get('input'))})"
     if kind == "missing":
         return "is required but missing"
     if kind == "extra_forbidden":
@@ -36,7 +123,7 @@ def _plain(err: dict[str, Any], model: type[BaseModel] | None) -> str:
     msg = msg.replace("Input should be", "must be").replace("input_value", "value")
     got = err.get("input")
     if kind not in ("value_error",) and not isinstance(got, (dict, list)) and got is not None:
-        msg += f" (got {got!r})"
+        msg += f" (got {_shown(got)})"
     return msg
 
 

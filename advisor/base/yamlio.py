@@ -7,9 +7,11 @@ so `no`, `0x16`, `08` or `2024-01-01` stay strings as written.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
+import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -84,8 +86,23 @@ def _loader() -> type:
         result.item_lines = [child.start_mark.line + 1 for child in node.value]
         return result
 
+    def _construct_number(loader, node):
+        # a 5000-digit integer (Python's int() refuses it with a ValueError) or 1e400 (infinity): refused
+        # at its line, never a traceback or an infinite value (issue 18 item 11, base/numbers.py)
+        from advisor.base.numbers import refused_number
+
+        why = refused_number(str(node.value))
+        if why:
+            where = getattr(loader, "advisor_file", None)
+            raise UserError(problems=[Problem(why, file=where, line=node.start_mark.line + 1)])
+        if node.tag.endswith(":int"):
+            return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+        return yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    _Loader.add_constructor("tag:yaml.org,2002:int", _construct_number)
+    _Loader.add_constructor("tag:yaml.org,2002:float", _construct_number)
     return _Loader
 
 
@@ -94,6 +111,7 @@ def loads(text: str, filename: str = "<string>") -> Any:
     import yaml
 
     loader = _loader()(text)  # derives from SafeLoader
+    loader.advisor_file = filename  # for a refused number's file:line (_construct_number)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -295,34 +313,307 @@ def default_mode() -> int:
     return 0o666 & ~mask
 
 
-def atomic_write(path: str | Path, text: str, mode: int | None = None) -> None:
-    """Write a file so that a crash never leaves it half-written: temp file in the same folder, fsync,
-    rename over the target.
+class WriteError(UserError, OSError):
+    """A file that cannot be written, said as the user needs it: the path, what is wrong, what to do.
 
-    The file gets `mode`, or else the mode it had (overwriting keeps it), or else the user's usual mode
-    for a new file (0666 & ~umask); never the 0600 of the temp file (tempfile.mkstemp's). Pass
-    mode=0o600 for files only this program reads (the autosave)."""
+    A UserError (one message, exit 2) and an OSError, so code that treats any failed write as an OSError
+    (the cache, which then works without one) still does."""
+
+    def __init__(self, message: str, hint: str | None = None, errno: int | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.errno = errno
+
+
+def atomic_write(path: str | Path, text: str, mode: int | None = None, *, parents: bool = False) -> None:
+    """Write `text` to the file at `path` so that what was there is never lost or half-replaced.
+
+    - A regular file (or none yet) is written to a temp file in the same folder, fsynced and renamed
+      over the target: a crash leaves the old file or the new one, never half of one. It gets `mode`,
+      or else the mode (and, where allowed, the owner) it had, or else the user's usual mode for a new
+      file (0666 & ~umask); never the 0600 of the temp file (mkstemp's). Pass mode=0o600 for files only
+      this program reads (the autosave).
+    - A symbolic link is followed: the file it points to is written, the link stays. A link to nothing
+      is an error that says so (writing would replace the link with a file).
+    - A regular file with more than one name (hard links) is written in place: see _write_in_place.
+    - A character device (/dev/null, a terminal), a FIFO or a socket's path (/dev/stdout as a pipe) is
+      opened and written to, never replaced: renaming a file over /dev/null (as root) replaced the
+      device node for every program on the machine. A block device (a disk) is refused.
+    - A folder that does not exist is an error, unless `parents` (the app's own state folders).
+
+    Every failure is a WriteError naming the path, what is wrong and what to do; the old content is
+    intact whenever one is raised (the temp file is removed).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = _open_descriptor(path)
+    if fd is not None:  # /dev/stdout, /dev/fd/3: what the shell opened, written as it opened it
+        _write_fd(path, fd, text)
+        return
+    target, st = _resolve_target(path)
+    if st is not None:
+        kind = st.st_mode
+        if stat.S_ISDIR(kind):
+            raise WriteError(
+                f"{path}: is a folder, not a file", hint="give a file name, inside it or elsewhere"
+            )
+        if stat.S_ISBLK(kind):
+            raise WriteError(
+                f"{path}: is a block device, a disk or partition: advisor does not write to disks",
+                hint="give a file name",
+            )
+        if not stat.S_ISREG(kind):  # a character device, a FIFO, a pipe or socket through /dev/fd
+            _write_direct(path, text)
+            return
+        if st.st_nlink > 1:
+            _write_in_place(path, target, text, st, mode)
+            return
+    else:
+        _check_folder(path, target.parent, parents)
+    _replace(path, target, text, st, mode)
+
+
+def check_writable(path: str | Path, *, parents: bool = False) -> None:
+    """Raise the WriteError that writing `path` would surely end in (a missing folder, a folder in its
+    place, a link to nothing), before a long run whose result would then be lost (`advisor bench`).
+    Nothing is written."""
+    path = Path(path)
+    if _open_descriptor(path) is not None:
+        return
+    target, st = _resolve_target(path)
+    if st is None:
+        _check_folder(path, target.parent, parents)
+    elif stat.S_ISDIR(st.st_mode):
+        raise WriteError(f"{path}: is a folder, not a file", hint="give a file name, inside it or elsewhere")
+    elif stat.S_ISBLK(st.st_mode):
+        raise WriteError(f"{path}: is a block device, a disk or partition: advisor does not write to disks")
+
+
+def _resolve_target(path: Path) -> tuple[Path, os.stat_result | None]:
+    """The file a write to `path` must change (the end of its symbolic links) and its stat, or None
+    when there is no file yet."""
+    try:
+        st = os.stat(path)  # follows links, /proc/self/fd's magic ones too
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:  # a file where a folder of the path should be: say which
+        _check_folder(path, path.parent, False)
+        raise _error_for(
+            path, OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)), path.parent, False
+        ) from None
+    except OSError as exc:
+        raise _error_for(path, exc, path.parent, False) from None
+    if os.path.islink(path):
+        if st is None:
+            raise WriteError(
+                f"{path}: is a symbolic link to {os.readlink(path)}, which does not exist",
+                hint="create the file it points to, remove the link, or give another name",
+                errno=errno.ENOENT,
+            )
+        if stat.S_ISREG(st.st_mode):
+            return Path(os.path.realpath(path)), st
+    return path, st
+
+
+def _check_folder(path: Path, folder: Path, parents: bool) -> None:
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        if parents:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _error_for(path, exc, folder, False) from None
+            return
+        raise WriteError(
+            f"{path}: the folder {folder} does not exist",
+            hint=f"create it first with mkdir -p {folder}, or give a path in a folder that exists",
+            errno=errno.ENOENT,
+        ) from None
+    except NotADirectoryError:
+        st = None
+    except OSError as exc:
+        raise _error_for(path, exc, folder, False) from None
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        blocker = folder
+        while not blocker.exists() and blocker.parent != blocker:
+            blocker = blocker.parent
+        raise WriteError(
+            f"{path}: {blocker} is a file, not a folder",
+            hint="give a path whose folders are folders",
+            errno=errno.ENOTDIR,
+        )
+
+
+def _replace(path: Path, target: Path, text: str, st: os.stat_result | None, mode: int | None) -> None:
+    """The atomic write: a temp file in the target's folder, fsync, rename over the target."""
     if mode is None:
-        try:
-            mode = stat.S_IMODE(path.stat().st_mode)
-        except OSError:  # no file there yet
-            mode = default_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        mode = stat.S_IMODE(st.st_mode) if st is not None else default_mode()
+    folder = target.parent
+    try:
+        # the temp file's name is short whatever the target's: a 250-byte name is still a valid one
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:32]}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _error_for(path, exc, folder, st is not None) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)
+                if st is not None and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+                    try:  # root saving a user's file: it stays theirs
+                        os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                    except OSError:
+                        pass
             else:  # Windows: only the read-only bit means anything
                 os.chmod(tmp, mode)
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise _error_for(path, exc, folder, st is not None) from None
         raise
+    _sync_folder(folder)
+
+
+def _write_in_place(path: Path, target: Path, text: str, st: os.stat_result, mode: int | None) -> None:
+    """A file with hard links (more than one name for the same file) is written in place, through
+    its inode. Replacing it, as _replace does, would give this name a new file and leave every other
+    name on the old content: the links would silently stop being the same file. In place is not
+    atomic (a crash in the middle can leave it half-written), so the free space is checked first and
+    the file is only touched when the whole text fits."""
+    data = text.encode("utf-8")
+    grow = len(data) - st.st_size
+    if grow > 0 and hasattr(os, "statvfs"):
+        try:
+            vfs = os.statvfs(target.parent)
+            free = vfs.f_bavail * vfs.f_frsize
+        except OSError:
+            free = None
+        if free is not None and free < grow:
+            raise _error_for(path, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), target.parent, True)
+    try:
+        fd = os.open(target, os.O_WRONLY)
+    except OSError as exc:
+        raise _error_for(path, exc, target.parent, True) from None
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        os.fsync(fd)
+    except OSError as exc:
+        raise _error_for(path, exc, target.parent, False) from None
+    finally:
+        os.close(fd)
+
+
+def _open_descriptor(path: Path) -> int | None:
+    """The descriptor that /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N names (POSIX). Written
+    through it, the output goes where the shell sent it, as it was opened (`>>` appends); reopened by
+    name, a file would be written from its start, and replaced, the shell's file would be left empty."""
+    if os.name != "posix":
+        return None
+    name = os.path.normpath(os.path.abspath(path))
+    fixed = {"/dev/stdout": 1, "/dev/stderr": 2}
+    if name in fixed:
+        return fixed[name]
+    for folder in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        if name.startswith(folder) and name[len(folder) :].isdigit():
+            return int(name[len(folder) :])
+    return None
+
+
+def _write_fd(path: Path, fd: int, text: str) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()  # what the command printed before comes first
+        except (OSError, ValueError, AttributeError):
+            pass  # a test's captured stream has no descriptor
+    try:
+        _write_all(fd, text.encode("utf-8"))
+    except BrokenPipeError:
+        pass  # the reader has gone, as with `| head`: nothing more to say
+    except OSError as exc:
+        if exc.errno == errno.EBADF:
+            raise WriteError(f"{path}: descriptor {fd} is not open", hint="give a file name") from None
+        raise _error_for(path, exc, path.parent, False) from None
+
+
+def _write_direct(path: Path, text: str) -> None:
+    """A device, FIFO or pipe: opened and written to, as a shell's `>` would; never replaced."""
+    # a FIFO without a reader is said at once (ENXIO) rather than waited on for ever; once open, the
+    # writes block as usual
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | nonblock)
+    except OSError as exc:
+        raise _error_for(path, exc, path.parent, False) from None
+    try:
+        if nonblock:
+            os.set_blocking(fd, True)
+        _write_all(fd, text.encode("utf-8"))
+    except BrokenPipeError:
+        pass  # the reader has gone, as with `| head`: nothing more to say
+    except OSError as exc:
+        raise _error_for(path, exc, path.parent, False) from None
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename itself survives a crash once the folder is synced (where folders can be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _error_for(path: Path, exc: OSError, folder: Path, existed: bool) -> WriteError:
+    """What went wrong writing `path`, in words, with what to do; `existed`: an old file is there and
+    is unchanged."""
+    code = exc.errno
+    kept = f"; {path} is unchanged" if existed else ""
+    if code in (errno.EACCES, errno.EPERM):
+        what = f"permission denied: you cannot write in the folder {folder}, or to this file"
+        hint = "check the permissions with ls -ld, or give a path in a folder of yours"
+    elif code == errno.EROFS:
+        what, hint = "the file system is read-only", "give a path on a writable disk"
+    elif code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        what = "the disk is full" if code == errno.ENOSPC else "your disk quota is used up"
+        hint = "free some space, or give a path on another disk"
+    elif code == errno.ENAMETOOLONG:
+        limit = 255
+        try:
+            limit = os.pathconf(folder if folder.is_dir() else ".", "PC_NAME_MAX")
+        except (OSError, ValueError, AttributeError):
+            pass
+        what = f"the file name is too long: {len(path.name.encode())} bytes, the limit here is {limit}"
+        hint = "give a shorter name"
+    elif code == errno.EISDIR:
+        what, hint = "is a folder, not a file", "give a file name, inside it or elsewhere"
+    elif code == errno.ENOTDIR:
+        what, hint = "a part of the path is a file, not a folder", "give a path whose folders are folders"
+    elif code == errno.ELOOP:
+        what, hint = "too many levels of symbolic links: a loop", "fix the links, or give another path"
+    elif code == errno.ENXIO:
+        what, hint = "nothing is reading from this FIFO or socket", "start the reader first, or give a file"
+    else:
+        what, hint = f"cannot be written: {exc.strerror or exc}", "give another path"
+    return WriteError(f"{path}: {what}", hint=hint + kept, errno=code)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from advisor.cli.output import STDOUT, check_output, write_output
+
 
 def cmd_bench(args) -> int:
     try:
@@ -19,6 +21,7 @@ def cmd_bench(args) -> int:
             "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine."
         )
         return 0
+    check_output(args.output)  # a path that cannot be written is said before the run, not after it
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -30,11 +33,11 @@ def cmd_bench(args) -> int:
     ) as bar:
         task = bar.add_task("starting", total=None)
         meas = run(settings, progress=lambda text: bar.update(task, description=text))
-    meas.save(args.output)
-    print(
-        f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)",
-        file=sys.stderr,
-    )
-    if args.json:
+    if write_output(args.output, meas.to_json()):
+        print(
+            f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)",
+            file=sys.stderr,
+        )
+    if args.json and args.output != STDOUT:
         print(meas.to_json(), end="")
     return 0

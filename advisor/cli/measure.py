@@ -5,16 +5,22 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from advisor.cli.output import STDOUT, check_output, write_output
+
 
 def cmd_import(args) -> int:
     from advisor.base.yamlio import read_text
     from advisor.measure.parsers import parse
 
+    if args.output:
+        check_output(args.output)
     meas = parse(args.tool, read_text(args.file), args.file)
     if args.output:
-        meas.save(args.output)
-        print(f"wrote {args.output}: {len(meas.results)} results from {meas.source.tool}", file=sys.stderr)
-    if args.json or not args.output:
+        if write_output(args.output, meas.to_json()):
+            print(
+                f"wrote {args.output}: {len(meas.results)} results from {meas.source.tool}", file=sys.stderr
+            )
+    if (args.json and args.output != STDOUT) or not args.output:
         print(meas.to_json(), end="")
     return 0
 
@@ -22,23 +28,27 @@ def cmd_import(args) -> int:
 def cmd_probe(args) -> int:
     from advisor.measure.probe import probe
 
+    if args.output:
+        check_output(args.output)
     meas = probe()
     if args.output:
-        meas.save(args.output)
-    if args.json or not args.output:
+        write_output(args.output, meas.to_json())
+    if (args.json and args.output != STDOUT) or not args.output:
         print(meas.to_json(), end="")
     return 0
 
 
 def cmd_from_machine(args) -> int:
-    from advisor.base.yamlio import atomic_write, dumps
+    from advisor.base.yamlio import dumps
     from advisor.measure import load
     from advisor.measure.to_build import build_from
 
+    if args.output:
+        check_output(args.output)
     text = dumps(build_from([load(f) for f in args.files], args.gpu))
     if args.output:
-        atomic_write(args.output, text)
-        print(f"wrote {args.output}; `advisor plan {args.output}` predicts it", file=sys.stderr)
+        if write_output(args.output, text):
+            print(f"wrote {args.output}; `advisor plan {args.output}` predicts it", file=sys.stderr)
     else:
         print(text, end="")
     return 0

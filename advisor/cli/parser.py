@@ -8,6 +8,53 @@ from advisor import __version__
 from advisor.findings.finding import JOB_SCOPES
 
 OUTPUTS = ("plan", "validate", "compare", "workload", "measurement")
+
+# The largest value each workload count flag takes (issue 18 item 12: 0 or less is an error, never a
+# default): beyond these the question is not one advisor's model answers.
+COUNT_MAX = {
+    "--batch": 65536,
+    "--seq": 10_000_000,
+    "--accum": 100_000,
+    "--gpus": 64,
+    "--prompt": 10_000_000,
+    "--gen": 10_000_000,
+}
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """What argparse's types cannot say, as one UserError (exit 2): a count flag of 0 or less, or past
+    its COUNT_MAX (`--seq 0` once meant 1024, issue 18 item 12); a --params that is nan, inf or 1e308
+    (issue 18 item 11); a --tolerance that is not a finite fraction. Checked for every command that
+    takes the flag, with or without --train/--infer."""
+    from advisor.base.errors import UserError
+    from advisor.workload.defaults import PARAMS, PARAMS_TEXT
+
+    for flag, high in COUNT_MAX.items():
+        value = getattr(args, flag[2:], None)
+        if value is None:
+            continue
+        if value < 1:
+            raise UserError(f"{flag} must be at least 1 (got {value})")
+        if value > high:
+            raise UserError(f"{flag} must be at most {high:,} (got {_short(value)})")
+    params = getattr(args, "params", None)
+    if params is not None and not (params == params and PARAMS[0] <= params <= PARAMS[1]):
+        raise UserError(f"--params must be a parameter count from {PARAMS_TEXT} (got {params:g})")
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None and not (tolerance == tolerance and 0 <= tolerance <= 10):
+        raise UserError(f"--tolerance must be a fraction from 0 to 10, such as 0.15 (got {tolerance:g})")
+
+
+def _short(n: int) -> str:
+    return str(n) if len(str(n)) <= 20 else f"a {len(str(n))}-digit number"
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 5 or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535 (got {text[:20]!r})")
+    return int(text)
+
+
 SCOPES = tuple(sorted({s for scopes in JOB_SCOPES.values() for s in scopes}))
 
 
@@ -55,7 +102,10 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     )
     job.add_argument("--infer", metavar="MODEL", help="serve a decoder LLM preset or a parameter count")
     g.add_argument(
-        "--params", type=float, metavar="N", help="parameter count, e.g. 1.3e9 (overrides the preset's)"
+        "--params",
+        type=float,
+        metavar="N",
+        help=f"parameter count, e.g. 1.3e9 (overrides the preset's; {d.PARAMS_TEXT})",
     )
     g.add_argument(
         "--strategy",
@@ -74,7 +124,10 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         f"sequences (default {d.BATCH['infer']})",
     )
     g.add_argument(
-        "--seq", type=int, metavar="S", help=f"training sequence length (default {d.SEQ}; BERT 512)"
+        "--seq",
+        type=int,
+        metavar="S",
+        help=f"training sequence length (default {d.SEQ}; BERT 512)",
     )
     g.add_argument(
         "--accum",
@@ -93,7 +146,11 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         help=f"inference prompt tokens (default {d.PROMPT})",
     )
     g.add_argument(
-        "--gen", type=int, default=d.GEN, metavar="G", help=f"inference generated tokens (default {d.GEN})"
+        "--gen",
+        type=int,
+        default=d.GEN,
+        metavar="G",
+        help=f"inference generated tokens (default {d.GEN})",
     )
 
 
@@ -236,7 +293,12 @@ def parser() -> argparse.ArgumentParser:
     cm.add_argument("measurement", nargs="+", help="measurement files (from advisor import), or tool outputs")
     cm.add_argument("--json", action="store_true")
     cm.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    cm.add_argument("--tolerance", type=float, default=0.15, help="flag figures off by more than this (0.15)")
+    cm.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.15,
+        help="flag figures off by more than this (0.15)",
+    )
     cm.add_argument("--catalog", action="append", default=[], metavar="DIR")
     cm.add_argument(
         "--rules", action="append", default=[], metavar="DIR", help="a folder of your own compare rules"
@@ -265,7 +327,7 @@ def parser() -> argparse.ArgumentParser:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only; another one warns)",
     )
-    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     sv.add_argument(
         "--token",
         metavar="TOKEN",

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.numbers import json_loads
 from advisor.base.yamlio import atomic_write, read_text
 
 Metric = Literal[
@@ -44,6 +45,12 @@ _BOOL_METRICS = {"p2p"}
 _INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max"}
 
 
+# Sane ranges (issue 17 item 2): a measurement file's numbers are a tool's figures for one machine
+MAX_INDEX = 512  # GPU indices below this (the readers refuse larger matrices: parsers/_common.MAX_GPUS)
+MAX_RANKS = 65536  # ranks of a collective (a multi-node nccl-tests run)
+MAX_VALUE = 1e15  # any figure: GB/s, us, TFLOPS, link gen/width (a bandwidth of 1e15 GB/s is a typo)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
@@ -52,14 +59,18 @@ class Result(_Strict):
     """One measured figure. A pair (a, b) is directional a->b, as the tool prints row->column."""
 
     metric: Metric
-    gpu: int | None = Field(default=None, ge=0, description="GPU index, for per-GPU figures")
-    a: int | None = Field(default=None, ge=0, description="Row GPU of a directed pair")
-    b: int | None = Field(default=None, ge=0, description="Column GPU of a directed pair")
+    gpu: int | None = Field(default=None, ge=0, lt=MAX_INDEX, description="GPU index, for per-GPU figures")
+    a: int | None = Field(default=None, ge=0, lt=MAX_INDEX, description="Row GPU of a directed pair")
+    b: int | None = Field(default=None, ge=0, lt=MAX_INDEX, description="Column GPU of a directed pair")
     value: int | float | str | bool = Field(description="A number, a path label ('PHB', 'NV4') or a flag")
     unit: str | None = Field(default=None, description="'GB/s', 'us', or None for labels and flags")
     p2p: bool | None = Field(default=None, description="Whether the tool says P2P was on for this number")
-    gpus: int | None = Field(default=None, ge=1, description="Rank count, for collective results")
-    size_bytes: int | None = Field(default=None, ge=0, description="Message size behind the figure")
+    gpus: int | None = Field(
+        default=None, ge=1, le=MAX_RANKS, description=f"Rank count, for collective results (1 to {MAX_RANKS})"
+    )
+    size_bytes: int | None = Field(
+        default=None, ge=0, lt=2**63, description="Message size behind the figure (below 2^63)"
+    )
     tool: str
     note: str | None = None
 
@@ -75,8 +86,9 @@ class Result(_Strict):
         else:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"{self.metric} must be a number, not {value!r}")
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{self.metric} must be a finite number >= 0, not {value!r}")
+            if not math.isfinite(value) or not 0 <= value <= MAX_VALUE:
+                shown = repr(value) if len(repr(value)) <= 40 else f"a {len(str(int(value)))}-digit number"
+                raise ValueError(f"{self.metric} must be a number from 0 to {MAX_VALUE:g}, not {shown}")
             if self.metric in _INT_METRICS:
                 if value != int(value):
                     raise ValueError(f"{self.metric} must be a whole number, not {value!r}")
@@ -96,7 +108,7 @@ class GpuInfo(_Strict):
     pcie_width_current: int | None = Field(default=None, ge=1, le=32)
     pcie_gen_max: int | None = Field(default=None, ge=1, le=7)
     pcie_width_max: int | None = Field(default=None, ge=1, le=32)
-    numa_node: int | None = Field(default=None, ge=0)
+    numa_node: int | None = Field(default=None, ge=0, le=1023, description="NUMA node, 0 to 1023")
 
 
 class Source(_Strict):
@@ -129,8 +141,9 @@ class Measurement(_Strict):
         return self.model_dump_json(indent=2, exclude_none=True) + "\n"
 
     def save(self, path: str | Path) -> None:
-        """Write the measurement as JSON so that a crash never leaves half a file."""
-        atomic_write(path, self.to_json())
+        """Write the measurement as JSON so that a crash never leaves half a file. A caller of the
+        library gets the folders made; the CLI's -o refuses a missing folder before it runs."""
+        atomic_write(path, self.to_json(), parents=True)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Measurement:
@@ -138,7 +151,7 @@ class Measurement(_Strict):
         path = Path(path)
         text = read_text(path)
         try:
-            data = json.loads(text)
+            data = json_loads(text, str(path))  # NaN, 1e309, a 5000-digit number: refused at the line
         except json.JSONDecodeError as exc:
             raise UserError(
                 problems=[Problem(f"this is not valid JSON: {exc.msg}", file=str(path), line=exc.lineno)]
@@ -148,17 +161,13 @@ class Measurement(_Strict):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            problems = []
-            for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"]) or None
-                problems.append(
-                    Problem(
-                        err["msg"],
-                        file=str(path),
-                        field=where,
-                        hint="this file should be written by `advisor measure`",
-                    )
-                )
+            from advisor.base.validation import problems_from
+
+            problems = problems_from(exc, data, str(path), cls)
+            # the commands that write measurement files (the hint once named a command that does not exist)
+            problems[
+                -1
+            ].hint = "this file should be written by `advisor import`, `advisor bench` or `advisor probe`"
             raise UserError(problems=problems) from None
 
     def find(self, metric: str, **where: object) -> list[Result]:

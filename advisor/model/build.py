@@ -6,30 +6,55 @@ explicit PCIe tree (`topology:`) for a machine whose board is not in the catalog
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from advisor.base.text import lookalikes
 from advisor.model.catalog.models import Strict
+
+# Sane ranges of a build's numbers (issue 17 item 2): a number outside them is a typo or a hostile
+# file, refused at its line with the range, never carried into the model.
+MAX_GPUS_PER_ENTRY = 16  # one `gpus` entry (the largest boards have 8-10 x16 slots)
+MAX_GPUS = 64  # the whole build, every entry and tree device together
+PSU_W = (100, 20000)  # a PSU's (or redundant PSUs' usable) watts
+RAM_GB = (1, 65536)  # system memory: 64 TB is beyond any one machine
+DIMMS = (1, 128)
+PSU_CABLES = (0, 16)  # native 12V-2x6 cables
+GEN = (1, 6)  # PCIe generation as trained
+
+
+def _latin_name(cls, value: str | None) -> str | None:
+    """A part name that mixes Latin with Cyrillic or Greek lookalikes ("RТX 4090" with a Cyrillic Т)
+    would match the Latin part only by chance: refused at its line, with the Latin spelling."""
+    if isinstance(value, str):
+        found = lookalikes(value)
+        if found:
+            raise ValueError(found.sentence(value))
+    return value
 
 
 class GpuSpec(Strict):
     model: str = Field(description="Catalog id or name, e.g. 'RTX 4090'")
-    count: int = Field(default=1, ge=1, le=16)
+    count: int = Field(
+        default=1, ge=1, le=MAX_GPUS_PER_ENTRY, description=f"Cards of this model, 1 to {MAX_GPUS_PER_ENTRY}"
+    )
     slot: str | None = Field(default=None, description="Slot name; null = automatic placement")
+
+    _latin = field_validator("model")(_latin_name)
 
 
 class NvmeSpec(Strict):
     socket: str = Field(description="M.2 socket name on the board")
-    gen: int = Field(default=4, ge=1, le=6)
-    width: int = Field(default=4, ge=1, le=4)
+    gen: int = Field(default=4, ge=1, le=6, description="PCIe generation, 1 to 6")
+    width: int = Field(default=4, ge=1, le=4, description="Lanes, 1 to 4")
 
 
 class NicSpec(Strict):
     name: str = "NIC"
     slot: str | None = None
-    gen: int = Field(default=4, ge=1, le=6)
-    width: int = Field(default=16, ge=1, le=16)
+    gen: int = Field(default=4, ge=1, le=6, description="PCIe generation, 1 to 6")
+    width: int = Field(default=16, ge=1, le=16, description="Lanes, 1 to 16")
 
 
 class Software(Strict):
@@ -61,6 +86,8 @@ class TreeDevice(Strict):
     width: int | None = Field(default=None, ge=1, le=16)
     name: str | None = Field(default=None, description="Label, e.g. the bus id")
 
+    _latin = field_validator("gpu")(_latin_name)
+
 
 class TreeSwitch(Strict):
     switch: str = Field(description="Switch label")
@@ -83,9 +110,11 @@ class TreeSocket(Strict):
     vendor: Literal["intel", "amd"] | None = None
     root_ports: list[TreeRootPort] = Field(default_factory=list)
 
+    _latin = field_validator("cpu")(_latin_name)
+
 
 class TreeChipset(Strict):
-    socket: int = 0
+    socket: int = Field(default=0, ge=0, le=7, description="The socket the chipset hangs off, 0 to 7")
     gen: int = Field(ge=1, le=6)
     width: int = Field(ge=1, le=16)
     children: list[TreeNode] = Field(default_factory=list)
@@ -112,15 +141,35 @@ class Build(Strict):
     gpus: list[GpuSpec] = Field(default_factory=list)
     nvme: list[NvmeSpec] = Field(default_factory=list)
     nics: list[NicSpec] = Field(default_factory=list)
-    nvlink: list[list[int]] = Field(default_factory=list, description="NVLink bridges as GPU index pairs")
+    nvlink: list[list[Annotated[int, Field(ge=0, lt=MAX_GPUS)]]] = Field(
+        default_factory=list,
+        description="NVLink bridges as GPU index pairs (0 = the first GPU, below the build's GPU count)",
+    )
     topology: Topology | None = None
     software: Software = Field(default_factory=Software)
-    psu_w: int | None = Field(default=None, ge=100)
-    psu_12v_2x6: int | None = Field(
-        default=None, ge=0, description="Native 12VHPWR / 12V-2x6 cables the PSU has"
+    psu_w: int | None = Field(
+        default=None, ge=PSU_W[0], le=PSU_W[1], description=f"PSU watts, {PSU_W[0]} to {PSU_W[1]}"
     )
-    ram_gb: int | None = Field(default=None, ge=1)
-    dimms: int | None = Field(default=None, ge=1, description="DIMMs installed (memory channels populated)")
+    psu_12v_2x6: int | None = Field(
+        default=None,
+        ge=PSU_CABLES[0],
+        le=PSU_CABLES[1],
+        description=f"Native 12VHPWR / 12V-2x6 cables the PSU has, {PSU_CABLES[0]} to {PSU_CABLES[1]}",
+    )
+    ram_gb: int | None = Field(
+        default=None,
+        ge=RAM_GB[0],
+        le=RAM_GB[1],
+        description=f"System memory in GB, {RAM_GB[0]} to {RAM_GB[1]}",
+    )
+    dimms: int | None = Field(
+        default=None,
+        ge=DIMMS[0],
+        le=DIMMS[1],
+        description=f"DIMMs installed (memory channels populated), {DIMMS[0]} to {DIMMS[1]}",
+    )
+
+    _latin = field_validator("cpu", "board")(_latin_name)
 
     @model_validator(mode="after")
     def _one_kind(self) -> Build:
@@ -133,3 +182,27 @@ class Build(Strict):
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"an NVLink bridge joins two different GPUs, e.g. [0, 1]; got {pair}")
         return self
+
+    def gpu_count(self) -> int:
+        """The GPUs the build has: every `gpus` entry's count, or every GPU device of the tree."""
+        if self.topology is None:
+            return sum(g.count for g in self.gpus)
+
+        def walk(nodes) -> int:
+            return sum(walk(n.children) if isinstance(n, TreeSwitch) else int(bool(n.gpu)) for n in nodes)
+
+        topo = self.topology
+        count = sum(walk(rp.children) for s in topo.sockets for rp in s.root_ports)
+        return count + (walk(topo.chipset.children) if topo.chipset else 0)
+
+    def nvlink_problems(self) -> list[tuple[int, str]]:
+        """(index in `nvlink`, message) for each bridge naming a GPU the build does not have: GPU
+        indices count from 0, so a build of 2 GPUs has GPUs 0 and 1 (issue 18 item 12)."""
+        n = self.gpu_count()
+        out = []
+        for i, pair in enumerate(self.nvlink):
+            bad = [x for x in pair if x >= n]
+            if bad:
+                have = f"GPUs 0 to {n - 1}" if n > 1 else ("GPU 0" if n == 1 else "no GPU")
+                out.append((i, f"bridge {pair} names GPU {bad[0]}, but the build has {n} GPU(s): {have}"))
+        return out

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from advisor.base.errors import UserError
+from advisor.base.errors import Problem, UserError
 from advisor.base.validation import validate
-from advisor.base.yamlio import LineDict, load_file
-from advisor.model.build import Build, GpuSpec, NvmeSpec
+from advisor.base.yamlio import LineDict, line_of, load_file
+from advisor.model.build import MAX_GPUS_PER_ENTRY, Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.lanes import allocate
 from advisor.model.machine import Machine
@@ -28,6 +29,11 @@ def build_from_data(data, filename: str = "<build>") -> Build:
             hint="see examples/ for build files",
         )
     build, problems = validate(Build, data, filename)
+    if build is not None:  # a bridge to a GPU the build does not have, at its line (issue 18 item 12)
+        problems = [
+            Problem(message, file=filename, line=line_of(data, ("nvlink", i)), field=f"nvlink[{i}]")
+            for i, message in build.nvlink_problems()
+        ]
     if problems:
         raise UserError(problems=problems)
     assert build is not None
@@ -42,29 +48,45 @@ def build_from_flags(
     base: Build | None = None,
 ) -> Build:
     """`--gpu "RTX 4090:2"` means two RTX 4090s; `--gpu "RTX 4090@PCIEX16(G5)"` places one in a slot."""
-    specs = []
+    specs: list[dict] = []
+    flags: list[str] = []  # the flag each gpus entry came from, for its messages
     for g in gpus:
         model, slot, count = g, None, 1
         if "@" in model:
             model, slot = model.split("@", 1)
         if ":" in model:
             model, n = model.rsplit(":", 1)
-            if not n.strip().isdigit() or int(n) < 1:
-                raise UserError(f"--gpu {g!r}: the count after ':' must be a whole number of at least 1")
+            n = n.strip()
+            if not (n.isascii() and n.isdigit()) or len(n) > 6 or int(n) < 1:
+                raise UserError(
+                    f"--gpu {g!r}: the count after ':' must be a whole number from 1 to {MAX_GPUS_PER_ENTRY}"
+                )
             count = int(n)
-        specs.append(GpuSpec(model=model.strip(), count=count, slot=slot.strip() if slot else None))
+        # a dict, validated with the build below: a count or name the model refuses is a message that
+        # names the flag, never a pydantic traceback (issue 18 item 11)
+        specs.append({"model": model.strip(), "count": count, "slot": slot.strip() if slot else None})
+        flags.append(f"--gpu {g!r}")
     data = base.model_dump() if base else {}
     if cpu:
         data["cpu"] = cpu
     if board:
         data["board"] = board
     if specs:
-        data["gpus"] = [s.model_dump() for s in specs]
+        data["gpus"] = specs
     if nvme:
-        data["nvme"] = [NvmeSpec(socket=s).model_dump() for s in nvme]
+        data["nvme"] = [{"socket": s} for s in nvme]
     build, problems = validate(Build, data, None)
     if problems:
-        problems[-1].hint = "give --cpu and --board (and --gpu), or a build file"
+        for p in problems:
+            m = re.match(r"(gpus|nvme)\[(\d+)\](?:\.(\w+))?$", p.field or "")
+            if m and m.group(1) == "gpus" and specs and int(m.group(2)) < len(flags):
+                p.field = flags[int(m.group(2))] + (f": {m.group(3)}" if m.group(3) else "")
+            elif m and m.group(1) == "nvme" and nvme and int(m.group(2)) < len(list(nvme)):
+                p.field = f"--nvme {list(nvme)[int(m.group(2))]!r}" + (
+                    f": {m.group(3)}" if m.group(3) else ""
+                )
+        if not any(p.field for p in problems):
+            problems[-1].hint = problems[-1].hint or "give --cpu and --board (and --gpu), or a build file"
         raise UserError(problems=problems)
     assert build is not None
     return build
@@ -81,7 +103,7 @@ def evaluate(build: Build, catalog: Catalog | None = None) -> Prediction:
     machine = machine_of(build, catalog)
     for a, b in machine.nvlink:
         count = len(machine.all_gpus)
-        if a >= count or b >= count:
+        if not (0 <= a < count and 0 <= b < count):
             raise UserError(
                 f"NVLink bridge [{a}, {b}] names a GPU index the build does not have (it has {count})"
             )

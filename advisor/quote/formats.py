@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.numbers import json_loads
 from advisor.base.text import plain
 from advisor.quote.vocab import vocab
 
@@ -101,9 +102,11 @@ def detect(text: str, filename: str) -> str:
         return "text"
     if stripped.startswith(("{", "[")):
         try:
-            json.loads(text)
+            json_loads(text, filename)
             return "json"
-        except ValueError:
+        except UserError:
+            return "json"  # JSON with a refused number (NaN, 1e309): read as JSON, which says where
+        except (ValueError, RecursionError):
             pass
     if re.search(r"^(cpu|board|gpus|items)\s*:", text, re.M):
         return "yaml"
@@ -182,6 +185,31 @@ def _row(line: int, text: str, cells: list[str], roles: dict[str, int]) -> RawLi
     )
 
 
+def _strict_cells(raw: str, delim: str, filename: str, line: int) -> list[str]:
+    """One CSV row's cells; a quote that is opened and never closed on its line is an error at the line.
+    Read loosely, it swallows the rest of the row into one cell (or, read as a whole file, the rows
+    after it): the board disappears and the CPU takes the GPU's qty and price (issue 18 item 12)."""
+    try:
+        return next(csv.reader([raw], delimiter=delim, strict=True))
+    except StopIteration:
+        return []
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            what = 'this row opens a quote (") that it never closes'
+        else:
+            what = f"this row's quotes are not valid CSV ({exc}): a quoted cell must end right after its closing quote"
+        raise UserError(
+            problems=[
+                Problem(
+                    what,
+                    file=filename,
+                    line=line,
+                    hint='close the quote on the same line; write "" for a quote mark inside a quoted cell',
+                )
+            ]
+        ) from None
+
+
 def _csv(text: str, filename: str) -> list[RawLine]:
     lines = text.splitlines()
     out: list[RawLine] = []
@@ -199,8 +227,7 @@ def _csv(text: str, filename: str) -> list[RawLine]:
                 continue
             out.append(RawLine(i, raw))
             continue
-        cells = _split(raw, delim or ",")
-        out.append(_row(i, raw, cells, roles))
+        out.append(_row(i, raw, _strict_cells(raw, delim or ",", filename, i), roles))
     if not roles:
         raise UserError(
             problems=[
@@ -335,7 +362,7 @@ def _structured(text: str, filename: str, fmt: str) -> Document:
 
     if fmt == "json":
         try:
-            data = json.loads(text)
+            data = json_loads(text, filename)  # NaN, 1e309, a 5000-digit number: refused at the line
         except json.JSONDecodeError as exc:
             raise UserError(
                 problems=[Problem(f"this is not valid JSON: {exc.msg}", file=filename, line=exc.lineno)]
@@ -428,7 +455,7 @@ def _part_value(kind: str, v: Any, doc: Document, filename: str, line: int, line
         text = str(model)
         if kind == "nvme" and "socket" in v:
             text = f"NVMe SSD in {v['socket']}" + (f" {model}" if model != v["socket"] else "")
-        price = v.get("price")
+        price = _price(v.get("price"), filename, line)
         doc.lines.append(
             RawLine(
                 line,
@@ -448,14 +475,49 @@ def _part_value(kind: str, v: Any, doc: Document, filename: str, line: int, line
             problems=[Problem(f"{kind} must be a part name or a number", file=filename, line=line)]
         )
     if isinstance(v, (int, float)) and kind in ("psu", "ram"):
-        if not 1 <= v <= 100000:
-            raise UserError(problems=[Problem(f"{kind} must be a positive number", file=filename, line=line)])
+        from advisor.model.build import PSU_W, RAM_GB
+
+        low, high = PSU_W if kind == "psu" else RAM_GB
+        if not low <= v <= high:
+            what = "PSU watts" if kind == "psu" else "GB of RAM"
+            shown = (
+                f"{v:g}"
+                if isinstance(v, float) or len(str(v)) <= 20
+                else f"a {len(str(abs(v)))}-digit number"
+            )
+            raise UserError(
+                problems=[
+                    Problem(
+                        f"{kind}: must be {what} from {low} to {high} (got {shown})", file=filename, line=line
+                    )
+                ]
+            )
         unit = "W" if kind == "psu" else "GB"
         doc.lines.append(RawLine(line, f"{kind}: {v:g} {unit}", kind=kind, value=int(v)))
         return
     if line_of and isinstance(v, str):
         line = line_of(v) or line
     doc.lines.append(RawLine(line, str(v), desc=str(v), kind=kind))
+
+
+MAX_PRICE = 100_000_000  # one line item's price: beyond any machine a quote prices
+
+
+def _price(price: Any, filename: str, line: int) -> Any:
+    """A structured quote's price as written; a number outside 0..MAX_PRICE (1e200) is refused at its
+    line rather than read as something else ("1e+200" would read as 1.00)."""
+    if isinstance(price, (int, float)) and not isinstance(price, bool) and not 0 <= price <= MAX_PRICE:
+        shown = f"{price:g}" if isinstance(price, float) or len(str(price)) <= 20 else "a huge number"
+        raise UserError(
+            problems=[
+                Problem(f"a price must be from 0 to {MAX_PRICE:,} (got {shown})", file=filename, line=line)
+            ]
+        )
+    if isinstance(price, float) and not price.is_integer():
+        return f"{price:.2f}"
+    if isinstance(price, float):
+        return int(price)
+    return price
 
 
 def _items(items: list, doc: Document, filename: str, line_of, base: int) -> None:
@@ -501,6 +563,7 @@ def _items(items: list, doc: Document, filename: str, line_of, base: int) -> Non
             price = next((it[k] for k in ("price", "unit_price", "单价", "preis") if k in it), None)
             if price is not None and (isinstance(price, bool) or not isinstance(price, (int, float, str))):
                 raise UserError(problems=[Problem("a price must be a number", file=filename, line=line)])
+            price = _price(price, filename, line)
             text = f"{kind} {desc}".strip()
             doc.lines.append(
                 RawLine(

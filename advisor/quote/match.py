@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from advisor.base.text import lookalikes
 from advisor.model.catalog.store import Catalog
 from advisor.quote.vocab import vocab
 
@@ -88,6 +89,7 @@ class Found:
     socket: str | None = None  # an NVMe drive's M.2 socket
     in_catalog: bool = True
     how: str = ""  # how it was recognised
+    lookalike: bool = False  # found by reading Cyrillic or Greek lookalike letters as Latin ("RТX 4090")
 
 
 @dataclass
@@ -130,7 +132,22 @@ class Matcher:
         return catalog.derived[key]  # type: ignore[return-value]
 
     def parts(self, text: str, kind: str | None = None) -> list[Found]:
-        """Catalog parts the text names (best per kind), by part number or by name."""
+        """Catalog parts the text names (best per kind), by part number or by name. A name written with
+        Cyrillic or Greek letters that look Latin ("RТX 4090", a Cyrillic Т) is read in Latin letters,
+        and the match says so (issue 18 item 12): it is never a silent match."""
+        look = lookalikes(text)
+        if look is None or look.latin is None:
+            return self._parts(text, kind)
+        found = self._parts(look.latin, kind)
+        for f in found:
+            f.lookalike = True
+            f.how = (
+                f"read as {f.name}: the name has {look.scripts} letters that look Latin ({look.names()}); "
+                + f.how
+            )
+        return found
+
+    def _parts(self, text: str, kind: str | None = None) -> list[Found]:
         for raw in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-./]{5,}", text):
             part = self.numbers.get(_pn(raw))
             if part is not None and (kind is None or part.kind == kind):

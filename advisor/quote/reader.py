@@ -165,6 +165,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             continue
         parts = _parts_of(matcher, it.desc, it.kind_hint, it.value)
         ql.parts = parts
+        q.notes += [f"line {it.line}: {p.how.split('; ')[0]}" for p in parts if p.lookalike]
         if parts:
             if it.role != "title":
                 ql.status = (

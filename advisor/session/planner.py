@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.base.errors import UserError
-from advisor.base.yamlio import atomic_write, dumps, load_file
+from advisor.base.yamlio import WriteError, atomic_write, dumps, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog, load_catalog
@@ -295,13 +295,16 @@ class Planner:
         data = load_file(path)
         return cls(build_from_data(data, str(path)), catalog, path)
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write the build atomically (to `path`, or where it came from) and mark it clean."""
+    def save(self, path: str | Path | None = None, parents: bool = True) -> Path:
+        """Write the build atomically (to `path`, or where it came from) and mark it clean. With
+        `parents`, a folder that does not exist yet is made (the app asks the user first)."""
         target = Path(path) if path else self.path
         if target is None:
             raise UserError("this build has no file yet", hint="give a file name to save it to")
         try:
-            atomic_write(target, build_yaml(self.build, leading_comments(target) or HEADER))
+            atomic_write(target, build_yaml(self.build, leading_comments(target) or HEADER), parents=parents)
+        except WriteError:
+            raise  # already says the path, what is wrong and what to do
         except OSError as exc:
             raise UserError(
                 f"{target}: cannot be written ({exc.strerror or exc})",

@@ -29,7 +29,7 @@ from advisor.session.planner import Choice, Planner, cards_of, file_name_for, pa
 from advisor.tui import autosave
 from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands
-from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, FormDialog, HelpScreen, PathPrompt
+from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, ConfirmReplace, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
@@ -52,6 +52,30 @@ PANES = (
 VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
 FROM_QUOTE = "build from "  # the name a quote's build gets: "build from quote 2x4090-z790-hero-email.txt"
+MAX_BUILD_BYTES = 4 * 1024 * 1024  # a file larger than this is not read to find out whether it is a build
+
+
+def describe_file(path: Path) -> str:
+    """What the file at `path` is, for the question before replacing it: "build" when it reads as a
+    build; else, in words, why it is not one: "it does not read as one", "it is a device or a pipe, not
+    a file". Never reads a device or a pipe (a FIFO would block), nor a file too large to be a build."""
+    import stat
+
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return f"it cannot be read: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return "it is a folder"
+    if not stat.S_ISREG(st.st_mode):
+        return "it is a device or a pipe, not a file"
+    if st.st_size > MAX_BUILD_BYTES:
+        return f"it does not read as one: {st.st_size:,} bytes"
+    try:
+        build_from_data(loads(read_text(path), str(path)), str(path))
+    except Exception:  # any reason it is not a build is the same answer: it does not read as one
+        return "it does not read as one"
+    return "build"
 
 
 class AdvisorApp(App):
@@ -99,16 +123,26 @@ class AdvisorApp(App):
         self.measurement_paths = list(measurements)
         self.measurements: list[tuple[str, Measurement]] = []
         self._stale: set[str] = set()  # views to redraw when they are next shown
-        self._startup_note: str | None = None
+        self._startup_notes: list[tuple[str, str]] = []  # (message, severity), said once mounted
+        self._autosave_off: str | None = None  # why autosave is off, when it is
         self._autosave_timer: Timer | None = None
         self.planner = self._start_planner()
 
     # ------------------------------------------------------------------ start-up
 
     def _start_planner(self) -> Planner:
+        self._autosave_off = autosave.problem()
+        if self._autosave_off:
+            self._startup_notes.append(
+                (
+                    f"autosave is off: {self._autosave_off}. Save your work with Ctrl+S; to keep autosaves, "
+                    "set ADVISOR_STATE_DIR to a folder you can write to",
+                    "warning",
+                )
+            )
         if self.build_path:
             planner = Planner.open(self.build_path, self.catalog)
-            saved = autosave.pending(planner.path)
+            saved = self._pending(planner.path)
             if saved is not None:
                 self._restore(
                     planner,
@@ -117,19 +151,54 @@ class AdvisorApp(App):
                     "'Revert to saved file' in the palette drops them",
                 )
             return planner
-        saved = autosave.pending(None)
+        saved = self._pending(None)
         planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog)
         if saved is not None:
             self._restore(planner, saved, "restored your unsaved build from the last session")
         return planner
 
+    def _pending(self, origin: Path | None) -> str | None:
+        try:
+            return autosave.pending(origin)
+        except autosave.Damaged as damaged:
+            self._unreadable_autosave(damaged, origin)
+            return None
+
     def _restore(self, planner: Planner, text: str, message: str) -> None:
+        origin = planner.path
         try:
             planner.replace(build_from_data(loads(text, "autosave"), "autosave"))
             planner.undo_stack.clear()
-            self._startup_note = message
-        except UserError:
-            self._startup_note = "an autosave could not be read and was ignored"
+            self._startup_notes.append((message, "information"))
+        except Exception as exc:
+            # whatever is wrong with it (a newer version's key, a bug in reading it), the app starts
+            # and the autosave is kept aside
+            why = exc.render() if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            why = why.splitlines()[0] if why.strip() else "it is not a build"
+            self._unreadable_autosave(autosave.set_aside(origin, why[:300]), origin)
+
+    def _unreadable_autosave(self, damaged: autosave.Damaged, origin: Path | None) -> None:
+        """An autosave that cannot be read back: it was moved aside (never overwritten, never deleted),
+        and the user is told why and where it is; where it could not be moved, autosave stays off."""
+        opened = "the example build is open instead" if origin is None else f"{origin} is open as last saved"
+        if damaged.kept is not None:
+            self._startup_notes.append(
+                (
+                    f"an autosave could not be read: {damaged.why}. It is kept, unchanged, as {damaged.kept}; "
+                    f"{opened}.",
+                    "warning",
+                )
+            )
+            return
+        self._autosave_off = f"the autosave {damaged.path} could not be moved aside ({damaged.move_error})"
+        self._startup_notes.append(
+            (
+                f"an autosave could not be read: {damaged.why}. It could not be moved aside either "
+                f"({damaged.move_error}), so autosave is off and nothing overwrites it: it is {damaged.path}; "
+                f"{opened}. Save your work with Ctrl+S.",
+                "warning",
+            )
+        )
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,8 +218,10 @@ class AdvisorApp(App):
             self.load_measurement(path)
         self.refresh_views()
         self.query_one("#build-items").focus()
-        if self._startup_note:
-            self.notify(self._startup_note, timeout=8)
+        for message, severity in self._startup_notes:
+            self.notify(
+                message, severity=severity, timeout=8 if severity == "information" else 20, markup=False
+            )
         if self.quote_path:
             self.open_quote(self.quote_path)
 
@@ -216,11 +287,11 @@ class AdvisorApp(App):
         self._autosave_timer = self.set_timer(1.0, self.flush_autosave)
 
     def flush_autosave(self) -> None:
-        if self.planner.dirty:
+        if self.planner.dirty and self._autosave_off is None:
             try:
                 autosave.write(self.planner.path, self.planner.yaml)
-            except OSError as exc:
-                self.notify(f"autosave failed: {exc}", severity="warning")
+            except OSError as exc:  # a WriteError says the path and what is wrong
+                self.notify(f"autosave failed: {exc}", severity="warning", markup=False)
 
     # ------------------------------------------------------------------ what is selected
 
@@ -456,12 +527,56 @@ class AdvisorApp(App):
         )
 
     def write_report(self, path: str, text: str, what: str) -> None:
-        try:
-            atomic_write(path, text)
-        except OSError as exc:
-            self.notify(f"{path}: cannot be written ({exc.strerror or exc})", severity="error")
+        def write(parents: bool) -> None:
+            try:
+                atomic_write(path, text, parents=parents)
+            except OSError as exc:  # a WriteError: the path, what is wrong, what to do
+                self.notify(str(exc), title="not written", severity="error", timeout=10, markup=False)
+                return
+            self.notify(f"{what} written to {path}")
+
+        self.confirm_replace(path, what, write)
+
+    def confirm_replace(self, path: str, what: str, then: Callable[[bool], Any]) -> None:
+        """Run `then(parents)`, which writes `path`, now when nothing is there to replace; else only once
+        the user has said so, in a dialog that names the file and says when it is not a build, or names
+        the folder that does not exist yet (then `parents` is True: make it)."""
+        target = Path(path)
+        full = str(target.absolute())
+        folder = target.absolute().parent
+        if not folder.exists() and not folder.is_symlink():
+            question = f"The folder {folder} does not exist: create it and write {target.name} there?"
+            self.push_screen(
+                ConfirmReplace(question, full, action="Create"), lambda yes: then(True) if yes else None
+            )
             return
-        self.notify(f"{what} written to {path}")
+        question = self.replace_question(target, what)
+        if question is None:
+            then(False)
+            return
+        self.push_screen(ConfirmReplace(question, full), lambda yes: then(False) if yes else None)
+
+    def replace_question(self, path: Path, what: str) -> str | None:
+        """What to ask before writing `what` ("build", "report") over `path`; None when there is
+        nothing to replace (no file there; a link to nothing, which the write then refuses) or it is
+        the build's own file being saved again."""
+        if not path.exists():
+            return None
+        if what == "build" and self.planner.path is not None:
+            try:
+                if path.samefile(self.planner.path):
+                    return None
+            except OSError:
+                pass
+        name = path.name
+        kind = describe_file(path)
+        if what == "build":
+            if kind == "build":
+                return f"{name} is already there (a build file): replace it with this build?"
+            return f"{name} is not a build file ({kind}): replace it anyway?"
+        if kind == "build":
+            return f"{name} is a build file: replace it with the {what} anyway?"
+        return f"{name} is already there: replace it with the {what}?"
 
     def action_open(self) -> None:
         self.ask_path("Open a build file", self.open_build)
@@ -485,16 +600,21 @@ class AdvisorApp(App):
         # a build with no file yet (an example, a quote's) is named after its parts: 2x-rtx-4090-z790-hero.yaml
         suggestion = self.planner.path or file_name_for(parts_name(self.planner.build, self.catalog))
 
-        def done(path: str) -> None:
-            if self.save_to(path) and then:
+        def save(path: str, parents: bool) -> None:
+            if self.save_to(path, parents) and then:
                 then()
 
-        self.ask_path("Save the build as", done, str(suggestion), must_exist=False)
+        self.ask_path(
+            "Save the build as",
+            lambda path: self.confirm_replace(path, "build", lambda parents: save(path, parents)),
+            str(suggestion),
+            must_exist=False,
+        )
 
-    def save_to(self, path: str) -> bool:
+    def save_to(self, path: str, parents: bool = False) -> bool:
         old = self.planner.path
         try:
-            saved = self.planner.save(path)
+            saved = self.planner.save(path, parents=parents)
         except UserError as exc:
             self.notify(exc.render(), title="not saved", severity="error", timeout=10)
             return False
@@ -715,7 +835,7 @@ class AdvisorApp(App):
                 else:
                     self.action_save_as(then=self.exit)
 
-        self.push_screen(ConfirmQuit(self.build_phrase()), done)
+        self.push_screen(ConfirmQuit(self.build_phrase(), autosave=self._autosave_off is None), done)
 
     def build_phrase(self) -> str:
         """The build as the quit prompt names it: its name (and file), "The build from quote X.txt"."""

@@ -1,4 +1,5 @@
-"""Modal screens: pick a part or a slot, a file path, a few values; confirm quitting; help."""
+"""Modal screens: pick a part or a slot, a file path, a few values; confirm quitting or replacing a file;
+help."""
 
 from __future__ import annotations
 
@@ -342,14 +343,20 @@ class ConfirmQuit(ModalScreen[str | None]):
         Binding("d", "choose('discard')", "Discard"),
     ]
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, autosave: bool = True) -> None:
         super().__init__()
         self.build_name = name
+        self.autosave = autosave
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm"):
             yield Label(f"{self.build_name} has unsaved changes.", classes="dialog-title")
-            yield Static("Save them before quitting? (An autosave is kept until you save or discard.)")
+            if self.autosave:
+                yield Static("Save them before quitting? (An autosave is kept until you save or discard.)")
+            else:
+                yield Static(
+                    "Save them before quitting? (Autosave is off: quitting without saving loses them.)"
+                )
             with Horizontal(classes="buttons"):
                 yield Button("Save (s)", variant="primary", id="save")
                 yield Button("Quit without saving (d)", variant="error", id="discard")
@@ -364,6 +371,48 @@ class ConfirmQuit(ModalScreen[str | None]):
 
     def action_stay(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmReplace(ModalScreen[bool]):
+    """A file is already there: replace it, or go back. The question names the file and, for one that
+    is not a build, says so ("quote.txt is not a build file (it does not read as one): replace it
+    anyway?"); below it, the whole path. With action="Create": the file's folder does not exist yet,
+    and the answer is whether to make it."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Cancel"),
+        # the key of the button's word: r for Replace, c for Create (never c for a Replace: "cancel")
+        Binding("r", "key_answer('r')", "Replace", show=False),
+        Binding("c", "key_answer('c')", "Create", show=False),
+    ]
+
+    def __init__(self, question: str, path: str, action: str = "Replace") -> None:
+        super().__init__()
+        self.question, self.path, self.action = question, path, action
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog confirm"):
+            yield Label(Text(self.question), classes="dialog-title")  # a file name is never markup
+            yield Static(Text(self.path, "dim"), id="replace-path")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.action} ({self.action[0].lower()})", variant="error", id="replace")
+                yield Button("Cancel (Esc)", variant="primary", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()  # Enter alone never replaces a file
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "replace")
+
+    def action_answer(self, replace: bool) -> None:
+        self.dismiss(replace)
+
+    def action_key_answer(self, key: str) -> None:
+        if key == self.action[0].lower():
+            self.dismiss(True)
+        else:
+            self.app.bell()
 
 
 class HelpScreen(ModalScreen[None]):

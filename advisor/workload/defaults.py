@@ -33,6 +33,10 @@ SEQ = 1024  # training tokens per sequence, where the preset has no length of it
 ACCUM = 1  # no gradient accumulation unless asked: what a training loop does unless told
 PROMPT = 512  # inference prompt tokens
 GEN = 256  # inference generated tokens
+# the parameter counts advisor models: a 100K-parameter toy to a 10T-parameter model (the largest
+# published are about 2T); nan, inf and 1e308 are refused before any arithmetic (issue 18 item 11)
+PARAMS = (1e5, 1e13)
+PARAMS_TEXT = "1e5 (100K) to 1e13 (10T)"
 
 
 def seq_for(spec: ModelSpec | None) -> int:

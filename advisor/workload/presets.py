@@ -55,14 +55,30 @@ def parse_count(text: str) -> float | None:
     return value if value > 0 else None
 
 
+def _check_params(value: float, given: str) -> float:
+    """A parameter count in PARAMS, else a UserError: nan, inf or 1e400 never reach the arithmetic."""
+    from advisor.workload.defaults import PARAMS, PARAMS_TEXT
+
+    if not (value == value and PARAMS[0] <= value <= PARAMS[1]):
+        raise UserError(
+            f"{given} is not a parameter count advisor models: give one from {PARAMS_TEXT}",
+            hint="e.g. 1.3b, 7b or 2.7e9",
+        )
+    return value
+
+
 def resolve(name: str, params: float | None = None) -> ModelSpec:
     """A preset by name or alias; a bare parameter count borrows the shape of the nearest decoder preset."""
+    if params is not None:
+        _check_params(params, f"--params {params:g}")
     table = _alias_table()
     key = table.get(name.strip().lower())
     if key is not None:
         spec = presets()[key]
         return spec.with_params(params) if params else spec
     count = parse_count(name)
+    if count is not None:
+        _check_params(count, repr(name.strip()))
     if count is not None or (params and not name.strip()):
         return nearest(params or count)  # type: ignore[arg-type]
     from rapidfuzz import process  # only for the hint: a known name never pays its import

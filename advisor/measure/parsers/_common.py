@@ -49,6 +49,16 @@ def fail(filename: str, message: str, line: int | None = None, hint: str | None 
     return UserError(problems=[Problem(message, file=filename, line=line, hint=hint)])
 
 
+def shown(value: object) -> str:
+    """A value as a message shows it: a huge number as its digit count, never all its digits."""
+    text = repr(value)
+    if len(text) <= 40:
+        return text
+    if isinstance(value, int):
+        return f"a {len(str(abs(value)))}-digit number"
+    return text[:30] + "..."
+
+
 def is_float(token: str) -> bool:
     return _FLOAT.fullmatch(token) is not None
 

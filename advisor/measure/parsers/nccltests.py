@@ -18,6 +18,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.base.numbers import json_loads
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import (
     Line,
@@ -28,6 +29,7 @@ from advisor.measure.parsers._common import (
     normalise,
     not_this_tool,
     numbered_lines,
+    shown,
     to_float,
 )
 
@@ -246,7 +248,7 @@ def _pad(values: list[float]) -> list[float | None]:
 
 def _parse_json(text: str, filename: str) -> Measurement:
     try:
-        data = json.loads(text)
+        data = json_loads(text, filename)  # NaN, 1e309, a 5000-digit number: refused at the line
     except json.JSONDecodeError as exc:
         raise fail(
             filename,
@@ -301,7 +303,7 @@ def _json_row(entry: Any, k: int, filename: str) -> _Row:
         raise fail(filename, f"results[{k}] should be an object with size and busbw figures")
     size = entry.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size < 2**63:
-        raise fail(filename, f"results[{k}].size should be a whole number of bytes, found {size!r}")
+        raise fail(filename, f"results[{k}].size should be a whole number of bytes, found {shown(size)}")
     bus: list[float | None] = []
     alg: list[float | None] = []
     bad: list[bool] = []
@@ -323,9 +325,9 @@ def _json_row(entry: Any, k: int, filename: str) -> _Row:
 
 def _json_number(value: Any, where: str, filename: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise fail(filename, f"{where} should be a number, found {value!r}")
+        raise fail(filename, f"{where} should be a number, found {shown(value)}")
     if isinstance(value, int) and abs(value) > 10**15:
-        raise fail(filename, f"{where} should be a bandwidth in GB/s, found {value!r}")
+        raise fail(filename, f"{where} should be a bandwidth in GB/s, found {shown(value)}")
     return to_float(repr(float(value)), filename, None, where)
 
 

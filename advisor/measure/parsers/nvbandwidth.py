@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.base.numbers import json_loads
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -28,6 +29,7 @@ from advisor.measure.parsers._common import (
     normalise,
     not_this_tool,
     numbered_lines,
+    shown,
     to_float,
 )
 
@@ -253,7 +255,7 @@ def _json_start(text: str) -> int | None:
 
 def _parse_json(text: str, start: int, filename: str) -> Measurement:
     try:
-        data, _end = json.JSONDecoder().raw_decode(text, start)
+        data, _end = json_loads(text, filename, start)  # NaN, 1e309, 5000 digits: refused at the line
     except json.JSONDecodeError as exc:
         raise fail(
             filename,
@@ -349,7 +351,7 @@ def _json_cell(cell: Any, filename: str, context: str) -> float | None:
         raise fail(filename, f"expected a number or 'N/A' in the {context}, found {cell!r}")
     if isinstance(cell, (int, float)):
         if isinstance(cell, int) and abs(cell) > 10**15:
-            raise fail(filename, f"expected a bandwidth in the {context}, found {cell!r}")
+            raise fail(filename, f"expected a bandwidth in the {context}, found {shown(cell)}")
         cell = repr(float(cell))
     if not isinstance(cell, str):
         raise fail(filename, f"expected a number or 'N/A' in the {context}, found {cell!r}")

@@ -17,6 +17,12 @@ from advisor.base.text import has_hidden, visible
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
 
+# Sane ranges of a part's numbers (issue 17 item 2): each numeric field below names its range; a value
+# outside it is refused at its file:line with the range, never carried into the model.
+MAX_LANES = 256  # PCIe lanes of one socket, lane group or switch (the largest sockets have 128-160)
+MAX_WATTS = 5000  # a CPU's or GPU's power
+MAX_PRICE = 10_000_000  # US dollars
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=True, defer_build=True)
@@ -59,7 +65,9 @@ class Part(Strict):
     unverified_fields: list[str] = Field(default_factory=list)
     evidence: str | None = Field(default=None, description="How the values reached us")
     notes: str | None = None
-    price_usd: float | None = Field(default=None, description="Launch/MSRP price where known")
+    price_usd: float | None = Field(
+        default=None, ge=0, le=MAX_PRICE, description=f"Launch/MSRP price where known, 0 to {MAX_PRICE:,}"
+    )
 
     @field_validator("sources")
     @classmethod
@@ -73,16 +81,23 @@ class Part(Strict):
 class CpuPcie(Strict):
     max_gen: int = Field(ge=1, le=6, description="Highest PCIe generation of the CPU's lanes")
     total_lanes: int | None = Field(
-        default=None, ge=0, description="All CPU PCIe lanes per socket, uplink included"
+        default=None, ge=0, le=MAX_LANES, description="All CPU PCIe lanes per socket, uplink included (0-256)"
     )
     usable_lanes: int | None = Field(
-        default=None, ge=0, description="Lanes per socket for slots and M.2 (excludes the chipset uplink)"
+        default=None,
+        ge=0,
+        le=MAX_LANES,
+        description="Lanes per socket for slots and M.2 (excludes the chipset uplink; 0-256)",
     )
-    lanes_by_gen: dict[int, int] | None = Field(
-        default=None, description="Usable lanes per PCIe generation, e.g. {5: 16, 4: 4}"
+    lanes_by_gen: (
+        dict[Annotated[int, Field(ge=1, le=6)], Annotated[int, Field(ge=0, le=MAX_LANES)]] | None
+    ) = Field(default=None, description="Usable lanes per PCIe generation (1-6: 0-256), e.g. {5: 16, 4: 4}")
+    slot_lanes: int | None = Field(
+        default=None, ge=0, le=MAX_LANES, description="Lanes meant for graphics/expansion slots (0-256)"
     )
-    slot_lanes: int | None = Field(default=None, ge=0, description="Lanes meant for graphics/expansion slots")
-    m2_lanes: int | None = Field(default=None, ge=0, description="Lanes meant for CPU-attached M.2")
+    m2_lanes: int | None = Field(
+        default=None, ge=0, le=MAX_LANES, description="Lanes meant for CPU-attached M.2 (0-256)"
+    )
     configurations: list[str] | None = Field(
         default=None, description="Vendor's lane configurations, e.g. '2x8+4'"
     )
@@ -96,15 +111,15 @@ class Uplink(Strict):
 
 class InterSocket(Strict):
     type: Literal["UPI", "xGMI", "QPI"]
-    links: int | None = Field(default=None, ge=0)
-    gt_s: float | None = Field(default=None, gt=0)
+    links: int | None = Field(default=None, ge=0, le=16, description="Links between two sockets, 0 to 16")
+    gt_s: float | None = Field(default=None, gt=0, le=1000, description="Link rate in GT/s, up to 1000")
 
 
 class Memory(Strict):
     type: str | None = None
-    channels: int | None = Field(default=None, ge=1, description="Memory channels per socket")
-    max_speed_mts: int | None = Field(default=None, ge=1)
-    max_capacity_gb: int | None = Field(default=None, ge=1)
+    channels: int | None = Field(default=None, ge=1, le=32, description="Memory channels per socket, 1 to 32")
+    max_speed_mts: int | None = Field(default=None, ge=1, le=100_000, description="MT/s, up to 100,000")
+    max_capacity_gb: int | None = Field(default=None, ge=1, le=65536, description="GB, up to 65,536")
 
 
 class Cpu(Part):
@@ -113,14 +128,16 @@ class Cpu(Part):
     cpu_vendor: Literal["intel", "amd"]
     segment: Literal["desktop", "hedt", "workstation", "server"]
     socket: str
-    max_sockets: int = Field(ge=1, le=8)
-    cores: int | None = Field(default=None, ge=1)
+    max_sockets: int = Field(ge=1, le=8, description="Sockets a board may hold of this CPU, 1 to 8")
+    cores: int | None = Field(default=None, ge=1, le=1024, description="Cores, 1 to 1024")
     pcie: CpuPcie
     chipset_uplink: Uplink | None = None
     inter_socket: InterSocket | None = None
     memory: Memory = Field(default_factory=Memory)
-    tdp_w: int | None = Field(default=None, ge=1)
-    max_power_w: int | None = Field(default=None, ge=1, description="Max turbo / PPT power")
+    tdp_w: int | None = Field(default=None, ge=1, le=MAX_WATTS, description="TDP in W, 1 to 5000")
+    max_power_w: int | None = Field(
+        default=None, ge=1, le=MAX_WATTS, description="Max turbo / PPT power in W, 1 to 5000"
+    )
 
 
 # --------------------------------------------------------------------------- boards
@@ -131,14 +148,16 @@ class LaneGroup(Strict):
 
     id: str
     source: Literal["cpu", "chipset", "switch"]
-    socket: int = Field(default=0, ge=0, description="CPU socket index (for source cpu and chipset)")
+    socket: int = Field(
+        default=0, ge=0, le=7, description="CPU socket index (for source cpu and chipset), 0 to 7"
+    )
     switch: str | None = Field(default=None, description="Switch id, for source switch")
     host_bridge: str | None = Field(
         default=None,
         description="Root complex / host bridge within the socket (two GPUs on different ones are NODE)",
     )
     lanes: int | None = Field(
-        default=None, ge=1, description="Lanes in the group; null for independent ports"
+        default=None, ge=1, le=MAX_LANES, description="Lanes in the group (1-256); null for independent ports"
     )
     gen: int = Field(ge=1, le=6)
     bifurcation: list[str] | None = Field(
@@ -150,7 +169,10 @@ class LaneGroup(Strict):
     )
     root_port: str | None = None
     requires_cpu_lanes: int | None = Field(
-        default=None, ge=1, description="Wired only when the CPU has at least this many usable lanes"
+        default=None,
+        ge=1,
+        le=MAX_LANES,
+        description="Wired only when the CPU has at least this many usable lanes (1-256)",
     )
     notes: str | None = None
 
@@ -183,12 +205,14 @@ class Connector(Strict):
 
     name: str
     group: str = Field(description="Lane group id it hangs off")
-    first_lane: int = Field(default=0, ge=0, description="First lane of its range within the group")
+    first_lane: int = Field(
+        default=0, ge=0, lt=MAX_LANES, description="First lane of its range within the group (0-255)"
+    )
     width: int = Field(ge=1, le=16, description="Electrical width when nothing shares its lanes")
     physical: int | None = Field(default=None, ge=1, le=16, description="Connector size in lanes (slots)")
     gen: int | None = Field(default=None, ge=1, le=6, description="Connector's own generation cap")
     position: int | None = Field(
-        default=None, ge=1, description="Slot position from the top (1 = nearest the CPU)"
+        default=None, ge=1, le=32, description="Slot position from the top (1 = nearest the CPU; up to 32)"
     )
     notes: str | None = None
 
@@ -209,9 +233,9 @@ class Switch(Strict):
     id: str
     chip: str | None = None
     gen: int = Field(ge=1, le=6)
-    lanes: int | None = Field(default=None, ge=1)
+    lanes: int | None = Field(default=None, ge=1, le=MAX_LANES, description="Switch lanes, 1 to 256")
     uplink_group: str = Field(description="Lane group the switch's upstream port hangs off")
-    uplink_first_lane: int = Field(default=0, ge=0)
+    uplink_first_lane: int = Field(default=0, ge=0, lt=MAX_LANES, description="0 to 255")
     uplink_width: int = Field(ge=1, le=16)
     notes: str | None = None
 
@@ -233,10 +257,12 @@ class Board(Part):
     m2: list[Connector] = Field(default_factory=list)
     sharing: list[SharingRule] = Field(default_factory=list)
     slot_positions: int | None = Field(
-        default=None, ge=1, description="Expansion slot positions on the board"
+        default=None, ge=1, le=32, description="Expansion slot positions on the board, 1 to 32"
     )
-    max_gpus: int | None = Field(default=None, ge=1, description="Vendor-stated maximum GPU count")
-    memory_slots: int | None = Field(default=None, ge=1)
+    max_gpus: int | None = Field(
+        default=None, ge=1, le=64, description="Vendor-stated maximum GPU count, 1 to 64"
+    )
+    memory_slots: int | None = Field(default=None, ge=1, le=128, description="DIMM slots, 1 to 128")
 
     @model_validator(mode="after")
     def _references(self) -> Board:
@@ -303,10 +329,13 @@ class GpuPcie(Strict):
 class NvLink(Strict):
     supported: bool
     links: int | None = Field(
-        default=None, ge=1, description="Links per GPU over the bridge (NV# in topo -m)"
+        default=None, ge=1, le=64, description="Links per GPU over the bridge (NV# in topo -m), 1 to 64"
     )
     gbps_per_direction: float | None = Field(
-        default=None, gt=0, description="Total over all links, one direction"
+        default=None,
+        gt=0,
+        le=100_000,
+        description="Total over all links, one direction, GB/s (up to 100,000)",
     )
     bridge: str | None = None
 
@@ -322,7 +351,7 @@ class P2p(Strict):
 
 class PowerConnector(Strict):
     type: Literal["12VHPWR", "12V-2x6", "8-pin PCIe", "8-pin EPS", "12-pin"]
-    count: int = Field(ge=1)
+    count: int = Field(ge=1, le=8, description="Connectors of this type, 1 to 8")
 
 
 class Gpu(Part):
@@ -330,21 +359,23 @@ class Gpu(Part):
     segment: Literal["geforce", "workstation", "datacenter"]
     architecture: Literal["turing", "ampere", "ada", "hopper", "blackwell"]
     compute_capability: str = Field(pattern=r"^\d+\.\d+$")
-    vram_gb: float = Field(gt=0)
+    vram_gb: float = Field(gt=0, le=4096, description="GB of memory, up to 4096")
     memory_type: str | None = None
-    memory_bandwidth_gbps: float | None = Field(default=None, gt=0)
+    memory_bandwidth_gbps: float | None = Field(
+        default=None, gt=0, le=100_000, description="GB/s, up to 100,000"
+    )
     pcie: GpuPcie
     nvlink: NvLink
     p2p: P2p
-    board_power_w: int | None = Field(default=None, ge=1)
+    board_power_w: int | None = Field(default=None, ge=1, le=MAX_WATTS, description="W, 1 to 5000")
     power_connector: PowerConnector | None = None
     slot_width: float | None = Field(
-        default=None, gt=0, description="Thickness in slots of the reference card"
+        default=None, gt=0, le=8, description="Thickness in slots of the reference card, up to 8"
     )
-    length_mm: int | None = Field(default=None, ge=1)
+    length_mm: int | None = Field(default=None, ge=1, le=1000, description="mm, 1 to 1000")
     cooler: Literal["blower", "open-air", "passive"] | None = None
-    bf16_tflops_dense: float | None = Field(default=None, gt=0)
-    fp16_tflops_dense: float | None = Field(default=None, gt=0)
+    bf16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
+    fp16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
 
 
 PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu}

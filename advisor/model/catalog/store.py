@@ -14,6 +14,7 @@ from pathlib import Path
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
+from advisor.base.text import lookalikes
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
 from advisor.model.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
@@ -114,6 +115,11 @@ class Catalog:
         if (text, kind) in self._resolved:
             return self._resolved[(text, kind)]
         label = what or kind
+        look = lookalikes(text)
+        if look is not None:
+            # "RТX 4090" (a Cyrillic Т) would match RTX 4090 only because the letter is dropped: a name
+            # that must be exact is refused, with its Latin spelling (issue 18 item 12)
+            raise UserError(look.sentence(text), hint=f"`advisor catalog list --kind {kind}` shows the names")
         matches = self.search(text, kind)
         strong = [m for m in matches if m.score >= 90]
         if matches and matches[0].score >= 100:

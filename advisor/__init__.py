@@ -24,6 +24,16 @@ def exit_interrupted(signum=None, frame=None):  # pragma: no cover - runs in the
         os._exit(130)
 
 
+def exit_terminated(signum=None, frame=None):  # pragma: no cover - runs in the terminated process
+    """The SIGTERM handler while the program loads: one line and exit 143 (128 + SIGTERM)."""
+    import os
+
+    try:
+        os.write(2, b"advisor: terminated\n")
+    finally:
+        os._exit(143)
+
+
 def _is_the_program() -> bool:
     """Whether this process is the `advisor` program (`python -m advisor`, the console script), not a
     program that imports advisor as a library (a test runner keeps its own Ctrl-C)."""
@@ -40,3 +50,4 @@ def _is_the_program() -> bool:
 if _is_the_program():
     # before anything else loads: `python -m advisor` imports this package first, then its __main__
     _signal.signal(_signal.SIGINT, exit_interrupted)
+    _signal.signal(_signal.SIGTERM, exit_terminated)

@@ -7,12 +7,14 @@ traceback (issue 18 item 11).
 
 import signal
 
-from advisor import exit_interrupted
+from advisor import exit_interrupted, exit_terminated
 
 signal.signal(signal.SIGINT, exit_interrupted)
+signal.signal(signal.SIGTERM, exit_terminated)
 
 from advisor.main import main  # noqa: E402
 
 code = main()
 signal.signal(signal.SIGINT, exit_interrupted)  # a Ctrl-C while Python shuts down: the same one line
+signal.signal(signal.SIGTERM, exit_terminated)
 raise SystemExit(code)

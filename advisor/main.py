@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 
-from advisor import exit_interrupted
+from advisor import exit_interrupted, exit_terminated
 
 # advisor's models use no pydantic plugins; looking for them scans every installed package's entry points
 # when the first model is validated (about 60 ms of each command, benchmarks/bench_rules_quote.py).
@@ -45,20 +45,34 @@ def _command(name: str):
     return getattr(importlib.import_module(module), function)
 
 
-def _raise_on_interrupt() -> None:
+class Terminated(BaseException):
+    """SIGTERM while a command runs: raised like KeyboardInterrupt, so `finally` blocks and atomic
+    writes clean up before the process ends with 143 (issue 17 item 5)."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def _raise_on_interrupt(argv: list[str] | None = None) -> None:
     """From here on a Ctrl-C is a KeyboardInterrupt (caught in `main`): a running command's `finally`
     and atomic writes clean up before it ends. Only the loading-time handler is replaced: a caller's own
     (a test runner's) stays."""
     try:
         if signal.getsignal(signal.SIGINT) is exit_interrupted:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+        if signal.getsignal(signal.SIGTERM) is exit_terminated:
+            words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+            # the app and its server handle SIGTERM themselves (they restore the terminal, end sessions)
+            interactive = bool(words) and words[0] in ("tui", "serve")
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if interactive else _raise_terminated)
     except ValueError:  # not the main thread: signals are not ours to set
         pass
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        _raise_on_interrupt()
+        _raise_on_interrupt(argv)
         code = _run(argv)
         sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not as a traceback at exit
         return code
@@ -69,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):
             pass
         return 130
+    except Terminated:
+        try:
+            print("advisor: terminated", file=sys.stderr)
+        except (OSError, ValueError):
+            pass
+        return 143
     except BrokenPipeError:
         # output piped into a reader that stopped reading: end quietly, as `seq 1 99999 | head -1` does
         try:

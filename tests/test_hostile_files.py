@@ -164,3 +164,34 @@ def test_a_source_url_that_cannot_be_parsed_is_no_traceback(cli, tmp_path):
     for args in (("catalog", "validate"), ("catalog", "audit")):
         code, _, err = cli(*args, "--catalog", str(folder))
         assert code in (0, 1) and "Traceback" not in err
+
+
+@pytest.mark.parametrize("after", ["advisor", "advisor.main"])
+def test_sigterm_ends_a_command_with_one_line_and_143(after):
+    import signal
+
+    # `validate -` waits on its stdin (held open), so the command is still there when the signal
+    # comes, whether it arrives while the modules load or once the command runs
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "advisor", "validate", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if line.rstrip().endswith(f"| {after}"):
+                break
+        proc.send_signal(signal.SIGTERM)
+        _, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    err = "\n".join(t for t in ("".join(seen) + rest).splitlines() if not t.startswith("import time:"))
+    assert proc.returncode == 143, err
+    assert err.strip() == "advisor: terminated"

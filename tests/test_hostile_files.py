@@ -195,3 +195,33 @@ def test_sigterm_ends_a_command_with_one_line_and_143(after):
     err = "\n".join(t for t in ("".join(seen) + rest).splitlines() if not t.startswith("import time:"))
     assert proc.returncode == 143, err
     assert err.strip() == "advisor: terminated"
+
+
+def test_a_build_nested_hundreds_of_levels_deep_is_refused_not_a_recursion_error(cli, tmp_path):
+    import json
+
+    node: dict = {"gpu": "RTX 6000 Ada"}
+    for i in range(400):  # 400 switches one under another: found by hand, a RecursionError traceback
+        node = {"switch": f"s{i}", "children": [node]}
+    root_port = {"id": "00:01.1", "host_bridge": "00", "children": [node]}
+    doc = {"topology": {"sockets": [{"vendor": "amd", "root_ports": [root_port]}]}}
+    build = tmp_path / "deep.yaml"
+    build.write_text(json.dumps(doc))  # JSON is YAML
+    code, _, err = cli("plan", str(build))
+    assert code == 2 and "this YAML cannot be read: it is nested more than 100 levels deep" in err
+
+
+def test_the_whole_build_is_bounded_before_any_work(cli, write):
+    many = write(
+        "many.yaml",
+        "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus:\n" + "  - {model: RTX 4090, count: 16}\n" * 500,
+    )
+    code, _, err = cli("plan", str(many))
+    assert code == 2 and "the `gpus` entries add up to 8000 GPUs; advisor plans machines of up to 64" in err
+    drives = write(
+        "drives.yaml",
+        "cpu: i9-14900K\nboard: ROG Maximus Z790 Hero\ngpus: [{model: RTX 4090}]\nnvme:\n"
+        + "  - {socket: M.2_1}\n" * 100,
+    )
+    code, _, err = cli("plan", str(drives))
+    assert code == 2 and "`nvme` lists 100 entries; a machine has at most 64" in err

@@ -134,6 +134,8 @@ def loads(text: str, filename: str = "<string>") -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise UserError(problems=[Problem(f"this is not valid YAML: {exc}", file=filename)]) from None
+    except RecursionError:
+        raise UserError(problems=[Problem("this YAML is nested too deeply to read", file=filename)]) from None
     finally:
         loader.dispose()
 
@@ -142,6 +144,9 @@ def loads(text: str, filename: str = "<string>") -> Any:
 # file has a few thousand values; a 600-byte "billion laughs" file expands to billions, and printing
 # or walking it would never end.
 MAX_EXPANDED_VALUES = 200_000
+# and how deep it may nest: a real file nests a few levels (a PCIe tree of switches a dozen); a
+# thousand levels is not a machine, and building it would exhaust Python's recursion limit
+MAX_DEPTH = 100
 
 
 def _check_expansion(root: Any, filename: str) -> None:
@@ -169,6 +174,8 @@ def _check_expansion(root: Any, filename: str) -> None:
         if key in open_nodes:
             _refuse(node, filename, "an alias refers to the value that contains it")
         open_nodes.add(key)
+        if len(open_nodes) > MAX_DEPTH:  # the open nodes are this one's ancestors
+            _refuse(node, filename, f"it is nested more than {MAX_DEPTH} levels deep", aliases=False)
         stack.append((node, True))
         stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
     del yaml
@@ -184,14 +191,16 @@ def _children(node: Any) -> list:
     return []
 
 
-def _refuse(node: Any, filename: str, what: str) -> None:
+def _refuse(node: Any, filename: str, what: str, aliases: bool = True) -> None:
     raise UserError(
         problems=[
             Problem(
-                f"this YAML cannot be read: {what} (&name ... *name)",
+                f"this YAML cannot be read: {what}" + (" (&name ... *name)" if aliases else ""),
                 file=filename,
                 line=node.start_mark.line + 1,
-                hint="write the values out instead of repeating them through aliases",
+                hint="write the values out instead of repeating them through aliases"
+                if aliases
+                else "a build, quote or catalog file nests a few levels; check the indentation and brackets",
             )
         ]
     )

@@ -16,6 +16,7 @@ from advisor.model.catalog.models import Strict
 # Sane ranges of a build's numbers (issue 17 item 2): a number outside them is a typo or a hostile
 # file, refused at its line with the range, never carried into the model.
 MAX_GPUS_PER_ENTRY = 16  # one `gpus` entry (the largest boards have 8-10 x16 slots)
+MAX_DEVICES = 64  # NVMe drives or NICs in one build
 MAX_GPUS = 64  # the whole build, every entry and tree device together
 PSU_W = (100, 20000)  # a PSU's (or redundant PSUs' usable) watts
 RAM_GB = (1, 65536)  # system memory: 64 TB is beyond any one machine
@@ -181,6 +182,21 @@ class Build(Strict):
         for pair in self.nvlink:
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"an NVLink bridge joins two different GPUs, e.g. [0, 1]; got {pair}")
+        # limits on the whole build, checked before any work (issue 17 item 1: counts that multiplied
+        # to 1.5 million cards ran for minutes): far above any machine one box or chassis holds
+        total = sum(g.count for g in self.gpus)
+        if total > MAX_GPUS:
+            raise ValueError(
+                f"the `gpus` entries add up to {total} GPUs; advisor plans machines of up to {MAX_GPUS} "
+                "(one box or chassis): split a cluster into its machines"
+            )
+        for what, items, most in (
+            ("nvme", self.nvme, MAX_DEVICES),
+            ("nics", self.nics, MAX_DEVICES),
+            ("nvlink", self.nvlink, MAX_GPUS),
+        ):
+            if len(items) > most:
+                raise ValueError(f"`{what}` lists {len(items)} entries; a machine has at most {most}")
         return self
 
     def gpu_count(self) -> int:

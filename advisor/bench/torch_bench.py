@@ -114,12 +114,14 @@ def matmul_tflops(torch, device, s: Settings, n: int | None = None) -> float:
     return 2 * n**3 / sec / 1e12
 
 
-def _end_with_parent() -> None:  # pragma: no cover - child process
-    """Exit when the process that started this worker is gone (killed, say, while NCCL hangs): a
+def _end_with_parent(parent: int) -> None:  # pragma: no cover - child process
+    """Exit when the bench that started this worker (pid `parent`, passed in: a worker still loading
+    when the bench was killed has a new parent already) is gone, killed, say, while NCCL hangs: a
     worker never outlives the bench. Polls the parent pid from a daemon thread."""
     import threading
 
-    parent = os.getppid()
+    if os.getppid() != parent:
+        os._exit(1)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -129,8 +131,8 @@ def _end_with_parent() -> None:  # pragma: no cover - child process
     threading.Thread(target=watch, name="advisor-bench-parent", daemon=True).start()
 
 
-def _allreduce_worker(rank, world, backend, sizes, repeats, port, queue):  # pragma: no cover - child process
-    _end_with_parent()
+def _allreduce_worker(rank, world, backend, sizes, repeats, port, queue, parent):  # pragma: no cover - child
+    _end_with_parent(parent)
     import torch
     import torch.distributed as dist
 
@@ -176,7 +178,7 @@ def allreduce(world: int, backend: str, s: Settings) -> list[tuple[int, float]] 
     procs = [
         ctx.Process(
             target=_allreduce_worker,
-            args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue),
+            args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue, os.getpid()),
             daemon=True,  # ended with the bench when it exits normally; _end_with_parent when it is killed
         )
         for r in range(world)

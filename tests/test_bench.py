@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is the bench's optional extra")
 
 from advisor.bench.torch_bench import Settings, allreduce, run  # noqa: E402
+from tests.procs import alive, children, cmdline  # noqa: E402
 
 TINY = Settings(
     size_bytes=1 << 16, repeats=3, warmup=1, allreduce_sizes=(1 << 12, 1 << 14), allreduce_timeout_s=60
@@ -53,30 +54,6 @@ def test_bench_on_a_real_gpu(tmp_path, cli):
     assert code == 0, err
 
 
-def _children(pid: int) -> set[int]:
-    import pathlib
-
-    found = set()
-    for entry in pathlib.Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.add(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    import pathlib
-
-    try:
-        return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_killing_the_bench_leaves_no_all_reduce_worker_behind():
     import os
@@ -97,7 +74,7 @@ def test_killing_the_bench_leaves_no_all_reduce_worker_behind():
         deadline = time.monotonic() + 120
         workers: set[int] = set()
         while time.monotonic() < deadline and len(workers) < 2:
-            workers = {p for p in _children(bench.pid) if "multiprocessing" in _cmdline(p)}
+            workers = {p for p in children(bench.pid) if "multiprocessing" in cmdline(p)}
             time.sleep(0.2)
         assert len(workers) >= 2, "the bench started no all-reduce workers"
         os.kill(bench.pid, signal.SIGKILL)
@@ -105,17 +82,9 @@ def test_killing_the_bench_leaves_no_all_reduce_worker_behind():
         # a worker still importing torch when the bench died ends as soon as it starts: give a slow,
         # busy machine time for that import
         end = time.monotonic() + 90
-        while time.monotonic() < end and any(_alive(p) for p in workers):
+        while time.monotonic() < end and any(alive(p) for p in workers):
             time.sleep(0.2)
-        assert not any(_alive(p) for p in workers), [p for p in workers if _alive(p)]
+        assert not any(alive(p) for p in workers), [p for p in workers if alive(p)]
     finally:
         if bench.poll() is None:
             bench.kill()
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.conftest import ROOT
+from tests.procs import signal_validate
 
 BOMB = "\n".join(
     ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
@@ -172,28 +173,8 @@ def test_sigterm_ends_a_command_with_one_line_and_143(after):
 
     # `validate -` waits on its stdin (held open), so the command is still there when the signal
     # comes, whether it arrives while the modules load or once the command runs
-    proc = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "advisor", "validate", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        text=True,
-    )
-    seen = []
-    try:
-        for line in proc.stderr:
-            seen.append(line)
-            if line.rstrip().endswith(f"| {after}"):
-                break
-        proc.send_signal(signal.SIGTERM)
-        _, rest = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    err = "\n".join(t for t in ("".join(seen) + rest).splitlines() if not t.startswith("import time:"))
-    assert proc.returncode == 143, err
+    code, err = signal_validate(after, signal.SIGTERM)
+    assert code == 143, err
     assert err.strip() == "advisor: terminated"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.procs import alive, children, wait_until
 
 EXAMPLE = ROOT / "examples" / "2x4090-z790-hero.yaml"
 URL = re.compile(r"^    (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9._~-]+))$")
@@ -89,7 +90,7 @@ def test_serve_answers_with_the_app_page(tmp_path):
     with log.open("w") as stdout:
         served = Served(tmp_path, stdout=stdout)
     try:
-        assert _wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
+        assert wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
         status, html = _get(served.url)
         assert status == 200
         assert "<div>advisor</div>" in html  # textual-serve's page, titled with the app's name
@@ -132,39 +133,6 @@ def test_serve_refuses_a_missing_build(cli):
     assert code == 2 and "no-such.yaml: no such file" in err
 
 
-def _children(pid: int) -> set[int]:
-    """The live (not zombie) processes whose parent is `pid`, from /proc."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _wait_until(predicate, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
 async def _connect_and_leave(url: str, *, after_first_bytes: bool) -> None:
     import aiohttp
 
@@ -183,16 +151,16 @@ def test_a_browser_that_leaves_early_leaves_no_app_process_behind(tmp_path):
     proc = served.proc
     seen: set[int] = set()
     try:
-        assert _wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
-        seen |= _children(proc.pid)
+        assert wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
+        seen |= children(proc.pid)
         # tabs that close before the app has drawn anything, and while it draws its first screen
         for after_first_bytes in (False, True, False, True):
             asyncio.run(_connect_and_leave(served.ws(), after_first_bytes=after_first_bytes))
-            seen |= _children(proc.pid)
+            seen |= children(proc.pid)
         assert seen, "the server started no app process"
         # each session's app ends with it; at most the one started ahead for the next visit waits
-        assert _wait_until(lambda: len(_children(proc.pid)) <= 1, 15), _children(proc.pid)
-        seen |= _children(proc.pid)
+        assert wait_until(lambda: len(children(proc.pid)) <= 1, 15), children(proc.pid)
+        seen |= children(proc.pid)
         # a tab still open, its app starting, when the server is stopped (SIGTERM, as systemd does)
         code, during = asyncio.run(_stop_server_during_session(proc, served.ws()))
         seen |= during
@@ -202,7 +170,7 @@ def test_a_browser_that_leaves_early_leaves_no_app_process_behind(tmp_path):
             proc.wait(timeout=10)
     assert code == 0
     # and when the server stops, every app process it started has ended
-    assert _wait_until(lambda: not any(_alive(p) for p in seen), 10), [p for p in seen if _alive(p)]
+    assert wait_until(lambda: not any(alive(p) for p in seen), 10), [p for p in seen if alive(p)]
 
 
 async def _stop_server_during_session(proc: subprocess.Popen, url: str) -> tuple[int, set[int]]:
@@ -211,7 +179,7 @@ async def _stop_server_during_session(proc: subprocess.Popen, url: str) -> tuple
     async with aiohttp.ClientSession() as session:
         async with session.ws_connect(url) as ws:
             await ws.receive(timeout=30)
-            during = _children(proc.pid)
+            during = children(proc.pid)
             proc.terminate()
             code = await asyncio.get_running_loop().run_in_executor(None, lambda: proc.wait(timeout=30))
     return code, during
@@ -239,7 +207,7 @@ def test_app_processes_end_when_the_server_is_killed(tmp_path):
     served = Served(tmp_path)
     proc = served.proc
     try:
-        assert _wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
+        assert wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
         apps = asyncio.run(_kill_server_during_session(proc, served.ws()))
         assert apps, "the server started no app process"
     finally:
@@ -247,7 +215,7 @@ def test_app_processes_end_when_the_server_is_killed(tmp_path):
             proc.kill()
         proc.wait(timeout=10)
     # SIGKILL leaves the server no chance to clean up: its apps notice it has gone and end
-    assert _wait_until(lambda: not any(_alive(p) for p in apps), 15), [p for p in apps if _alive(p)]
+    assert wait_until(lambda: not any(alive(p) for p in apps), 15), [p for p in apps if alive(p)]
 
 
 async def _kill_server_during_session(proc: subprocess.Popen, url: str) -> set[int]:
@@ -258,7 +226,7 @@ async def _kill_server_during_session(proc: subprocess.Popen, url: str) -> set[i
             await ws.send_json(["resize", {"width": 100, "height": 30}])
             while (await ws.receive(timeout=30)).type != aiohttp.WSMsgType.BINARY:
                 pass
-            apps = _children(proc.pid)
+            apps = children(proc.pid)
             proc.kill()
             await asyncio.get_running_loop().run_in_executor(None, lambda: proc.wait(timeout=30))
     return apps
@@ -274,7 +242,7 @@ def guarded(tmp_path_factory):
     served = Served(tmp_path_factory.mktemp("serve"), token="from-the-environment-1234")
     try:
         assert served.token == "from-the-environment-1234"
-        assert _wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
+        assert wait_until(lambda: _page(served.url) is not None, 30), "no answer in 30 s"
         yield served
     finally:
         served.stop()
@@ -295,8 +263,8 @@ async def _handshake(url: str, **kwargs) -> int:
 
 def _waiting_app(served: Served) -> set[int]:
     """The app process started ahead (and nothing else), once it is there."""
-    assert _wait_until(lambda: len(_children(served.proc.pid)) == 1, 15), _children(served.proc.pid)
-    return _children(served.proc.pid)
+    assert wait_until(lambda: len(children(served.proc.pid)) == 1, 15), children(served.proc.pid)
+    return children(served.proc.pid)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
@@ -308,7 +276,7 @@ def test_a_page_from_another_site_gets_no_session(guarded):
     assert asyncio.run(_handshake(guarded.ws(), origin=f"https://127.0.0.1:{guarded.port}")) == 403
     assert asyncio.run(_handshake(guarded.ws(), origin="http://127.0.0.1:1")) == 403
     # refused before any app process was started or taken: the one waiting ahead is all there is
-    assert _children(guarded.proc.pid) == before
+    assert children(guarded.proc.pid) == before
 
 
 def test_without_the_token_the_page_and_sessions_are_refused(guarded):
@@ -326,7 +294,7 @@ def test_without_the_token_the_page_and_sessions_are_refused(guarded):
     for url in sessions:
         assert asyncio.run(_handshake(url, origin=guarded.origin)) == 403, url
     if Path("/proc/self/stat").exists():
-        assert len(_children(guarded.proc.pid)) <= 1  # at most the app waiting ahead
+        assert len(children(guarded.proc.pid)) <= 1  # at most the app waiting ahead
 
 
 def test_a_request_for_another_host_name_is_refused(guarded):
@@ -362,9 +330,9 @@ async def _one_over_the_cap(served: Served) -> None:
             await ws.send_json(["resize", {"width": 100, "height": 30}])
             while (await ws.receive(timeout=30)).type != aiohttp.WSMsgType.BINARY:
                 pass  # the first session's app draws
-            apps = _children(served.proc.pid)
+            apps = children(served.proc.pid)
             assert await _handshake(served.ws(), origin=served.origin) == 503
-            assert _children(served.proc.pid) == apps  # no app process for the refused one
+            assert children(served.proc.pid) == apps  # no app process for the refused one
             await ws.send_json(["stdin", "\x11"])  # Ctrl+Q
         # once the first has ended, there is room again
         deadline = time.monotonic() + 20

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.procs import signal_validate
 
 HERO = ["--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero"]
 BUILD = ROOT / "examples" / "2x4090-z790-hero.yaml"
@@ -334,36 +332,7 @@ def test_no_hint_anywhere_names_a_command_that_does_not_exist():
 
 
 def _interrupt(after_line: str, wait: float) -> tuple[int, str]:
-    """Start `python -X importtime -m advisor validate -` (it waits on its stdin, held open here, so it
-    cannot finish before the signal however slow or fast the machine), wait until stderr shows the
-    import of `after_line` finished (-X importtime writes a line as each module is done), `wait` more
-    seconds, send SIGINT: waiting on the process's own report, never on a guess of its speed."""
-    proc = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "advisor", "validate", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        text=True,
-    )
-    seen: list[str] = []
-    try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            seen.append(line)
-            if line.rstrip().endswith(f"| {after_line}"):
-                break
-        else:
-            pytest.fail("advisor ended before the import it should be interrupted after:\n" + "".join(seen))
-        time.sleep(wait)
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    err = "".join(seen) + rest
-    return proc.returncode, "\n".join(t for t in err.splitlines() if not t.startswith("import time:"))
+    return signal_validate(after_line, signal.SIGINT, wait)
 
 
 def test_ctrl_c_while_advisor_loads_its_modules_is_one_line_and_130():

@@ -27,9 +27,7 @@ def strip_ansi(text: str) -> str:
 def plain(text: str) -> str:
     """`text` as a terminal would show it without its escape sequences (colour, titles, cursor moves
     dropped), every other control character written out by `visible`."""
-    if "\x1b" in text or "\x9b" in text:
-        text = _ANSI.sub("", text)
-    return visible(text)
+    return visible(strip_ansi(text))
 
 
 def visible(text: str) -> str:

@@ -114,25 +114,10 @@ def matmul_tflops(torch, device, s: Settings, n: int | None = None) -> float:
     return 2 * n**3 / sec / 1e12
 
 
-def _end_with_parent(parent: int) -> None:  # pragma: no cover - child process
-    """Exit when the bench that started this worker (pid `parent`, passed in: a worker still loading
-    when the bench was killed has a new parent already) is gone, killed, say, while NCCL hangs: a
-    worker never outlives the bench. Polls the parent pid from a daemon thread."""
-    import threading
-
-    if os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.25)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="advisor-bench-parent", daemon=True).start()
-
-
 def _allreduce_worker(rank, world, backend, sizes, repeats, port, queue, parent):  # pragma: no cover - child
-    _end_with_parent(parent)
+    from advisor.base.process import end_with_parent
+
+    end_with_parent(parent, name="advisor-bench-parent")  # a worker never outlives the bench (NCCL hangs)
     import torch
     import torch.distributed as dist
 
@@ -179,7 +164,7 @@ def allreduce(world: int, backend: str, s: Settings) -> list[tuple[int, float]] 
         ctx.Process(
             target=_allreduce_worker,
             args=(r, world, backend, s.allreduce_sizes, s.repeats, port, queue, os.getpid()),
-            daemon=True,  # ended with the bench when it exits normally; _end_with_parent when it is killed
+            daemon=True,  # ended with the bench when it exits normally; end_with_parent when it is killed
         )
         for r in range(world)
     ]

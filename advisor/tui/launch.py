@@ -14,7 +14,10 @@ SERVE_PARENT = "ADVISOR_SERVE_PARENT"
 def cmd_tui(args) -> int:
     served_by = os.environ.pop(SERVE_PARENT, None)
     if served_by:
-        _end_with_server(int(served_by))
+        from advisor.base.process import end_with_parent
+
+        # the server is gone without ending this app (killed): quit as on SIGTERM, exit in 3 s regardless
+        end_with_parent(int(served_by), grace_s=3, name="advisor-serve-parent")
     from advisor.model.catalog.store import load_catalog
     from advisor.tui.app import AdvisorApp
 
@@ -45,23 +48,6 @@ def _wait_for_session() -> tuple[str, str] | None:
         line += byte
     width, height = line.split()
     return str(int(width)), str(int(height))
-
-
-def _end_with_server(server: int) -> None:
-    """End this app process when the server that started it is gone without ending it (killed):
-    the app is asked to quit as on SIGTERM, and after a few seconds the process exits regardless."""
-    import signal
-    import threading
-    import time
-
-    def watch() -> None:
-        while os.getppid() == server:
-            time.sleep(0.25)
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(3)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="advisor-serve-parent", daemon=True).start()
 
 
 def cmd_serve(args) -> int:

@@ -55,11 +55,12 @@ from aiohttp.web_runner import GracefulExit
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from advisor.tui.launch import SERVE_PARENT  # set for the app processes: the server's pid
+
 log = logging.getLogger("textual-serve")
 
 QUIT_GRACE = 3.0  # seconds an app has to quit by itself after its session ends
 TERM_GRACE = 2.0  # then seconds after SIGTERM to its process group, before SIGKILL
-PARENT_ENV = "ADVISOR_SERVE_PARENT"  # set for the app processes: the server's pid
 TOKEN_ENV = "ADVISOR_SERVE_TOKEN"  # the token, where --token is not given (not passed to the apps)
 MAX_SESSIONS = 4  # default --max-sessions
 TOKEN_MIN = 16  # characters in a token given by the user
@@ -315,7 +316,7 @@ class AdvisorServer(Server):
 
     async def _start_app(self) -> asyncio.subprocess.Process:
         env = AppService._build_environment(_EnvironmentOnly(), 80, 24)  # type: ignore[arg-type]
-        env[PARENT_ENV] = str(os.getpid())
+        env[SERVE_PARENT] = str(os.getpid())
         env.pop(TOKEN_ENV, None)  # the app has no use for it
         process = await asyncio.create_subprocess_exec(
             *self.argv,

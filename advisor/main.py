@@ -78,17 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         # Ctrl-C (SIGINT): one line, the shell's 128 + SIGINT, no traceback (issue 18 item 11)
-        try:
-            print("advisor: interrupted", file=sys.stderr)
-        except (OSError, ValueError):
-            pass
-        return 130
+        return _signalled("interrupted", 130)
     except Terminated:
-        try:
-            print("advisor: terminated", file=sys.stderr)
-        except (OSError, ValueError):
-            pass
-        return 143
+        return _signalled("terminated", 143)  # 128 + SIGTERM
     except BrokenPipeError:
         # output piped into a reader that stopped reading: end quietly, as `seq 1 99999 | head -1` does
         try:
@@ -97,6 +89,14 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass  # stdout is not a file (a test's capture): nothing is flushed at exit
         return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
+
+
+def _signalled(what: str, code: int) -> int:
+    try:
+        print(f"advisor: {what}", file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed: the exit code still says it
+        pass
+    return code
 
 
 def _run(argv: list[str] | None) -> int:

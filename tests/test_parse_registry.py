@@ -65,6 +65,13 @@ def test_unknown_tool_and_undetectable_text() -> None:
         "query-gpu",
         "bandwidthtest",
     )
+    # the CLI lists the tools itself (importing every reader at start-up would slow every command)
+    from advisor.cli.parser import parser
+
+    imp = next(
+        a for a in parser()._subparsers._group_actions[0].choices["import"]._actions if a.dest == "tool"
+    )
+    assert list(imp.choices) == [*TOOLS, "auto"]
 
 
 def test_measurement_round_trips_through_a_file(tmp_path: Path) -> None:

@@ -152,8 +152,6 @@ MAX_DEPTH = 100
 def _check_expansion(root: Any, filename: str) -> None:
     """Refuse a document whose aliases make it expand far beyond its own size (an alias bomb) or refer
     to themselves, before anything is built from it. Counted on the node graph, each node once."""
-    import yaml
-
     sizes: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(root, False)]
     open_nodes: set[int] = set()
@@ -178,7 +176,6 @@ def _check_expansion(root: Any, filename: str) -> None:
             _refuse(node, filename, f"it is nested more than {MAX_DEPTH} levels deep", aliases=False)
         stack.append((node, True))
         stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
-    del yaml
 
 
 def _children(node: Any) -> list:

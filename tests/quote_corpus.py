@@ -2,11 +2,10 @@
 result (NN-name.expect.yaml, what a careful buyer concludes). Used by test_quote_corpus.py and by
 `python tests/quote_corpus.py`, which prints the corpus figures (quotes, parts and claims right).
 
-`python tests/quote_corpus.py --heldout` scores tests/fixtures/quotes-heldout: 14 quotes written by a helper
-that had seen neither the reader nor the corpus. It is a measurement, not a test. Scored before any change
-made for them: 6/14 fully right, parts 37/41, claims 37/51. The reader has since learned from them, so
-they are no longer held out; the next round needs a fresh set. (The previous held-out set of 12 is now
-corpus quotes 34-45.)"""
+`python tests/quote_corpus.py --heldout` scores tests/fixtures/quotes-heldout: quotes written by a helper
+that had seen neither the reader nor the corpus. It is a measurement, not a test. Each held-out set joins
+the corpus once the reader has learned from it (corpus 34-45 were the first set of 12, 47-60 the second
+set of 14), and a fresh one is written for the next measurement."""
 
 from __future__ import annotations
 

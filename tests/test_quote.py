@@ -342,3 +342,80 @@ def test_a_gpu_the_catalog_lacks_makes_the_quote_incomplete_and_goes_on_the_ask_
     assert code == 1, err
     assert out.startswith("INCOMPLETE: Not in the catalog: GPU: 2x AMD Radeon PRO W7900 48GB.")
     assert "the exact model of the gpu on line 3" in out
+
+
+# ---------------------------------------------------------------- round 3 of the reader (issue 11)
+
+
+def test_a_nic_the_boards_slot_table_has_no_room_for_is_left_out_not_the_whole_prediction(cli, write):
+    """A GPU server's catalog table lists only its GPU slots: the eight GPUs are still predicted, the NIC
+    is named as left out, and the vendor is asked where it goes."""
+    quote = write(
+        "esc.txt",
+        "ASUS ESC8000A-E13P\n2x AMD EPYC 9575F\n8x NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
+        "NVIDIA ConnectX-7 NIC\n4x 3200W PSU 3+1 redundant\n",
+    )
+    code, out, _ = validate_json(cli, str(quote))
+    assert out["plan"] is not None and len(out["plan"]["gpus"]) == 8
+    assert not out["build_problems"]
+    assert any("NIC (line 4) is left out of the prediction" in n for n in out["quote"]["notes"])
+    assert any(a.startswith("which slot the NIC (line 4) goes in") for a in out["ask_vendor"])
+
+
+def test_the_cpu_power_a_quote_states_judges_its_psu_claim_when_the_catalog_lacks_it(cli, write):
+    body = (
+        "ASUS ESC8000A-E13P\n2x AMD EPYC 9575F 64C {w}W\n8x NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
+        "PSU: 4x 3200W, 3+1 redundant\nThe power supplies are sufficient for all GPUs at full load.\n"
+    )
+    _, out, _ = validate_json(cli, str(write("a.txt", body.format(w=400))))
+    claim = next(c for c in out["claims"] if c["about"] == "psu")
+    assert claim["verdict"] is True
+    assert "counting the CPUs at the 800 W the quote states" in claim["why"]
+    # without a stated power the margin cannot be told
+    _, out, _ = validate_json(cli, str(write("b.txt", body.replace(" 64C {w}W", ""))))
+    assert next(c for c in out["claims"] if c["about"] == "psu")["verdict"] == "unknown"
+
+
+PSU_QUOTE = (
+    "CPU: AMD Ryzen 9 9950X\nBoard: ASUS ProArt X870E-Creator WiFi\nGPU: 2x NVIDIA GeForce RTX 5090\n"
+    "PSU: Corsair HX1500i\n{claim}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("The PSU is enough for both cards.", "unknown"),  # above the sustained load: depends on ATX 3.x
+        ("The HX1500i has plenty of headroom for both 5090s.", False),  # headroom promised, not there
+        ("电源充足，满载无压力", False),
+    ],
+)
+def test_a_psu_claim_that_promises_headroom_is_held_to_the_headroom(cli, write, claim, verdict):
+    _, out, _ = validate_json(cli, str(write("p.txt", PSU_QUOTE.format(claim=claim))))
+    assert any(f["id"] == "PWR004" for f in out["plan"]["findings"])  # between the load and 1.3x it
+    assert next(c for c in out["claims"] if c["about"] == "psu")["verdict"] == verdict
+
+
+def test_a_claim_whose_truth_turns_on_an_unclear_gpu_count_cannot_be_told(cli, write):
+    body = (
+        "CPU: AMD Ryzen Threadripper PRO 7975WX\nBoard: ASUS Pro WS WRX90E-SAGE SE\n"
+        "GPU: NVIDIA GeForce RTX 4090 x2 ... Qty: 4\nPSU: 2000W\nThe 2000W PSU is plenty for this config.\n"
+    )
+    _, out, _ = validate_json(cli, str(write("u.txt", body)))
+    claim = next(c for c in out["claims"] if c["about"] == "psu")
+    assert claim["verdict"] == "unknown"
+    assert claim["why"].startswith("false with 4 GPUs, true with 2 (line 3 writes both)")
+
+
+def test_a_summary_cut_short_ends_at_a_word(cli, write):
+    names = " ".join(f"a-very-long-board-name-{i}" for i in range(12))
+    quote = write(
+        "s.txt", "CPU: Intel Core i9-14900K\nBoard: ASUS ROG Strix Z790-E Gaming WiFi\nGPU: 5x RTX 4090\n"
+    )
+    code, out, _ = cli("validate", str(quote), "--json")
+    summary = json.loads(out)["summary"]
+    assert summary.startswith("The build cannot be evaluated: 5 cards (GPUs and NICs)")
+    from advisor.quote.check import _clip
+
+    clipped = _clip(names, 60)
+    assert clipped.endswith(" …") and names.startswith(clipped[:-2]) and names[len(clipped) - 2] == " "

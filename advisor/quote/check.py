@@ -34,8 +34,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         try:
             pred = evaluate(build, catalog)
         except UserError as exc:
-            problems.append(exc.render())
-        else:
+            pred = _without_nics(quote, catalog, ask)
+            if pred is None:
+                problems.append(exc.render())
+        if pred is not None:
             findings = evaluate_rules(pred, catalog=catalog)
     b = quote.build_data
     named = (
@@ -47,11 +49,13 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
             claim=c.text,
             line=c.line,
             about=c.about,
-            verdict=(v := judge(c, pred, findings, b.get("psu_w"), named))[0],
+            verdict=(v := judge(c, pred, findings, b.get("psu_w"), named, _stated_cpu_w(quote)))[0],
             why=v[1],
         )
         for c in quote.claims
     ]
+    if build is not None and pred is not None:
+        _unclear_counts(quote, catalog, build, claims, named)
     false_claims = [c for c in claims if c.verdict is False]
     errors = [f for f in findings if f.severity == "error"]
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
@@ -115,6 +119,85 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     )
 
 
+def _unclear_counts(quote: Quote, catalog: Catalog, build, claims: list[ClaimVerdict], named) -> None:
+    """A GPU count the quote writes two ways ("x2 ... Qty: 4"): each claim is judged again on the other
+    count, and one whose verdict changes with the count cannot be told until the vendor says which."""
+    from advisor.findings.evaluate import evaluate_rules
+    from advisor.model.engine import evaluate
+
+    for x in quote.lines:
+        gpu = [p for p in x.parts if p.kind == "gpu" and p.part_id]
+        if not (x.qty_unclear and x.status == "part" and len(gpu) == 1 and len(x.qty_readings) > 1):
+            continue
+        for other in x.qty_readings:
+            if other == x.qty:
+                continue
+            data = build.model_dump()
+            for g in data["gpus"]:
+                if g["model"] == gpu[0].part_id:
+                    g["count"] += other - x.qty
+            data["gpus"] = [g for g in data["gpus"] if g["count"] > 0]
+            data["nvlink"] = [
+                b for b in data.get("nvlink", []) if max(b) < sum(g["count"] for g in data["gpus"])
+            ]
+            try:
+                alt = type(build).model_validate(data)
+                apred = evaluate(alt, catalog)
+            except (UserError, ValueError):
+                continue
+            afind = evaluate_rules(apred, catalog=catalog)
+            anamed = ([(g, n + (other - x.qty) * (g.id == gpu[0].part_id)) for g, n in named[0]], named[1])
+            for c, src in zip(claims, quote.claims, strict=True):
+                if c.verdict not in (True, False):
+                    continue
+                v, why = judge(src, apred, afind, quote.build_data.get("psu_w"), anamed, _stated_cpu_w(quote))
+                if v is not c.verdict:
+                    c.verdict, c.why = (
+                        "unknown",
+                        (
+                            f"{'true' if c.verdict else 'false'} with {x.qty} GPUs, "
+                            f"{'true' if v else 'false' if v is False else 'cannot tell'} with {other} "
+                            f"(line {x.line} writes both): {c.why}"
+                        ),
+                    )
+
+
+def _stated_cpu_w(quote: Quote) -> int | None:
+    """The CPUs' power as the quote writes it on the CPU's line ("EPYC 9575F 64C 400W"), times the CPU count."""
+    cpu = quote.build_data.get("cpu")
+    for x in quote.lines:
+        for p in x.parts:
+            if p.kind == "cpu" and p.part_id == cpu and p.value:
+                return p.value * int(quote.build_data.get("cpu_count", 1))
+    return None
+
+
+def _without_nics(quote: Quote, catalog: Catalog, ask: list[str]):
+    """A quote whose NICs find no slot in the catalog's table of its board (a GPU server's table often lists
+    only the GPU slots): the GPUs are still predicted, and the report says the NICs were left out."""
+    from advisor.model.engine import evaluate
+
+    if quote.build is None or not quote.build.nics:
+        return None
+    data = quote.build.model_dump()
+    data["nics"] = []
+    build = type(quote.build).model_validate(data)
+    try:
+        pred = evaluate(build, catalog)
+    except UserError:
+        return None
+    quote.build = build
+    board = catalog.get(build.board)
+    lines = [x.line for x in quote.lines if any(p.kind == "nic" for p in x.parts)]
+    where = f" (line {', '.join(map(str, lines))})" if lines else ""
+    quote.notes.append(
+        f"the NIC{where} is left out of the prediction: the catalog's slot table for "
+        f"{board.name if board else build.board} has no slot free for it after the GPUs"
+    )
+    ask.append(f"which slot the NIC{where} goes in, and whether it shares lanes with a GPU")
+    return pred
+
+
 def _place_nvme(quote: Quote, catalog: Catalog):
     """Drives whose socket the quote does not name: each free M.2 socket, and whether the choice moves a GPU.
     Returns the build with the drives where they steal least, its prediction (None if none could be made), the
@@ -158,7 +241,7 @@ def _place_nvme(quote: Quote, catalog: Catalog):
 def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote: Quote, problems) -> str:
     bits = []
     if problems:
-        bits.append("the build cannot be evaluated: " + problems[0].splitlines()[0][:120])
+        bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
     if pred is not None:
         gpus = [g.node for g in pred.gpus]
         low = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
@@ -205,6 +288,13 @@ def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quot
         return "No problem found: every GPU gets its full link and every claim checked holds."
     text = "; ".join(bits)
     return text[0].upper() + text[1:] + "."
+
+
+def _clip(text: str, n: int) -> str:
+    """At most n characters, cut at a word with an ellipsis rather than inside one."""
+    if len(text) <= n:
+        return text
+    return text[:n].rsplit(" ", 1)[0].rstrip(" ,;(") + " …"
 
 
 def _line(x: QuoteLine) -> QuoteLineOut:

@@ -43,6 +43,8 @@ def claims_in(text: str, line: int) -> list[Claim]:
             r = v.runs_at.search(low)
             if r:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))
+        if about == "psu":
+            c.margin = bool(v.psu_margin.search(low))
         if v.scope_one.search(low):
             c.scope = "one"
         elif about == "nvlink" and v.scope_all_pairs.search(low):
@@ -59,17 +61,20 @@ def judge(
     findings: list[Finding],
     psu_w: int | None,
     parts: tuple[list, object] | None = None,
+    stated_cpu_w: int | None = None,
 ) -> tuple[Any, str]:
     """`parts` (the GPUs with counts and the CPU the quote names) judges a PSU claim when the build itself
-    could not be evaluated (a board not in the catalog): the power arithmetic needs only those."""
+    could not be evaluated (a board not in the catalog): the power arithmetic needs only those.
+    `stated_cpu_w` is the CPUs' power as the quote itself writes it ("EPYC 9575F 64C 400W", times the CPU
+    count), used only where the catalog has no power for the CPU."""
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
-            return _psu_from_parts(c, psu_w, *parts)
+            return _psu_from_parts(c, psu_w, *parts, stated_cpu_w=stated_cpu_w)
         return "unknown", "the build could not be evaluated"
     gpus = [g.node for g in pred.gpus]
     pairs = pred.pairs
     n = len(gpus)
-    verdict, why = _judge(c, gpus, pairs, findings, psu_w, n)
+    verdict, why = _judge(c, gpus, pairs, findings, psu_w, n, stated_cpu_w)
     if c.negated and verdict in (True, False):
         return (not verdict), f"(the claim says not) {why}"
     return verdict, why
@@ -79,7 +84,7 @@ def _links(gpus) -> str:
     return "; ".join(f"GPU{g.index} in {g.connector}: Gen{g.link.gen} x{g.link.width}" for g in gpus)
 
 
-def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
+def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tuple[Any, str]:
     if c.about == "pcie":
         if not gpus:
             return "unknown", "no GPU in the build"
@@ -164,8 +169,15 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
         if psu_w is None:
             return "unknown", "no PSU wattage in the quote"
         if any(f.id == "PWR005" for f in findings):
+            if stated_cpu_w:
+                return _psu_margin(psu_w, sum(g.gpu.board_power_w for g in gpus), stated_cpu_w, "states")
             return "unknown", "the CPU's power is not in the catalog, so the PSU's margin cannot be told"
         thin = [f for f in findings if f.category == "power" and f.severity == "warning" and f.id == "PWR004"]
+        if thin and c.margin:
+            return False, (
+                f"{thin[0].message} The claim promises headroom, and this is below the headroom the "
+                "GPUs' power spikes call for"
+            )
         if thin:
             return "unknown", (
                 f"{thin[0].message} Enough with an ATX 3.x PSU (specified for such spikes), marginal with an "
@@ -173,6 +185,9 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
             )
         return True, "the PSU carries the board power with the headroom GPU power spikes need"
     if c.about == "fit":
+        crowded = [f for f in findings if f.id in ("FIT001", "FIT002")]
+        if crowded:
+            return False, "; ".join(f"{f.id}: {f.message}" for f in crowded)
         return "unknown", (
             "slot spacing, airflow and clearance depend on the case and the cards' own thickness, which the "
             "catalog does not hold: ask for the case model and each card's slot width, or a photo of the build"
@@ -180,7 +195,22 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n) -> tuple[Any, str]:
     return "unknown", "not a claim this tool checks"
 
 
-def _psu_from_parts(c: Claim, psu_w: int, gpus: list, cpu) -> tuple[Any, str]:
+def _psu_margin(psu_w: int, gpu_w: int, cpu_w: int, how: str) -> tuple[Any, str]:
+    """A PSU judged on the CPU power the quote itself states (the catalog lacks it)."""
+    from advisor.findings.collect import psu_needed_w, system_power_w
+
+    system = system_power_w(gpu_w, cpu_w)
+    need = psu_needed_w(system)
+    ok = psu_w >= need
+    return ok, (
+        f"{psu_w} W for about {system} W of board power, counting the CPUs at the {cpu_w} W the quote "
+        f"{how} (the catalog has no power for this CPU): {'at least' if ok else 'below'} the {need} W it needs"
+    )
+
+
+def _psu_from_parts(
+    c: Claim, psu_w: int, gpus: list, cpu, stated_cpu_w: int | None = None
+) -> tuple[Any, str]:
     from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
 
     if not gpus or cpu is None:
@@ -189,7 +219,7 @@ def _psu_from_parts(c: Claim, psu_w: int, gpus: list, cpu) -> tuple[Any, str]:
     if unknown:
         return "unknown", f"the board power of {', '.join(unknown)} is not known"
     gpu_w = sum(g.board_power_w * n for g, n in gpus)
-    cpu_w = cpu_power_w(cpu)
+    cpu_w = cpu_power_w(cpu) or stated_cpu_w or 0
     need = psu_needed_w(system_power_w(gpu_w, cpu_w))
     ok = psu_w >= need
     verdict = ok if not c.negated else not ok

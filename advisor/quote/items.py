@@ -23,6 +23,7 @@ class Item:
     qty: int = 1
     qty_source: str = "none written: 1"  # where the quantity was read
     qty_unclear: bool = False
+    qty_readings: tuple[int, ...] = ()  # the counts an unclear quantity could be, the one used first
     price: float | None = None
     currency: str | None = None
     role: str = "item"  # item | title | total | header | claim | note | continued
@@ -75,6 +76,7 @@ def item_of(raw: RawLine) -> Item:
         if len(counts) > 1 and not column_wins:
             it.qty_unclear = True
             it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
+            it.qty_readings = tuple(dict.fromkeys(q for q, _ in readings))
     it.desc = strip_quantities(stripped)
     if v.title_line.search(desc) and it.price is None and raw.qty is None:
         it.role = "title"  # a priced or counted table row is an item, whatever its words

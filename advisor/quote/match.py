@@ -85,7 +85,7 @@ class Found:
     name: str
     part_id: str | None = None  # a catalog part
     confidence: float | None = None
-    value: int | None = None  # PSU usable watts, RAM GB (total of the line)
+    value: int | None = None  # PSU usable watts, RAM GB (total of the line), a CPU's stated power (W)
     socket: str | None = None  # an NVMe drive's M.2 socket
     in_catalog: bool = True
     how: str = ""  # how it was recognised

@@ -7,7 +7,7 @@ claims). Every input line that holds anything is one QuoteLine, reported exactly
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
@@ -28,6 +28,7 @@ class QuoteLine:
     qty: int = 1
     qty_source: str = ""
     qty_unclear: bool = False
+    qty_readings: tuple[int, ...] = ()  # the counts an unclear quantity could be, the one used first
     price: float | None = None
     currency: str | None = None
 
@@ -42,6 +43,7 @@ class Claim:
     width: int | None = None  # x16, x8
     runs_at: tuple[int, int] | None = None  # the link the claim itself says it runs at
     scope: str = "all"  # all | one | pairs (every pair, for NVLink)
+    margin: bool = False  # a PSU claim of headroom ("plenty of headroom"), not only of enough power
 
 
 @dataclass
@@ -126,6 +128,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             qty=it.qty,
             qty_source=it.qty_source,
             qty_unclear=it.qty_unclear,
+            qty_readings=it.qty_readings,
             price=it.price,
             currency=it.currency,
         )
@@ -255,7 +258,11 @@ def _parts_of(matcher: Matcher, desc: str, kind_hint: str | None, value) -> list
             or other.kind not in ("psu", "ram")
             or not vocab().kind_words[other.kind].search(seg)  # "EPYC 9654 ... 360W": a TDP, not a PSU
         ):
-            out.append(found[0])
+            part = found[0]
+            tdp = vocab().watts.search(seg.lower()) if part.kind == "cpu" else None
+            if tdp and 35 <= int(tdp.group("w")) <= 1000:
+                part = replace(part, value=int(tdp.group("w")))  # the CPU's power as the quote states it
+            out.append(part)
             continue
         if other is not None:
             out.append(other)

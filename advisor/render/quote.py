@@ -70,8 +70,11 @@ def _para(con, text: str, width: int, first: str = "", indent: int | None = None
     after the first hung under the text (or at `indent`)."""
     from rich.markup import escape
 
-    from advisor.render.layout import hang_lines
+    from advisor.render.layout import hang_lines, plain_hang_lines
 
+    fast = plain_hang_lines(first, text, width, indent)
+    if fast is not None:
+        return fast or [first.rstrip()]
     return [t.plain for t in hang_lines(con, escape(first), escape(text), indent)] or [first.rstrip()]
 
 

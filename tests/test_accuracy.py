@@ -30,3 +30,86 @@ def test_accuracy_text_names_cases_and_errors(cli):
     code, out, _ = cli("accuracy")
     assert code == 0
     assert "kinghorn" in out and "median absolute error" in out and "not described" not in out
+
+
+# ---------------------------------------------------------------- leave one out and typical ranges (issue 14)
+
+
+def _loo():
+    from advisor.model.accuracy import leave_one_out, run_cases
+
+    rows, _ = run_cases()
+    leave_one_out(rows)
+    return rows
+
+
+def test_intervals_file_is_what_the_cases_give_today():
+    """rules/intervals.yaml is generated: a change to a constant or a case must regenerate it
+    (`advisor accuracy --write-intervals`), or plan's typical ranges would describe another model."""
+    from advisor.model.accuracy import write_intervals
+
+    assert (bundled("rules") / "intervals.yaml").read_text() == write_intervals(_loo())
+
+
+def test_a_constant_fitted_on_one_case_alone_cannot_predict_that_case_out_of_sample():
+    rows = _loo()
+    acs = next(r for r in rows if r.variant == "acs=on")
+    assert acs.loo is None and acs.rests_on_own_case == ["acs_factor"]
+    # a constant with other source cases is refitted without this one: the prediction moves
+    staged = next(
+        r
+        for r in rows
+        if r.case.startswith("kinghorn-2x4090") and r.metric == "uni_gbps"  # staged_efficiency[ada]
+    )
+    assert staged.loo is not None and staged.loo != staged.exact
+    # and a figure whose case none of its constants was fitted on is already out of sample: unchanged
+    from advisor.model.constants import constants
+
+    table = constants()
+    for r in rows:
+        if r.error is None:
+            continue
+        fitted_on_it = any(r.case in table[c].sources for c, _ in r.groups if c in table)
+        if not fitted_on_it:
+            assert r.loo == r.exact, r.case
+
+
+def test_leave_one_out_report_separates_in_sample_from_out_of_sample(cli):
+    code, out, _ = cli("accuracy", "--loo", "--json")
+    assert code == 0
+    s = json.loads(out)["summary"]["leave_one_out"]
+    assert s["all"]["figures"] == s["all"]["loo_figures"] + s["all"]["rest_on_own_case"]
+    assert s["all"]["loo_median_pct"] >= s["all"]["in_sample_median_pct"]
+    cov = s["coverage"]
+    assert cov["figures"] == s["all"]["loo_figures"] and 0 < cov["inside"] <= cov["figures"]
+    code, text, _ = cli("accuracy", "--loo")
+    assert "rests on this case alone: acs_factor" in text
+    assert f"{cov['inside']} of {cov['figures']} measured figures" in text
+
+
+def test_plan_gives_each_figure_its_typical_range(cli):
+    from tests.conftest import ROOT
+
+    code, out, _ = cli("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), "--json")
+    d = json.loads(out)
+    pair = d["pairs"][0]
+    lo, hi = pair["typical"]["uni_gbps"]
+    assert lo <= pair["uni_gbps"] <= hi
+    gpu = d["gpus"][0]
+    assert gpu["typical"]["h2d_gbps"][0] <= gpu["h2d_gbps"] <= gpu["typical"]["h2d_gbps"][1]
+    code, text, _ = cli("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
+    assert "typically: host copies x" in text and "each predicted without its own case" in text
+
+
+def test_an_nvlink_pair_says_it_has_no_out_of_sample_check(cli, write):
+    build = write(
+        "nv.yaml",
+        "cpu: amd-ryzen-threadripper-pro-5975wx\nboard: asus-pro-ws-wrx80e-sage-se-wifi\n"
+        "gpus: [{model: nvidia-rtx-3090, count: 2}]\nnvlink: [[0, 1]]\nsoftware: {cuda_p2p: true}\n",
+    )
+    code, out, err = cli("plan", str(build), "--json")
+    assert code in (0, 1), err
+    pair = json.loads(out)["pairs"][0]
+    assert pair["via"] == "nvlink" and "uni_gbps" not in (pair.get("typical") or {})
+    code, text, _ = cli("plan", str(build))
+    assert "not checked out of sample: NVLink copies" in text

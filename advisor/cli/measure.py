@@ -90,9 +90,20 @@ def cmd_accuracy(args) -> int:
 
         render_workload_accuracy()
         return 0
+    if args.write_intervals:
+        from advisor.base.resources import bundled
+        from advisor.base.yamlio import atomic_write
+        from advisor.model.accuracy import leave_one_out, run_cases, write_intervals
+
+        rows, _ = run_cases()
+        leave_one_out(rows)
+        path = bundled("rules") / "intervals.yaml"
+        atomic_write(path, write_intervals(rows))
+        print(f"wrote {path}")
+        return 0
     from advisor.render.accuracy import render_accuracy
 
-    text = render_accuracy(args.json)
+    text = render_accuracy(args.json, loo=args.loo)
     if text is not None:
         print(text)
     return 0

@@ -350,4 +350,16 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="published 1-GPU vs N-GPU speed-ups against `advisor workload` (calibration/workload-cases.yaml)",
     )
+    a.add_argument(
+        "--loo",
+        action="store_true",
+        help="leave one out: each figure predicted again with its constants refitted without its own case; "
+        "error by metric and transport, in sample and out, and how often measured values fall inside "
+        "the typical ranges plan prints",
+    )
+    a.add_argument(
+        "--write-intervals",
+        action="store_true",
+        help="for maintainers: rewrite rules/intervals.yaml (the typical ranges) from the cases",
+    )
     return ap

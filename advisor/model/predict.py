@@ -7,7 +7,7 @@ from itertools import pairwise
 from typing import Any
 
 from advisor.model import nodeids as ids
-from advisor.model.constants import const
+from advisor.model.constants import const, constants
 from advisor.model.graph import MachineGraph, build_graph, class_rank, host_path, path_class, pcie_path
 from advisor.model.machine import Machine, Node
 
@@ -20,12 +20,26 @@ class Figure:
     inputs: dict[str, Any] = field(default_factory=dict)
     constants: list[str] = field(default_factory=list)
     confidence: str = "calibrated"  # calibrated | low
+    keys: dict[str, str] = field(default_factory=dict)  # the entry each keyed constant was read at
+    interval: tuple[float, float] | None = None  # typical range, from leave-one-out residuals
 
 
 def _fig(
-    value: float | None, unit: str, formula: str, inputs: dict, consts: list[str], confidence="calibrated"
+    value: float | None,
+    unit: str,
+    formula: str,
+    inputs: dict,
+    consts: list[str],
+    confidence="calibrated",
+    keys: dict[str, str] | None = None,
 ):
-    return Figure(value, unit, formula, inputs, consts, confidence)
+    return Figure(value, unit, formula, inputs, consts, confidence, dict(keys or {}))
+
+
+def _key(name: str, key: str) -> str:
+    """The entry of a keyed constant that const(name, key) reads: `key`, or "default" when it has none."""
+    value = constants()[name].value
+    return key if isinstance(value, dict) and key in value else "default"
 
 
 @dataclass
@@ -186,7 +200,11 @@ def predict(machine: Machine) -> Prediction:
         assumptions.append(
             "No published staged-copy measurement for Blackwell: the Ada constant is used (low confidence)."
         )
-    return Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
+    pred = Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
+    from advisor.model.intervals import attach
+
+    attach(pred)
+    return pred
 
 
 def _saturated(g, edges, rates, flows, cap) -> str:
@@ -264,6 +282,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             {"nvlink_gbps": rate, "nvlink_efficiency": eff},
             ["nvlink_efficiency"],
             "calibrated" if arch in ("ampere", "hopper") else "low",
+            {"nvlink_efficiency": _key("nvlink_efficiency", arch)},
         )
         bf = const("nvlink_bidi_factor")
         bidi = _fig(
@@ -271,11 +290,19 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             "GB/s",
             "2 x uni x nvlink_bidi_factor",
             {"uni_gbps": uni.value, "nvlink_bidi_factor": bf},
-            ["nvlink_bidi_factor"],
+            [*uni.constants, "nvlink_bidi_factor"],
             uni.confidence,
+            uni.keys,
         )
         lat = const("latency_nvlink_us", arch)
-        latency = _fig(lat, "us", "latency_nvlink_us", {"arch": arch}, ["latency_nvlink_us"])
+        latency = _fig(
+            lat,
+            "us",
+            "latency_nvlink_us",
+            {"arch": arch},
+            ["latency_nvlink_us"],
+            keys={"latency_nvlink_us": _key("latency_nvlink_us", arch)},
+        )
         via = "nvlink"
     else:
         route = pcie_path(g, a.id, b.id)
@@ -306,7 +333,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 "GB/s",
                 "2 x uni x p2p_pcie_bidi_factor",
                 {"uni_gbps": round(uni.value, 3), "p2p_pcie_bidi_factor": bf},
-                ["p2p_pcie_bidi_factor"],
+                [*consts, "p2p_pcie_bidi_factor"],
             )
             latency = _fig(
                 const("latency_p2p_pcie_us", path),
@@ -314,6 +341,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 f"latency_p2p_pcie_us[{path}]",
                 {"path": path},
                 ["latency_p2p_pcie_us"],
+                keys={"latency_p2p_pcie_us": _key("latency_p2p_pcie_us", path)},
             )
             via = "pcie-p2p"
         else:
@@ -332,6 +360,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 {"slower_leg": where, "raw_gbps": round(raw, 3), "arch": arch, "staged_efficiency": eff},
                 ["pcie_lane_gbps", "staged_efficiency"],
                 conf,
+                {"staged_efficiency": _key("staged_efficiency", arch)},
             )
             bf = const("staged_bidi_factor")
             bidi = _fig(
@@ -339,8 +368,9 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 "GB/s",
                 "uni x staged_bidi_factor (both directions share host memory)",
                 {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf},
-                ["staged_bidi_factor"],
+                ["pcie_lane_gbps", "staged_efficiency", "staged_bidi_factor"],
                 conf,
+                uni.keys,
             )
             latency = _fig(
                 const("latency_staged_us", arch),
@@ -348,6 +378,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 "latency_staged_us[arch]",
                 {"arch": arch},
                 ["latency_staged_us"],
+                keys={"latency_staged_us": _key("latency_staged_us", arch)},
             )
             via = "staged"
     level, level_why = nccl_level(machine)

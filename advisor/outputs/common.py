@@ -33,6 +33,9 @@ class Derivation(Output):
     inputs: dict[str, Any] = Field(description="The inputs of the formula, by name")
     constants: list[str] = Field(description="Names of the constants used (see `constants`)")
     confidence: str = Field(description="calibrated (fitted on published measurements) or low")
+    typical: list[float] | None = Field(
+        default=None, description="Typical range [lo, hi], from leave-one-out errors (rules/intervals.yaml)"
+    )
 
     @classmethod
     def of(cls, f: Figure) -> Derivation:
@@ -43,6 +46,7 @@ class Derivation(Output):
             inputs=f.inputs,
             constants=list(f.constants),
             confidence=f.confidence,
+            **({"typical": list(f.interval)} if f.interval is not None else {}),
         )
 
 

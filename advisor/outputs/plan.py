@@ -39,6 +39,11 @@ class GpuOut(Output):
     h2d_all_gbps: float | None = Field(description="Pinned host->device with every GPU copying at once, GB/s")
     d2h_all_gbps: float | None
     bottleneck: str
+    typical: dict[str, list[float]] | None = Field(
+        default=None,
+        description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
+        "calibration cases (rules/intervals.yaml); a figure with no out-of-sample check has none",
+    )
     derivation: dict[str, Derivation] | None = None
 
 
@@ -56,6 +61,11 @@ class PairOut(Output):
     bidi_gbps: float | None
     latency_us: float | None
     confidence: str
+    typical: dict[str, list[float]] | None = Field(
+        default=None,
+        description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
+        "calibration cases (rules/intervals.yaml); a figure with no out-of-sample check has none",
+    )
     derivation: dict[str, Derivation] | None = None
 
 
@@ -65,6 +75,11 @@ class AllreduceOut(Output):
     ring: list[int]
     slowest_hop: Any
     transport: Any
+    typical: dict[str, list[float]] | None = Field(
+        default=None,
+        description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
+        "calibration cases (rules/intervals.yaml); a figure with no out-of-sample check has none",
+    )
     derivation: Derivation | None = None
 
 
@@ -110,6 +125,12 @@ class PlanOutput(Output):
     )
 
 
+def _typical(**figs) -> dict:
+    """{"typical": {name: [lo, hi]}} for the figures that carry an interval, else nothing."""
+    out = {k: list(f.interval) for k, f in figs.items() if f.interval is not None}
+    return {"typical": out} if out else {}
+
+
 def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain: bool = False) -> PlanOutput:
     m = pred.machine
     gpus = []
@@ -138,6 +159,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
                 h2d_all_gbps=r1(p.h2d_all.value),
                 d2h_all_gbps=r1(p.d2h_all.value),
                 bottleneck=p.bottleneck,
+                **_typical(h2d_gbps=p.h2d, d2h_gbps=p.d2h, h2d_all_gbps=p.h2d_all, d2h_all_gbps=p.d2h_all),
                 **extra,
             )
         )
@@ -169,6 +191,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
                 bidi_gbps=r1(p.bidi.value),
                 latency_us=None if p.latency.value is None else round(p.latency.value, 2),
                 confidence=p.uni.confidence,
+                **_typical(uni_gbps=p.uni, bidi_gbps=p.bidi, latency_us=p.latency),
                 **extra,
             )
         )
@@ -182,6 +205,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             ring=pred.ring,
             slowest_hop=a.inputs.get("slowest_hop"),
             transport=a.inputs.get("transport"),
+            **_typical(busbw_gbps=a),
             **extra,
         )
     extra = {"constants": {c.name: ConstantOut.of(c) for c in constants().values()}} if explain else {}

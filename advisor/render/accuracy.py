@@ -7,18 +7,25 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from advisor.model.accuracy import run_cases, summary
+from advisor.model.accuracy import leave_one_out, loo_summary, run_cases, summary
 from advisor.render.layout import Col, hang, print_table, terminal_console
 
 
-def render_accuracy(as_json: bool = False, console: Console | None = None) -> str | None:
-    """The bandwidth model on calibration/cases.yaml: JSON text, or a table printed to the console."""
+def render_accuracy(as_json: bool = False, console: Console | None = None, loo: bool = False) -> str | None:
+    """The bandwidth model on calibration/cases.yaml: JSON text, or a table printed to the console.
+    `loo`: with each figure also predicted out of sample (leave one out), and the error both ways."""
     rows, skipped = run_cases()
     s = summary(rows)
+    if loo:
+        leave_one_out(rows)
+        s = s | {"leave_one_out": loo_summary(rows)}
     if as_json:
         return json.dumps(
             {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
         )
+    if loo:
+        _render_loo(rows, s["leave_one_out"], console or terminal_console())
+        return None
     # the case id is what `calibration/cases.yaml` and the docs name: printed whole; when the table does
     # not fit, each case heads its rows instead of being a column
     cols = [Col("case", "key")] + [
@@ -45,6 +52,52 @@ def render_accuracy(as_json: bool = False, console: Console | None = None) -> st
         f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right",
     )
     return None
+
+
+def _render_loo(rows, s: dict, con: Console) -> None:
+    cols = [Col("case", "key")] + [Col(h) for h in ("metric", "where", "variant", "measured")]
+    cols += [Col("in sample"), Col("out of sample"), Col("refit without this case", "prose")]
+    out = []
+    for r in rows:
+        if r.error is None:
+            continue
+        ins = f"{r.predicted} ({100 * r.error:+.0f}%)"
+        if r.loo is None:
+            oos, note = "-", "rests on this case alone: " + ", ".join(r.rests_on_own_case)
+        else:
+            oos = f"{r.loo:.2f} ({100 * r.loo_error:+.0f}%)"
+            note = ""
+            if abs(r.loo_error) > 0.15:
+                oos = f"[yellow]{oos}[/]"
+        out.append(
+            [escape(str(x)) for x in (r.case, r.metric, r.where, r.variant, r.measured)] + [ins, oos, note]
+        )
+    print_table(con, cols, out, title="Leave one out (calibration/cases.yaml)", group=0)
+    cols = [Col("figures", "key"), Col("n", justify="right"), Col("in sample", justify="right")]
+    cols += [Col("out of sample", justify="right"), Col("within 15%", justify="right")]
+    cols += [Col("own case only", justify="right")]
+    table = []
+    groups = [("all", s["all"])] + list(s["by_metric"].items()) + list(s["by_family"].items())
+    for name, g in groups:
+        table.append(
+            [
+                escape(name),
+                str(g["figures"]),
+                f"{g['in_sample_median_pct']}%",
+                "-" if g["loo_median_pct"] is None else f"{g['loo_median_pct']}% of {g['loo_figures']}",
+                f"{g['loo_within_15pct']}/{g['loo_figures']}",
+                str(g["rest_on_own_case"]),
+            ]
+        )
+    print_table(con, cols, table, title="Median absolute error, in sample and leave-one-out")
+    c = s["coverage"]
+    hang(
+        con,
+        "",
+        f"Typical ranges (rules/intervals.yaml): {c['inside']} of {c['figures']} measured figures ({c['pct']}%) "
+        "fall inside the range of their leave-one-out prediction, each range computed without the "
+        f"figure's own case. Path classes {s['paths_right']}/{s['paths']} right.",
+    )
 
 
 def render_workload_accuracy(console: Console | None = None) -> None:

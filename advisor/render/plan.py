@@ -49,6 +49,36 @@ def tree_of(m: Machine) -> Tree:
     return tree
 
 
+_FAMILY_WORDS = {
+    "host copy": "host copies",
+    "GPU-GPU copy pcie-p2p": "copies over PCIe P2P",
+    "GPU-GPU copy staged": "staged copies",
+    "GPU-GPU copy nvlink": "NVLink copies",
+    "latency pcie-p2p": "P2P latency",
+    "latency staged": "staged latency",
+    "latency nvlink": "NVLink latency",
+}
+
+
+def _typical(console: Console, figs: list, fams: list[str]) -> None:
+    """One line under a table: how far off such figures typically are (the model's leave-one-out
+    range on published machines, rules/intervals.yaml), and which have no out-of-sample check."""
+    from advisor.model.intervals import families
+
+    known = families()
+    if not figs or not known:
+        return
+    have = [
+        f"{_FAMILY_WORDS.get(f, f)} x{known[f]['lo']:.2f}-{known[f]['hi']:.2f}" for f in fams if f in known
+    ]
+    missing = [_FAMILY_WORDS.get(f, f) for f in fams if f not in known]
+    text = ", ".join(have) + " of the figure" if have else ""
+    if missing:
+        text += ("; " if text else "") + "not checked out of sample: " + ", ".join(missing)
+    text += " (measured / predicted on published machines, each predicted without its own case)"
+    hang(console, "[dim]typically:[/] ", f"[dim]{escape(text)}[/]")
+
+
 def render_text(
     pred: Prediction,
     findings: list[Finding] | None = None,
@@ -81,6 +111,7 @@ def render_text(
             ]
         )
     print_table(console, cols, rows, title="Host <-> GPU (pinned copies, GB/s)")
+    _typical(console, [f for p in pred.gpus for f in (p.h2d,)], ["host copy"])
     if pred.pairs:
         cols = [Col("pair", "key")]
         cols += [Col(h) for h in ("path", "CUDA P2P", "NCCL uses", "uni GB/s", "bidi GB/s", "latency us")]
@@ -101,6 +132,11 @@ def render_text(
                 ]
             )
         print_table(console, cols, rows, title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
+        _typical(
+            console,
+            [f for p in pred.pairs for f in (p.uni, p.latency)],
+            sorted({f"GPU-GPU copy {p.via}" for p in pred.pairs} | {f"latency {p.via}" for p in pred.pairs}),
+        )
         mat = topo_matrix(pred)
         cols = [Col("", "key")] + [Col(f"GPU{n.index}") for n in m.gpus]
         rows = [[f"GPU{n.index}", *row] for n, row in zip(m.gpus, mat, strict=True)]
@@ -109,7 +145,9 @@ def render_text(
         a = pred.allreduce
         console.print(
             f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
-            f"[bold]{a.value:.1f} GB/s[/] — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}"
+            f"[bold]{a.value:.1f} GB/s[/]"
+            + (f" (typically {a.interval[0]:.1f}-{a.interval[1]:.1f})" if a.interval else "")
+            + f" — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}"
         )
     if findings:
         console.print("[bold]Findings[/] (worst first)")

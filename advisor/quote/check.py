@@ -43,6 +43,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     named = (
         [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],
         catalog.get(b["cpu"]) if b.get("cpu") else None,
+        int(b.get("cpu_count", 1)) if b.get("cpu") else None,
     )
     claims = [
         ClaimVerdict(
@@ -146,7 +147,7 @@ def _unclear_counts(quote: Quote, catalog: Catalog, build, claims: list[ClaimVer
             except (UserError, ValueError):
                 continue
             afind = evaluate_rules(apred, catalog=catalog)
-            anamed = ([(g, n + (other - x.qty) * (g.id == gpu[0].part_id)) for g, n in named[0]], named[1])
+            anamed = ([(g, n + (other - x.qty) * (g.id == gpu[0].part_id)) for g, n in named[0]], *named[1:])
             for c, src in zip(claims, quote.claims, strict=True):
                 if c.verdict not in (True, False):
                     continue

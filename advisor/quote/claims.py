@@ -27,24 +27,29 @@ def claims_in(text: str, line: int) -> list[Claim]:
         return out  # "四张卡之间能P2P吗？": the buyer asks, nobody claims
     for about in ORDER:
         m = v.claims[about].search(low)
+        if not m and about == "psu" and v.psu_verbs.search(low) and _names_a_psu(low):
+            m = v.psu_verbs.search(low)
         if not m:
             continue
         if about == "nvlink" and v.not_included.search(low):
             continue  # "NVLink bridges are not included": what the offer leaves out, not a claim
         before = low[max(0, m.start() - 25) : m.start()]
-        negated = bool(v.negation.search(before)) or bool(
-            re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:])
+        negated = (
+            bool(v.negation.search(before))
+            or bool(re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:]))
+            or bool(v.negation_after.search(low[m.end() :]))
         )
         c = Claim(text=text.strip()[:300], line=line, about=about, negated=negated)
         if about == "pcie":
-            g = re.search(r"pcie\s*(?:gen\s*)?(\d)", low)
+            g = re.search(r"pcie[\s-]*(?:gen\s*)?(\d)", low)
             c.gen = int(g.group(1)) if g else None
-            c.width = 8 if re.search(r"\bx8\s*/\s*x8\b", low) else 16
+            c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b", low) else 16
             r = v.runs_at.search(low)
             if r:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))
         if about == "psu":
             c.margin = bool(v.psu_margin.search(low))
+            c.sustained = bool(v.psu_sustained.search(low)) and not c.margin
         if v.scope_one.search(low):
             c.scope = "one"
         elif about == "nvlink" and v.scope_all_pairs.search(low):
@@ -53,6 +58,16 @@ def claims_in(text: str, line: int) -> list[Claim]:
         if about == "pooled_memory" and "p2p" not in low:
             break  # "pooled memory over NVLink": one claim, not also an NVLink claim
     return out
+
+
+def _names_a_psu(low: str) -> bool:
+    v = vocab()
+    return bool(
+        v.kind_words["psu"].search(low)
+        or v.psu_series.search(low)
+        or v.psu_models.search(low)
+        or v.watts.search(low)
+    )
 
 
 def judge(
@@ -69,8 +84,13 @@ def judge(
     count), used only where the catalog has no power for the CPU."""
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
-            return _psu_from_parts(c, psu_w, *parts, stated_cpu_w=stated_cpu_w)
-        return "unknown", "the build could not be evaluated"
+            return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w)
+        verdict, why = _from_parts(c, parts) if parts is not None else (None, "")
+        if verdict is None:
+            return "unknown", "the build could not be evaluated"
+        if c.negated and verdict in (True, False):
+            return (not verdict), f"(the claim says not) {why}"
+        return verdict, why
     gpus = [g.node for g in pred.gpus]
     pairs = pred.pairs
     n = len(gpus)
@@ -173,6 +193,11 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
                 return _psu_margin(psu_w, sum(g.gpu.board_power_w for g in gpus), stated_cpu_w, "states")
             return "unknown", "the CPU's power is not in the catalog, so the PSU's margin cannot be told"
         thin = [f for f in findings if f.category == "power" and f.severity == "warning" and f.id == "PWR004"]
+        if thin and c.sustained:
+            return True, (
+                f"the claim is about the sustained load, which the PSU carries: {thin[0].message} (the spikes "
+                "are another matter: ask whether the PSU is ATX 3.x)"
+            )
         if thin and c.margin:
             return False, (
                 f"{thin[0].message} The claim promises headroom, and this is below the headroom the "
@@ -193,6 +218,33 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
             "catalog does not hold: ask for the case model and each card's slot width, or a photo of the build"
         )
     return "unknown", "not a claim this tool checks"
+
+
+def _from_parts(c: Claim, parts) -> tuple[Any, str]:
+    """What a claim's truth needs only the named parts for, when the build itself cannot be evaluated
+    (a board not in the catalog): pooled memory, P2P on cards whose driver never grants it, one socket.
+    (None, "") where the parts do not settle it."""
+    gpus, _cpu = parts[0], parts[1]
+    cpu_count = parts[2] if len(parts) > 2 else None
+    count = sum(n for _, n in gpus)
+    if c.about in ("pooled_memory", "p2p") and count < 2:
+        return None, ""
+    if c.about == "pooled_memory":
+        return False, (
+            "GPU memory is never pooled: each GPU holds its own; a model larger than one GPU's memory must "
+            "be split (tensor/pipeline parallel), whatever the board (it is not in the catalog)"
+        )
+    if c.about == "p2p":
+        stock = [g for g, _ in gpus if g.p2p and g.p2p.stock_linux is False]
+        if stock and len(stock) == len(gpus):
+            names = ", ".join(sorted({g.name for g in stock}))
+            return False, (
+                f"{names}: no P2P over PCIe with the stock Linux driver, whatever the board (it is not in the "
+                "catalog); copies between GPUs go through host memory"
+            )
+    if c.about == "numa" and cpu_count == 1:
+        return True, "one CPU socket: every GPU hangs off the same socket (the board is not in the catalog)"
+    return None, ""
 
 
 def _psu_margin(psu_w: int, gpu_w: int, cpu_w: int, how: str) -> tuple[Any, str]:

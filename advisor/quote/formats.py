@@ -140,6 +140,27 @@ DESC_STRENGTH = (
 )
 
 
+_SHORT_ROLES = ("qty", "unit_price", "price", "desc")
+
+
+def _split_header(cells: list[str]) -> list[str]:
+    """A header cell that is a row-number column and the next column's name with one space between
+    ("Pos. Menge", "No. Qty", "Item Description"), split into one cell each; a name of several words
+    ("Unit Price", "Part Number") stays whole."""
+    out = []
+    for c in cells:
+        words = c.split()
+        if (
+            len(words) > 1
+            and all(any(re.search(HEADER_ROLES[r], w.lower()) for r in _SHORT_ROLES) for w in words[1:])
+            and re.search(HEADER_ROLES["index"] + "|^item$", words[0].lower())
+        ):
+            out += words
+        else:
+            out.append(c)
+    return out
+
+
 def _header_roles(cells: list[str]) -> dict[str, int]:
     roles: dict[str, int] = {}
     low = [c.strip().lower().strip("*_ ") for c in cells]
@@ -274,6 +295,9 @@ def _text(text: str) -> list[RawLine]:
         cols = [c for c in re.split(r"\s{2,}|\t", raw.strip()) if c]
         if len(cols) >= 3:
             r = _header_roles(cols)
+            split = _split_header(cols)
+            if split != cols and _header_roles(split):
+                cols, r = split, _header_roles(split)  # "Pos. Menge  Artikel": two columns, one space
             if r:
                 roles, aligned = r, len(cols)
                 out.append(RawLine(i, raw, header=True))
@@ -285,7 +309,8 @@ def _text(text: str) -> list[RawLine]:
         if roles and aligned and not _MONEY_LINE.search(raw):
             # a PDF table's wrapped row: the description runs onto an indented next line, which may
             # carry the qty and prices ("NVIDIA RTX PRO 6000 Blackwell Server" / "Edition 96GB ... 8 $8,990")
-            indented = len(raw) - len(raw.lstrip()) >= 8
+            lead = len(raw) - len(raw.lstrip())
+            indented = lead >= 8 or (last_row is not None and _under_desc(out[last_row], lead))
             if pending is not None and indented and len(pending[1]) + len(cols) - 1 == aligned:
                 j, pcols = pending
                 merged = pcols[:-1] + [pcols[-1] + " " + cols[0]] + cols[1:]
@@ -305,8 +330,38 @@ def _text(text: str) -> list[RawLine]:
                 out.append(RawLine(i, raw))
                 continue
         pending = last_row = None
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.line == i - 1
+            and prev.continued is None
+            and not prev.header
+            and _LABELLED.match(prev.text)
+            and not _PRICED.search(prev.text)
+            and len(raw) - len(raw.lstrip()) >= 8
+            and not _LABELLED.match(raw)
+            and _PRICED.search(raw)
+        ):
+            # "GPU:  NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation" / "      Edition 96GB  Qty: 4  $33,996.00":
+            # one item whose name wrapped, its qty and price on the second line
+            prev.text = prev.text.rstrip() + " " + raw.strip()
+            out.append(RawLine(i, raw, continued=prev.line))
+            continue
         out.append(RawLine(i, raw))
     return out
+
+
+_LABELLED = re.compile(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+()-]{1,24}[:：]\s+\S")
+_PRICED = re.compile(r"[$€£¥￥]|\bqty\b|\bmenge\b|数量|\d[.,]\d{2}\b|\d\s*元", re.I)
+
+
+def _under_desc(row: RawLine, lead: int) -> bool:
+    """A line that starts under the description cell of the table row above it (a PDF table's wrapped
+    description, indented less than a whole tab)."""
+    if not row.desc or lead < 2:
+        return False
+    start = row.text.find(row.desc.split()[0]) if row.desc.split() else -1
+    return start > 0 and abs(lead - start) <= 2
 
 
 _MONEY_LINE = re.compile(r"(?:subtotal|total|freight|shipping|tax)\b", re.I)
@@ -353,7 +408,20 @@ _PART_KEYS = {
     "graphics": "gpu",
     "nvlink": "bridge",
 }
-_ITEM_LIST_KEYS = ("items", "line_items", "parts", "components", "bom", "positions", "配置", "清单")
+_ITEM_LIST_KEYS = (
+    "items",
+    "line_items",
+    "lines",
+    "parts",
+    "components",
+    "bom",
+    "positions",
+    "positionen",
+    "entries",
+    "配置",
+    "清单",
+    "明细",
+)
 _CLAIM_KEYS = ("claims", "features", "highlights", "notes_claims", "卖点", "说明")
 
 

@@ -78,7 +78,12 @@ def item_of(raw: RawLine) -> Item:
             it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
             it.qty_readings = tuple(dict.fromkeys(q for q, _ in readings))
     it.desc = strip_quantities(stripped)
-    if v.title_line.search(desc) and it.price is None and raw.qty is None:
+    if (
+        v.title_line.search(desc)
+        and it.price is None
+        and raw.qty is None
+        and not re.match(r"\s*(?:\d{1,2}\s*[.、)]|[-*•·])\s*\S", desc)  # "1. 双5090跑...": a numbered note
+    ):
         it.role = "title"  # a priced or counted table row is an item, whatever its words
     return it
 

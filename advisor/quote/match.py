@@ -186,10 +186,14 @@ class Matcher:
 
     def model_number_of(self, text: str) -> bool:
         """Whether the text writes a model number (a part the catalog may lack): three digits or more, or
-        letters with two or more ("A5000", "4080", "Z790"), not a stray count or percentage."""
+        letters with two or more ("A5000", "4080", "Z790"), or a long name with a digit inside ("GENOAD8X"),
+        not a stray count or percentage."""
         return any(
-            re.fullmatch(r"[a-z]*\d{3,}[a-z0-9]*|[a-z]+\d{2,}[a-z0-9]*", d) for d in tokens(text).required
-        )
+            re.fullmatch(
+                r"[a-z]*\d{3,}[a-z0-9]*|[a-z]+\d{2,}[a-z0-9]*|(?!g?ddr|lpddr|hbm)[a-z]{4,}\d[a-z]+\d*", d
+            )
+            for d in tokens(text).required
+        )  # the last: a board name with one digit inside ("GENOAD8X")
 
 
 def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | None:

@@ -44,6 +44,7 @@ class Claim:
     runs_at: tuple[int, int] | None = None  # the link the claim itself says it runs at
     scope: str = "all"  # all | one | pairs (every pair, for NVLink)
     margin: bool = False  # a PSU claim of headroom ("plenty of headroom"), not only of enough power
+    sustained: bool = False  # a PSU claim about the sustained load only ("für die Dauerlast")
 
 
 @dataclass
@@ -150,11 +151,20 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 q.notes.append(f"line {it.line}: claim not understood: {it.text[:120]}")
             continue
         claim_text = raw.desc if raw.desc is not None else it.text
-        if it.kind_hint is None and vocab().spec_line.search(claim_text):
+        if (
+            it.kind_hint is None
+            and vocab().spec_line.search(claim_text)
+            and not matcher.parts(it.desc, "board")  # "准系统：超微 AS-4125GS-TNRT2": the server is the board
+        ):
             ql.status = "other"  # "Platform: Intel W790 / Xeon W-2400": a spec, not a part
             continue
         line_claims = claims_in(claim_text, it.line) if it.kind_hint is None else []
-        if line_claims and it.price is None and raw.qty is None and vocab().prose.search(claim_text):
+        if (
+            line_claims
+            and it.price is None
+            and raw.qty is None
+            and (vocab().prose.search(claim_text) or _chat_sentence(it, claim_text))
+        ):
             # a sentence about the parts ("both cards run at x16", "双卡P2P直连"), not a line item;
             # a bridge it gives away ("赠送 NVLink 桥接器") is in the build all the same
             bridge = other_kinds(claim_text) if vocab().gift.search(claim_text) else None
@@ -168,6 +178,10 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             continue
         parts = _parts_of(matcher, it.desc, it.kind_hint, it.value)
         ql.parts = parts
+        if ql.qty_unclear and raw.qty is None and parts and all(p.kind == "board" for p in parts):
+            # "AS-4125GS-TNRT2（双路SP5 4U，10个GPU位）": the counts describe the board, which comes once
+            ql.qty, ql.qty_unclear, ql.qty_readings = 1, False, ()
+            ql.qty_source = "a board, once (the counts in its description are its specs)"
         q.notes += [f"line {it.line}: {p.how.split('; ')[0]}" for p in parts if p.lookalike]
         if parts:
             if it.role != "title":
@@ -203,10 +217,53 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 )
             ]
         )
+    _repeats(q, matcher)
     from advisor.quote.assemble import assemble
 
     assemble(q, catalog)
     return q
+
+
+def _repeats(q: Quote, matcher: Matcher) -> None:
+    """Lines that name a kind without a model, after the items named it with one: a price breakdown
+    ("显卡 ¥21,500 ×6 = ¥129,000", "硬盘+网卡 ¥18,400") repeats the items, it adds no part. A count it
+    writes that differs from the item's makes the item's count unclear, never silently one of them."""
+    items = [x for x in q.lines if x.status in ("part", "recognized") and x.parts]
+    for x in q.lines:
+        if x.status not in ("other", "recognized") or x.price is None:
+            continue
+        if x.status == "recognized" and not all(
+            p.kind in ("nvme", "nic") and p.how in ("SSD words", "network card words") for p in x.parts
+        ):
+            continue
+        kinds = {p.kind for p in x.parts} if x.parts else {kind_of_words(x.text)} - {None}
+        if not kinds:
+            continue
+        earlier = [y for y in items if y.line < x.line and {p.kind for p in y.parts} & kinds]
+        if not earlier:
+            continue
+        text = strip_for_kind(x.text)
+        if matcher.model_number_of(text) or _words(re.sub(r"[=+]", " ", text)) > 3:
+            continue  # a model, or more words than a kind's name: an item of its own
+        if x.status == "recognized":
+            x.status, x.parts = "other", []
+            q.notes.append(f"line {x.line}: a price line of parts listed above, not more of them")
+        times = re.search(r"[×x*]\s*(\d{1,3})\s*=", x.text)  # "¥21,500 ×6 = ¥129,000": unit price x count
+        count = x.qty if x.qty_source != "none written: 1" else (int(times.group(1)) if times else None)
+        if "gpu" in kinds and count:
+            gpu_items = [y for y in earlier if any(p.kind == "gpu" and p.part_id for p in y.parts)]
+            if len(gpu_items) == 1 and gpu_items[0].qty != count and not gpu_items[0].qty_unclear:
+                y = gpu_items[0]
+                y.qty_unclear = True
+                y.qty_readings = (y.qty, count)
+                y.qty_source = f"unclear: {y.qty} ({y.qty_source}) vs {count} (line {x.line})"
+
+
+def strip_for_kind(text: str) -> str:
+    """A price line without its prices and counts, to look for a model number in."""
+    from advisor.quote.items import strip_prices, strip_quantities
+
+    return strip_quantities(strip_prices(text))
 
 
 def _separator(text: str) -> bool:
@@ -222,6 +279,17 @@ def _labelled(text: str) -> bool:
 def _words(text: str) -> int:
     """Words in a line, a Chinese character counting half (a Chinese word is one to three characters)."""
     return len(re.findall(r"[^\W\u4e00-\u9fff]+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
+
+
+def _chat_sentence(it, text: str) -> bool:
+    """A chat message's sentence that claims something ("P2P的话5090驱动默认是关的，卡之间走内存中转"):
+    not a title or a labelled item, written as a sentence (a comma or full stop of Chinese text, or twelve
+    words)."""
+    return (
+        it.role != "title"
+        and not _labelled(text)
+        and (bool(re.search(r"[，。！；]", text)) or _words(text) >= 12)
+    )
 
 
 def _prose_sentence(it, raw) -> bool:

@@ -69,6 +69,9 @@ class Vocab:
     claims: dict[str, re.Pattern]
     runs_at: re.Pattern
     psu_margin: re.Pattern
+    psu_verbs: re.Pattern
+    psu_sustained: re.Pattern
+    negation_after: re.Pattern
     negation: re.Pattern
     not_included: re.Pattern
     scope_one: re.Pattern
@@ -144,6 +147,9 @@ def vocab() -> Vocab:
         claims={k: lx("claims", k) for k in data["claims"]},
         runs_at=lx("runs_at"),
         psu_margin=lx("psu_margin"),
+        psu_verbs=lx("psu_verbs"),
+        psu_sustained=lx("psu_sustained"),
+        negation_after=lx("negation_after"),
         negation=lx("negation"),
         not_included=lx("not_included"),
         scope_one=lx("scope_one"),

@@ -252,3 +252,15 @@ def test_lane_fixes_follow_the_cause_of_the_narrow_link(plan_json):
     assert chipset[("LANE002", "GPU1")].startswith("Move the card to PCIEX16(G5)_2 (CPU lanes, x8)")
     full = fixes("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
     assert full[("LANE002", "GPU1")].startswith("Every CPU-wired slot of this board is taken")
+
+
+def test_a_two_socket_build_counts_both_cpus_power(plan_json, write):
+    """Two EPYC 9654 (360 W each) with eight L40S: the sustained load counts 720 W of CPUs, not one
+    socket's 360 W (it did, and a PSU short by the second CPU passed)."""
+    build = write(
+        "d.yaml",
+        "cpu: amd-epyc-9654\ncpu_count: 2\nboard: supermicro-as-4125gs-tnrt2\n"
+        "gpus: [{model: nvidia-l40s, count: 8}]\npsu_w: 3500\n",
+    )
+    (f,) = _ids(plan_json(str(build)), "PWR001")
+    assert "+ CPU 720 W" in f["message"]

@@ -59,7 +59,7 @@ def prediction_facts(
         )
     cpu, build = m.cpu, m.build
     gpu_power = sum(g.power_w for g in gpus)
-    cpu_power = cpu_power_w(cpu)
+    cpu_power = cpu_power_w(cpu) * max(1, m.sockets)  # every populated socket draws its CPU's power
     busbw = pred.allreduce.value if pred.allreduce else 0.0
     n = len(gpus)
     assumed = assumed_job(pred, catalog, n)

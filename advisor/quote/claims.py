@@ -84,7 +84,7 @@ def judge(
     count), used only where the catalog has no power for the CPU."""
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
-            return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w)
+            return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w, cpu_count=parts[2] or 1)
         verdict, why = _from_parts(c, parts) if parts is not None else (None, "")
         if verdict is None:
             return "unknown", "the build could not be evaluated"
@@ -261,7 +261,7 @@ def _psu_margin(psu_w: int, gpu_w: int, cpu_w: int, how: str) -> tuple[Any, str]
 
 
 def _psu_from_parts(
-    c: Claim, psu_w: int, gpus: list, cpu, stated_cpu_w: int | None = None
+    c: Claim, psu_w: int, gpus: list, cpu, stated_cpu_w: int | None = None, cpu_count: int = 1
 ) -> tuple[Any, str]:
     from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
 
@@ -271,7 +271,7 @@ def _psu_from_parts(
     if unknown:
         return "unknown", f"the board power of {', '.join(unknown)} is not known"
     gpu_w = sum(g.board_power_w * n for g, n in gpus)
-    cpu_w = cpu_power_w(cpu) or stated_cpu_w or 0
+    cpu_w = cpu_power_w(cpu) * cpu_count or stated_cpu_w or 0
     need = psu_needed_w(system_power_w(gpu_w, cpu_w))
     ok = psu_w >= need
     verdict = ok if not c.negated else not ok

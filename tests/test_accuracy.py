@@ -113,3 +113,30 @@ def test_an_nvlink_pair_says_it_has_no_out_of_sample_check(cli, write):
     assert pair["via"] == "nvlink" and "uni_gbps" not in (pair.get("typical") or {})
     code, text, _ = cli("plan", str(build))
     assert "not checked out of sample: NVLink copies" in text
+
+
+def test_blackwell_p2p_latency_depends_on_a_switch_in_the_path(cli, write):
+    """Blackwell P2P writes between root ports take ~0.39 us (8x RTX 5090, dual EPYC 9575F), behind the
+    ESC8000A-E13P's PCIe switches 0.72 us: the constant is chosen by architecture and attachment, not by
+    the path class alone (issue 14 item 1), and staged copies use Blackwell's own 14.3 us."""
+    direct = write(
+        "d.yaml",
+        "cpu: amd-ryzen-threadripper-pro-7975wx\nboard: asus-pro-ws-wrx90e-sage-se\n"
+        "gpus: [{model: nvidia-rtx-5090, count: 2}]\nsoftware: {driver: patched-p2p, iommu: passthrough}\n",
+    )
+    pair = json.loads(cli("plan", str(direct), "--json")[1])["pairs"][0]
+    assert pair["p2p"] and pair["latency_us"] == 0.39
+    switched = write(
+        "s.yaml",
+        "cpu: amd-epyc-9575f\ncpu_count: 2\nboard: asus-esc8000a-e13p\n"
+        "gpus: [{model: nvidia-rtx-pro-6000-blackwell-server, count: 2}]\n",
+    )
+    pair = json.loads(cli("plan", str(switched), "--json")[1])["pairs"][0]
+    assert pair["path"] == "PIX" and pair["latency_us"] == 0.72
+    stock = write(
+        "t.yaml",
+        "cpu: amd-ryzen-threadripper-pro-7975wx\nboard: asus-pro-ws-wrx90e-sage-se\n"
+        "gpus: [{model: nvidia-rtx-5090, count: 2}]\n",
+    )
+    pair = json.loads(cli("plan", str(stock), "--json")[1])["pairs"][0]
+    assert not pair["p2p"] and pair["latency_us"] == 14.3 and pair["confidence"] == "calibrated"

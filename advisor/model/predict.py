@@ -196,10 +196,6 @@ def predict(machine: Machine) -> Prediction:
     pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1 :]]
     ring = _ring(g, gpus)
     allreduce = _allreduce(g, machine, ring, pairs) if len(gpus) > 1 else None
-    if any(_arch(n) == "blackwell" for n in gpus):
-        assumptions.append(
-            "No published staged-copy measurement for Blackwell: the Ada constant is used (low confidence)."
-        )
     pred = Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
     from advisor.model.intervals import attach
 
@@ -307,14 +303,20 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     else:
         route = pcie_path(g, a.id, b.id)
         raw, where = _bottleneck(g, route)
+        switched = any(g.nodes[n]["kind"] == "switch" for n in route)
+        attach = "switch" if switched else "direct"
         if p2p:
-            eff = const("p2p_pcie_efficiency")
+            gen = min((g.edges[u, v].get("gen") or 0) for u, v in pairwise(route) if "gbps" in g.edges[u, v])
+            eff_key = "default" if switched else _key("p2p_pcie_efficiency", gen)
+            eff = const("p2p_pcie_efficiency", eff_key)
             factor, why = 1.0, []
             consts = ["pcie_lane_gbps", "p2p_pcie_efficiency"]
+            keys = {"p2p_pcie_efficiency": eff_key}
             if path == "SYS":
-                factor *= const("p2p_sys_factor")
-                why.append("p2p_sys_factor")
+                factor *= const("p2p_sys_factor", attach)
+                why.append(f"p2p_sys_factor[{attach}]")
                 consts.append("p2p_sys_factor")
+                keys["p2p_sys_factor"] = _key("p2p_sys_factor", attach)
             if machine.software.acs == "on" and path in ("PIX", "PXB"):
                 factor *= const("acs_factor")
                 why.append("acs_factor (ACS redirects P2P through the root complex)")
@@ -324,8 +326,9 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 "GB/s",
                 "raw rate of the narrowest link on the path x p2p_pcie_efficiency"
                 + "".join(f" x {w}" for w in why),
-                {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff},
+                {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff, "gen": gen},
                 consts,
+                keys=keys,
             )
             bf = const("p2p_pcie_bidi_factor")
             bidi = _fig(
@@ -334,15 +337,27 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 "2 x uni x p2p_pcie_bidi_factor",
                 {"uni_gbps": round(uni.value, 3), "p2p_pcie_bidi_factor": bf},
                 [*consts, "p2p_pcie_bidi_factor"],
+                keys=keys,
             )
-            latency = _fig(
-                const("latency_p2p_pcie_us", path),
-                "us",
-                f"latency_p2p_pcie_us[{path}]",
-                {"path": path},
-                ["latency_p2p_pcie_us"],
-                keys={"latency_p2p_pcie_us": _key("latency_p2p_pcie_us", path)},
-            )
+            direct = constants()["latency_p2p_direct_us"].value
+            if not switched and arch in direct:
+                latency = _fig(
+                    direct[arch],
+                    "us",
+                    f"latency_p2p_direct_us[{arch}] (no switch on the path)",
+                    {"path": path, "arch": arch},
+                    ["latency_p2p_direct_us"],
+                    keys={"latency_p2p_direct_us": arch},
+                )
+            else:
+                latency = _fig(
+                    const("latency_p2p_pcie_us", path),
+                    "us",
+                    f"latency_p2p_pcie_us[{path}]",
+                    {"path": path},
+                    ["latency_p2p_pcie_us"],
+                    keys={"latency_p2p_pcie_us": _key("latency_p2p_pcie_us", path)},
+                )
             via = "pcie-p2p"
         else:
             legs = []
@@ -351,7 +366,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 legs.append((r, w))
             raw, where = min(legs)
             eff = const("staged_efficiency", arch)
-            conf = "low" if arch not in ("ada", "ampere", "hopper") else "calibrated"
+            conf = "low" if arch not in ("ada", "ampere", "hopper", "blackwell") else "calibrated"
             uni = _fig(
                 raw * eff,
                 "GB/s",
@@ -362,15 +377,15 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 conf,
                 {"staged_efficiency": _key("staged_efficiency", arch)},
             )
-            bf = const("staged_bidi_factor")
+            bf = const("staged_bidi_factor", arch)
             bidi = _fig(
                 uni.value * bf,
                 "GB/s",
-                "uni x staged_bidi_factor (both directions share host memory)",
+                "uni x staged_bidi_factor[arch] (both directions share host memory)",
                 {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf},
                 ["pcie_lane_gbps", "staged_efficiency", "staged_bidi_factor"],
                 conf,
-                uni.keys,
+                uni.keys | {"staged_bidi_factor": _key("staged_bidi_factor", arch)},
             )
             latency = _fig(
                 const("latency_staged_us", arch),

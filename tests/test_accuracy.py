@@ -111,8 +111,12 @@ def test_an_nvlink_pair_says_it_has_no_out_of_sample_check(cli, write):
     assert code in (0, 1), err
     pair = json.loads(out)["pairs"][0]
     assert pair["via"] == "nvlink" and "uni_gbps" not in (pair.get("typical") or {})
+    ar = json.loads(out)["allreduce"]
+    assert ar["transport"] == "NVLink" and ar["confidence"] == "low" and "typical" not in ar
+    assert "no published all-reduce over NVLink bridges" in ar["confidence_note"]
     code, text, _ = cli("plan", str(build))
     assert "not checked out of sample: NVLink copies" in text
+    assert "low confidence: no published all-reduce over NVLink" in text
 
 
 def test_blackwell_p2p_latency_depends_on_a_switch_in_the_path(cli, write):

@@ -31,7 +31,7 @@ def family(metric: str, transport: str) -> str:
     if metric == "latency_us":
         return f"latency {transport}"
     if metric == "busbw_gbps":
-        return f"all-reduce {'SHM' if transport == 'SHM' else 'P2P/NVLink'}"
+        return f"all-reduce {transport if transport in ('SHM', 'NVLink') else 'P2P'}"
     if metric in ("h2d_gbps", "d2h_gbps", "h2d_all_gbps", "d2h_all_gbps"):
         return "host copy"
     return f"GPU-GPU copy {transport}"
@@ -39,7 +39,7 @@ def family(metric: str, transport: str) -> str:
 
 def attach(pred) -> None:
     """Set each figure's `interval` from its family's range (None where the family has no
-    out-of-sample residuals: NVLink today)."""
+    out-of-sample residuals: NVLink copies and NVLink all-reduce today)."""
     fams = families()
     if not fams:
         return

@@ -441,6 +441,16 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     shared = max_min_share(flows, _capacities(g, const("h2d_efficiency")))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
+    nvlink_ring = any(t == "NVLink" for _, t, _, _ in per_hop)
+    low = nvlink_ring or any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring)
+    inputs_note = (
+        {
+            "confidence_note": "no published all-reduce over NVLink bridges in the calibration: the PCIe "
+            "ring efficiency is applied to the NVLink hops, which overstates them (issue 14 item 2)"
+        }
+        if nvlink_ring
+        else {}
+    )
     return _fig(
         rate * eff,
         "GB/s",
@@ -453,11 +463,10 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             "hop_gbps": round(rate, 3),
             "efficiency": eff,
             "hops": {h[0]: h[1] for h in per_hop},
-        },
+        }
+        | inputs_note,
         ["allreduce_p2p_efficiency" if transport != "SHM" else "allreduce_shm_efficiency", "h2d_efficiency"],
-        "low"
-        if any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring)
-        else "calibrated",
+        "low" if low else "calibrated",
     )
 
 

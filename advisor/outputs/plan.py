@@ -75,6 +75,8 @@ class AllreduceOut(Output):
     ring: list[int]
     slowest_hop: Any
     transport: Any
+    confidence: str = Field(default="calibrated", description="calibrated, or low (with the reason)")
+    confidence_note: str | None = None
     typical: dict[str, list[float]] | None = Field(
         default=None,
         description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
@@ -205,6 +207,8 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             ring=pred.ring,
             slowest_hop=a.inputs.get("slowest_hop"),
             transport=a.inputs.get("transport"),
+            confidence=a.confidence,
+            **({"confidence_note": a.inputs["confidence_note"]} if "confidence_note" in a.inputs else {}),
             **_typical(busbw_gbps=a),
             **extra,
         )

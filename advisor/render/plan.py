@@ -149,6 +149,12 @@ def render_text(
             + (f" (typically {a.interval[0]:.1f}-{a.interval[1]:.1f})" if a.interval else "")
             + f" — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}"
         )
+        if a.confidence == "low":
+            hang(
+                console,
+                "[yellow]low confidence:[/] ",
+                escape(a.inputs.get("confidence_note", "no calibration case for these GPUs")),
+            )
     if findings:
         console.print("[bold]Findings[/] (worst first)")
         for f in findings:

@@ -30,6 +30,7 @@ _COMMANDS = {
     "from-machine": ("advisor.cli.measure", "cmd_from_machine"),
     "compare": ("advisor.cli.measure", "cmd_compare"),
     "accuracy": ("advisor.cli.measure", "cmd_accuracy"),
+    "export": ("advisor.cli.measure", "cmd_export"),
     "bench": ("advisor.cli.bench", "cmd_bench"),
     "tui": ("advisor.tui.launch", "cmd_tui"),
     "serve": ("advisor.tui.launch", "cmd_serve"),

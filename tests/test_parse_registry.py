@@ -23,6 +23,7 @@ FOLDER_TOOL = {
     "smiq": "smi-q",
     "lspci": "lspci",
     "topo_p2p": "topo-p2p",
+    "nccl_topo": "nccl-topo",
     "query_gpu": "query-gpu",
     "bandwidthtest": "bandwidthtest",
 }
@@ -47,7 +48,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
     with pytest.raises(
         UserError,
         match="unknown tool 'iperf'.*nvbandwidth, p2p, nccl-tests, topo, smi-q, lspci, topo-p2p, "
-        "query-gpu, bandwidthtest, auto",
+        "query-gpu, bandwidthtest, nccl-topo, auto",
     ):
         parse("iperf", "x", "f.txt")
     with pytest.raises(UserError, match="f.txt: could not tell which tool wrote this file"):
@@ -64,6 +65,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
         "topo-p2p",
         "query-gpu",
         "bandwidthtest",
+        "nccl-topo",
     )
     # the CLI lists the tools itself (importing every reader at start-up would slow every command)
     from advisor.cli.parser import parser

@@ -25,6 +25,21 @@ def cmd_import(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from pathlib import Path
+
+    from advisor.cli.plan import build_from_args
+    from advisor.measure.ncclxml import export
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate
+
+    check_output(args.output)
+    pred = evaluate(build_from_args(args), load_catalog([Path(d) for d in args.catalog]))
+    if write_output(args.output, export(pred)):
+        print(f"wrote {args.output}: {len(pred.gpus)} GPUs as NCCL topology XML", file=sys.stderr)
+    return 0
+
+
 def cmd_probe(args) -> int:
     from advisor.measure.probe import probe
 

@@ -263,12 +263,26 @@ def parser() -> argparse.ArgumentParser:
             "topo-p2p",
             "query-gpu",
             "bandwidthtest",
+            "nccl-topo",
             "auto",
         ],
     )
     im.add_argument("file", help="the tool's output (text, or JSON for nvbandwidth -j / nccl-tests -J)")
     im.add_argument("--json", action="store_true", help="print the measurement as JSON")
     im.add_argument("-o", "--output", metavar="FILE", help="write the measurement file (JSON)")
+
+    ex = sub.add_parser(
+        "export",
+        help="write the planned machine for another tool: nccl-topo, the XML NCCL reads (NCCL_TOPO_FILE)",
+        description="Write the planned machine as NCCL's topology XML, to compare with the one NCCL dumps "
+        "on the real machine (NCCL_TOPO_DUMP_FILE=system.xml, then `advisor compare BUILD system.xml`) or "
+        "to feed NCCL a planned topology. Bus ids are made up: NCCL matches GPUs by bus id on a real machine.",
+    )
+    ex.add_argument("format", choices=["nccl-topo"])
+    _add_build_args(ex)
+    ex.add_argument(
+        "-o", "--output", metavar="FILE", default="-", help="the file to write (default: standard output)"
+    )
 
     bn = sub.add_parser("bench", help="measure this machine's GPUs with torch (pip install 'advisor[bench]')")
     bn.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")

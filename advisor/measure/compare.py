@@ -140,9 +140,12 @@ def compare(
         pair = pairs.get(frozenset((r.a, r.b)))
         if pair is None or (r.a, r.b) != (min(r.a, r.b), max(r.a, r.b)):
             continue
-        row = Row(
-            "path", f"GPU{pair.a}-GPU{pair.b}", pair.path, str(r.value), None, str(r.value) != pair.path
-        )
+        want = pair.path
+        if r.tool == "nccl-topo":  # NCCL's classes: NODE is its PHB, NV# its NVL
+            from advisor.measure.ncclxml import nccl_class
+
+            want = nccl_class(pair.path)
+        row = Row("path", f"GPU{pair.a}-GPU{pair.b}", want, str(r.value), None, str(r.value) != want)
         row.causes = _causes(ctx, row, "path", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)
     busbw = meas.find("busbw_gbps")

@@ -15,6 +15,7 @@ from advisor.measure.parsers import (
     bandwidthtest,
     lspci,
     nccltests,
+    nccltopo,
     nvbandwidth,
     p2p,
     querygpu,
@@ -35,6 +36,7 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
     "topo-p2p": topop2p.parse,
     "query-gpu": querygpu.parse,
     "bandwidthtest": bandwidthtest.parse,
+    "nccl-topo": nccltopo.parse,
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 

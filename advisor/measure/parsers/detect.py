@@ -19,6 +19,7 @@ TOOL_LABELS: dict[str, str] = {
     "topo-p2p": "`nvidia-smi topo -p2p`",
     "query-gpu": "`nvidia-smi --query-gpu`",
     "bandwidthtest": "cuda-samples bandwidthTest",
+    "nccl-topo": "NCCL topology XML (NCCL_TOPO_DUMP_FILE)",
 }
 _ORDER = (
     "p2p",
@@ -53,6 +54,8 @@ def detect(text: str) -> str | None:
             return "nccl-tests"
     if "<nvidia_smi_log" in text[:4000]:
         return "smi-q"
+    if head.startswith("<system") and "<cpu" in text[:20000]:
+        return "nccl-topo"
     found: set[str] = set()
     topo_header = False
     lspci_device_at = -10

@@ -268,7 +268,7 @@ def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quot
         bits.append(
             "the claim"
             + ("s " if len(texts) > 1 else " ")
-            + ", ".join(f"'{t[:60]}'" for t in texts[:3])
+            + ", ".join(f"'{_clip(t, 70)}'" for t in texts[:3])
             + (" are" if len(texts) > 1 else " is")
             + " false"
         )

@@ -419,3 +419,25 @@ def test_a_summary_cut_short_ends_at_a_word(cli, write):
 
     clipped = _clip(names, 60)
     assert clipped.endswith(" …") and names.startswith(clipped[:-2]) and names[len(clipped) - 2] == " "
+
+
+def test_a_price_breakdown_repeats_the_items_but_two_drives_stay_two(cli, write):
+    """'显卡 ¥21,500 ×6 = ¥129,000' under a list with '*8' makes the GPU count unclear, '硬盘+网卡 ¥18,400'
+    adds no drive; two NVMe lines with their own sizes are two drives."""
+    breakdown = write(
+        "b.txt",
+        "CPU：AMD EPYC 9554 ×2\n主板：超微 H13SSL-N\n显卡：RTX 4090 *8\n系统盘：三星 PM9A3 3.84T ×2\n"
+        "价格明细：\n显卡 ¥21,500 ×6 = ¥129,000\n硬盘+网卡 ¥18,400\n",
+    )
+    _, out, _ = validate_json(cli, str(breakdown))
+    lines = {x["line"]: x for x in out["quote"]["lines"]}
+    assert lines[3]["qty_unclear"] and "vs 6 (line 6)" in lines[3]["qty_source"]
+    assert lines[7]["status"] == "other"
+    assert any("a price line of parts listed above" in n for n in out["quote"]["notes"])
+    drives = write(
+        "d.txt",
+        "CPU: Intel Core i9-14900K\nBoard: ASUS ROG Maximus Z790 Hero\nGPU: 2x RTX 4090 $3,198\n"
+        "NVMe SSD 1TB $99\nNVMe SSD 4TB $299\n",
+    )
+    _, out, _ = validate_json(cli, str(drives))
+    assert [x["status"] for x in out["quote"]["lines"]][3:5] == ["recognized", "recognized"]

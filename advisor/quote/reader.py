@@ -243,8 +243,12 @@ def _repeats(q: Quote, matcher: Matcher) -> None:
         if not earlier:
             continue
         text = strip_for_kind(x.text)
-        if matcher.model_number_of(text) or _words(re.sub(r"[=+]", " ", text)) > 3:
-            continue  # a model, or more words than a kind's name: an item of its own
+        if (
+            matcher.model_number_of(text)
+            or _words(re.sub(r"[=+]", " ", text)) > 3
+            or re.search(r"\d+(?:\.\d+)?\s*(?:tb|gb|t|g)\b", text, re.I)
+        ):
+            continue  # a model, a size ("NVMe SSD 4TB") or more words than a kind's name: an item of its own
         if x.status == "recognized":
             x.status, x.parts = "other", []
             q.notes.append(f"line {x.line}: a price line of parts listed above, not more of them")

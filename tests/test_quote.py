@@ -418,7 +418,7 @@ def test_a_summary_cut_short_ends_at_a_word(cli, write):
     from advisor.quote.check import _clip
 
     clipped = _clip(names, 60)
-    assert clipped.endswith(" …") and names.startswith(clipped[:-2]) and names[len(clipped) - 2] == " "
+    assert clipped.endswith(" ...") and names.startswith(clipped[:-4]) and names[len(clipped) - 4] == " "
 
 
 def test_a_price_breakdown_repeats_the_items_but_two_drives_stay_two(cli, write):

@@ -37,6 +37,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
             pred = _without_nics(quote, catalog, ask)
             if pred is None:
                 problems.append(exc.render())
+            else:
+                build = quote.build  # the build without the NICs that found no slot
         if pred is not None:
             findings = evaluate_rules(pred, catalog=catalog)
     b = quote.build_data
@@ -292,10 +294,11 @@ def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quot
 
 
 def _clip(text: str, n: int) -> str:
-    """At most n characters, cut at a word with an ellipsis rather than inside one."""
+    """At most n characters, cut at a word with "..." rather than inside one (a "…" in a report would
+    read as a table cell rich had to cut, which never happens)."""
     if len(text) <= n:
         return text
-    return text[:n].rsplit(" ", 1)[0].rstrip(" ,;(") + " …"
+    return text[:n].rsplit(" ", 1)[0].rstrip(" ,;(") + " ..."
 
 
 def _line(x: QuoteLine) -> QuoteLineOut:

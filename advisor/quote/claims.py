@@ -190,7 +190,7 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
             return "unknown", "no PSU wattage in the quote"
         if any(f.id == "PWR005" for f in findings):
             if stated_cpu_w:
-                return _psu_margin(psu_w, sum(g.gpu.board_power_w for g in gpus), stated_cpu_w, "states")
+                return _psu_margin(c, psu_w, sum(g.gpu.board_power_w for g in gpus), stated_cpu_w, "states")
             return "unknown", "the CPU's power is not in the catalog, so the PSU's margin cannot be told"
         thin = [f for f in findings if f.category == "power" and f.severity == "warning" and f.id == "PWR004"]
         if thin and c.sustained:
@@ -247,17 +247,27 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
     return None, ""
 
 
-def _psu_margin(psu_w: int, gpu_w: int, cpu_w: int, how: str) -> tuple[Any, str]:
-    """A PSU judged on the CPU power the quote itself states (the catalog lacks it)."""
+def _psu_margin(c: Claim, psu_w: int, gpu_w: int, cpu_w: int, how: str) -> tuple[Any, str]:
+    """A PSU judged on the CPU power the quote itself states (the catalog lacks it), by the same rule as
+    PWR001/PWR004: below the sustained load false; between it and the spike headroom true for a claim
+    about the sustained load, false for one that promises headroom, else cannot tell."""
     from advisor.findings.collect import psu_needed_w, system_power_w
 
     system = system_power_w(gpu_w, cpu_w)
     need = psu_needed_w(system)
-    ok = psu_w >= need
-    return ok, (
+    base = (
         f"{psu_w} W for about {system} W of board power, counting the CPUs at the {cpu_w} W the quote "
-        f"{how} (the catalog has no power for this CPU): {'at least' if ok else 'below'} the {need} W it needs"
+        f"{how} (the catalog has no power for this CPU)"
     )
+    if psu_w >= need:
+        return True, f"{base}: at least the {need} W it needs with headroom for GPU spikes"
+    if psu_w < system:
+        return False, f"{base}: below the sustained load"
+    if c.sustained:
+        return True, f"{base}: above the sustained load, which is what the claim is about"
+    if c.margin:
+        return False, f"{base}: below the {need} W the headroom for GPU spikes calls for"
+    return "unknown", f"{base}: above the sustained load, below the {need} W spike headroom (ATX 3.x or not)"
 
 
 def _psu_from_parts(

@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from advisor.base.errors import Problem, UserError
+from advisor.measure.parsers._common import fail
+from advisor.measure.parsers.lspci import (
+    GEN_BY_SPEED,
+)  # the kernel's link-speed strings, as lspci prints them
 
 GEN_SPEED = {
     1: "2.5 GT/s PCIe",
@@ -33,19 +37,6 @@ GEN_SPEED = {
     4: "16.0 GT/s PCIe",
     5: "32.0 GT/s PCIe",
     6: "64.0 GT/s PCIe",
-}
-_SPEED_GEN = {
-    "2.5": 1,
-    "5": 2,
-    "5.0": 2,
-    "8": 3,
-    "8.0": 3,
-    "16": 4,
-    "16.0": 4,
-    "32": 5,
-    "32.0": 5,
-    "64": 6,
-    "64.0": 6,
 }
 _VENDOR = {"amd": "AuthenticAMD", "intel": "GenuineIntel"}
 _UNSAFE = re.compile(r"<!DOCTYPE|<!ENTITY|<!ATTLIST|<!ELEMENT|<!NOTATION", re.IGNORECASE)
@@ -164,20 +155,20 @@ class Topology:
 def read(text: str, filename: str) -> Topology:
     """An NCCL topology XML (NCCL_TOPO_DUMP_FILE or NCCL_TOPO_FILE) as CPUs, bridges and GPUs."""
     if len(text) > MAX_BYTES:
-        raise _fail(
+        raise fail(
             filename, f"the file is larger than {MAX_BYTES // 1_000_000} MB; an NCCL topology is far smaller"
         )
     if _UNSAFE.search(text):
-        raise _fail(
+        raise fail(
             filename, "this XML declares a DTD or entities; it is refused for safety (NCCL never writes them)"
         )
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
-        raise _fail(filename, f"this is not well-formed XML: {exc}", line) from None
+        raise fail(filename, f"this is not well-formed XML: {exc}", line) from None
     if root.tag != "system":
-        raise _fail(filename, f"an NCCL topology starts with <system>, not <{root.tag}>")
+        raise fail(filename, f"an NCCL topology starts with <system>, not <{root.tag}>")
     gpus: list[XmlGpu] = []
     for cpu_i, cpu in enumerate(root.iter("cpu")):
         numa = _int(cpu.get("numaid"), cpu_i)
@@ -193,7 +184,7 @@ def read(text: str, filename: str) -> Topology:
                         busid=bid,
                         numa=numa,
                         ancestors=list(reversed(bridges)),
-                        gen=_SPEED_GEN.get((pci.get("link_speed") or "").split(" ")[0]),
+                        gen=GEN_BY_SPEED.get((pci.get("link_speed") or "").split(" ")[0]),
                         width=_int(pci.get("link_width"), None),
                     )
                     if gpu is not None:
@@ -208,7 +199,7 @@ def read(text: str, filename: str) -> Topology:
 
         walk(cpu, [])
     if not gpus:
-        raise _fail(filename, "no GPU in this topology (no <pci> of class 0x03... or <gpu> element)")
+        raise fail(filename, "no GPU in this topology (no <pci> of class 0x03... or <gpu> element)")
     gpus.sort(key=lambda g: g.dev)
     return Topology(gpus)
 
@@ -245,7 +236,3 @@ def _int(v, default):
         return int(v, 0) if isinstance(v, str) else default
     except ValueError:
         return default
-
-
-def _fail(filename: str, message: str, line: int | None = None) -> UserError:
-    return UserError(problems=[Problem(message, file=filename, line=line)])

@@ -47,18 +47,19 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         catalog.get(b["cpu"]) if b.get("cpu") else None,
         int(b.get("cpu_count", 1)) if b.get("cpu") else None,
     )
+    stated_cpu_w = _stated_cpu_w(quote)
     claims = [
         ClaimVerdict(
             claim=c.text,
             line=c.line,
             about=c.about,
-            verdict=(v := judge(c, pred, findings, b.get("psu_w"), named, _stated_cpu_w(quote)))[0],
+            verdict=(v := judge(c, pred, findings, b.get("psu_w"), named, stated_cpu_w))[0],
             why=v[1],
         )
         for c in quote.claims
     ]
     if build is not None and pred is not None:
-        _unclear_counts(quote, catalog, build, claims, named)
+        _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
     errors = [f for f in findings if f.severity == "error"]
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
@@ -122,7 +123,9 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     )
 
 
-def _unclear_counts(quote: Quote, catalog: Catalog, build, claims: list[ClaimVerdict], named) -> None:
+def _unclear_counts(
+    quote: Quote, catalog: Catalog, build, claims: list[ClaimVerdict], named, stated_cpu_w: int | None
+) -> None:
     """A GPU count the quote writes two ways ("x2 ... Qty: 4"): each claim is judged again on the other
     count, and one whose verdict changes with the count cannot be told until the vendor says which."""
     from advisor.findings.evaluate import evaluate_rules
@@ -153,7 +156,7 @@ def _unclear_counts(quote: Quote, catalog: Catalog, build, claims: list[ClaimVer
             for c, src in zip(claims, quote.claims, strict=True):
                 if c.verdict not in (True, False):
                     continue
-                v, why = judge(src, apred, afind, quote.build_data.get("psu_w"), anamed, _stated_cpu_w(quote))
+                v, why = judge(src, apred, afind, quote.build_data.get("psu_w"), anamed, stated_cpu_w)
                 if v is not c.verdict:
                     c.verdict, c.why = (
                         "unknown",

@@ -22,8 +22,10 @@ def cmd_catalog(args, ap) -> int:
         for p in problems + refused:
             print(p.render(), file=sys.stderr)
         counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
+        cards = sum(1 for g in catalog.gpus if g.card_of)
         print(
-            f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, {counts['gpu']} GPUs); "
+            f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, "
+            f"{counts['gpu'] - cards} GPUs" + (f", {_n(cards, 'partner card')}" if cards else "") + "); "
             f"{len(problems) + len(refused)} problem(s)"
             + (f", {len(refused)} of them sources on refused domains" if refused else "")
         )
@@ -52,17 +54,18 @@ def cmd_catalog(args, ap) -> int:
         return 0
     catalog = load_catalog(dirs)
     if action == "list":
-        parts = sorted(catalog.parts.values(), key=lambda p: (p.kind, p.id))
+        parts = sorted(catalog.parts.values(), key=lambda p: (kind_label(p), p.id))
         if args.kind:
-            parts = [p for p in parts if p.kind == args.kind]
+            parts = [p for p in parts if kind_label(p) == args.kind]
         if args.json:
             print(
                 json.dumps(
                     [
                         {
                             "id": p.id,
-                            "kind": p.kind,
+                            "kind": kind_label(p),
                             "name": p.name,
+                            **({"card_of": p.card_of} if getattr(p, "card_of", None) else {}),
                             "socket": getattr(p, "socket", None),
                             "verified": p.verified,
                             "unverified_fields": p.unverified_fields,
@@ -90,7 +93,7 @@ def cmd_catalog(args, ap) -> int:
             ]
             rows = [
                 [
-                    p.kind,
+                    kind_label(p),
                     escape(p.id),
                     escape(p.name),
                     escape(_specs(p)),
@@ -246,7 +249,9 @@ def _print_audit(report: dict) -> None:
         con,
         "",
         f"{report['parts']} parts ({_n(by['cpu']['parts'], 'CPU')}, {_n(by['board']['parts'], 'board')}, "
-        f"{_n(by['gpu']['parts'], 'GPU')}), {report['verified']} verified ({pct(report['verified_share'])}); "
+        f"{_n(by['gpu']['parts'], 'GPU')}"
+        + (f", {_n(by['card']['parts'], 'partner card')}" if by["card"]["parts"] else "")
+        + f"), {report['verified']} verified ({pct(report['verified_share'])}); "
         f"{report['sources']['citations']} source citations, {pct(report['sources']['primary_share'])} primary.",
     )
     con.print()
@@ -340,6 +345,11 @@ def _host(url: str) -> str:
     return domain_of(url)
 
 
+def kind_label(p) -> str:
+    """'card' for a partner card's entry (a GPU entry made from a `kind: card` file), else the part's kind."""
+    return "card" if getattr(p, "card_of", None) else p.kind
+
+
 def _resolve_any(catalog, text):
     from advisor.base.text import lookalikes
 
@@ -356,9 +366,14 @@ def _resolve_any(catalog, text):
 def _specs(p) -> str:
     if p.kind == "cpu":
         return f"{p.socket}, {p.pcie.usable_lanes or '?'} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+    if p.kind == "gpu" and p.card_of:
+        size = f"{p.slot_width:g} slots" if p.slot_width else "? slots"
+        length = f", {p.length_mm} mm" if p.length_mm else ""
+        return f"a {p.card_of} card: {size}{length}, {p.board_power_w or '?'} W, {p.cooler or '? cooler'}"
     if p.kind == "gpu":
+        p2p = {True: "yes", False: "no", None: "?"}[p.p2p.stock_linux]
         return (
             f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
-            f"P2P {'yes' if p.p2p.stock_linux else 'no'}{', NVLink' if p.nvlink.supported else ''}"
+            f"P2P {p2p}{', NVLink' if p.nvlink.supported else ''}"
         )
     return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"

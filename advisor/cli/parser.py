@@ -196,7 +196,9 @@ def parser() -> argparse.ArgumentParser:
     )
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION")
     cl = csub.add_parser("list", help="list parts")
-    cl.add_argument("--kind", choices=["cpu", "board", "gpu"])
+    cl.add_argument(
+        "--kind", choices=["cpu", "board", "gpu", "card"], help="card: board partners' models of a GPU"
+    )
     cl.add_argument("--json", action="store_true")
     cs = csub.add_parser("show", help="show one part")
     cs.add_argument("id", help="part id or name")
@@ -210,7 +212,7 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     csch = csub.add_parser("schema", help="JSON Schema for catalog parts, build files and the JSON outputs")
     what = csch.add_mutually_exclusive_group()
-    what.add_argument("--kind", choices=["cpu", "board", "gpu", "build"], help="one input schema")
+    what.add_argument("--kind", choices=["cpu", "board", "gpu", "card", "build"], help="one input schema")
     what.add_argument(
         "--output",
         choices=list(OUTPUTS),

@@ -112,6 +112,8 @@ def prediction_facts(
         else "",
         slot_overlaps=_overlaps(gpus),
         open_air_neighbours=_open_air_neighbours(gpus),
+        fit_unchecked=len(_fit_unchecked(gpus)) if n >= 2 else 0,
+        fit_unchecked_list="; ".join(_fit_unchecked(gpus)) if n >= 2 else "-",
         nvlink_bridges=len(m.nvlink),
         nvlink_invalid=", ".join(
             f"GPU{a}-GPU{b}"
@@ -328,6 +330,7 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = 
         vram_gb=g.vram_gb if g else 0,
         physical=(conn.physical or 0) if conn else 0,
         cooler=(g.cooler or "?") if g else "?",
+        form_factor=g.form_factor if g else "pcie",
         position=n.position or 0,
     )
 
@@ -358,16 +361,32 @@ def _alternative(catalog: Catalog, n_gpus: int) -> str:
 
 
 def _open_air_neighbours(gpus: list[GpuFacts]) -> int:
-    """Open-air cards with less than one free slot position between them."""
+    """Open-air cards with less than one free slot position between them (cards whose position and
+    thickness are known: an unknown one is counted by _fit_unchecked, never taken as one slot)."""
     spans = sorted(
-        (g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position and g.cooler == "open-air"
+        (g.position, g.position + g.slot_width)
+        for g in gpus
+        if g.position and g.slot_width and g.cooler == "open-air"
     )
     return sum(1 for (_, a1), (b0, _) in pairwise(spans) if b0 - a1 < 1)
 
 
 def _overlaps(gpus: list[GpuFacts]) -> int:
-    spans = sorted((g.position, g.position + (g.slot_width or 1)) for g in gpus if g.position)
+    spans = sorted((g.position, g.position + g.slot_width) for g in gpus if g.position and g.slot_width)
     return sum(1 for (_, a1), (b0, _) in pairwise(spans) if b0 < a1)
+
+
+def _fit_unchecked(gpus: list[GpuFacts]) -> list[str]:
+    """The cards whose fit could not be checked, each with what the catalog lacks (issue 13 item 8)."""
+    out = []
+    for g in gpus:
+        missing = [
+            *([f"{g.slot} has no slot position in the board's entry"] if not g.position else []),
+            *([f"{g.model} has no slot width in the catalog"] if not g.slot_width else []),
+        ]
+        if missing:
+            out.append(f"GPU{g.index}: " + " and ".join(missing))
+    return out
 
 
 def workload_facts(a: Analysis) -> WorkloadFacts:

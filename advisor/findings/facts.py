@@ -70,6 +70,9 @@ class GpuFacts(Facts):
         "physical size of the slot's connector (0 when unknown)", "lanes", "catalog: board slots[].physical"
     )
     cooler: str = fact("open-air, blower, passive or liquid ('?' when unknown)", source="catalog: cooler")
+    form_factor: str = fact(
+        "pcie (an add-in card) or sxm (a module for an HGX/DGX baseboard)", source="catalog: form_factor"
+    )
     position: int = fact(
         "slot position from the CPU side (0 when unknown)", "slot", "catalog: board slots[].position"
     )
@@ -206,6 +209,15 @@ class BuildFacts(Facts):
         "open-air cards with no free slot between them",
         "cards",
         "catalog: cooler, slot_width, board slots[].position",
+    )
+    fit_unchecked: int = fact(
+        "cards (in builds of two or more) whose fit was not checked: no slot position or no slot width",
+        "cards",
+        "catalog: slot_width, board slots[].position",
+    )
+    fit_unchecked_list: str = fact(
+        "each such card and what the catalog lacks for it, '; '-separated ('-' when none)",
+        source="catalog: slot_width, board slots[].position",
     )
     nvlink_bridges: int = fact("NVLink bridges in the build", "bridges", "build: nvlink")
     nvlink_invalid: str = fact(

@@ -16,7 +16,14 @@ from advisor.model.catalog.models import Board, Gpu
 from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
 from advisor.model.catalog.store import Catalog
 
-KINDS = ("cpu", "board", "gpu")
+KINDS = ("cpu", "board", "gpu", "card")
+
+
+def kind_of(part) -> str:
+    """A partner card's entry is a GPU the catalog made from a `kind: card` file: it is counted as a card."""
+    return "card" if getattr(part, "card_of", None) else part.kind
+
+
 # the goal issue 13 sets: share of entries verified, and no nulls in lane counts and slot tables
 GOAL_VERIFIED = 0.9
 
@@ -81,6 +88,16 @@ CHECKS: tuple[Check, ...] = (
     Check("gpu", "cooler", "open-air spacing rule", lambda g: _one(g.cooler is None)),
     Check("gpu", "memory_bandwidth_gbps", "workload model", lambda g: _one(g.memory_bandwidth_gbps is None)),
     Check("gpu", "bf16_tflops_dense", "workload model", lambda g: _one(g.bf16_tflops_dense is None)),
+    Check("card", "slot_width", "FIT rules (the real card)", lambda g: _one(g.slot_width is None)),
+    Check("card", "length_mm", "case fit", lambda g: _one(g.length_mm is None)),
+    Check("card", "power_connector", "12V-2x6 cable check", lambda g: _one(g.power_connector is None)),
+    Check("card", "cooler", "open-air spacing rule", lambda g: _one(g.cooler is None)),
+    Check(
+        "card",
+        "board_power_w (own)",
+        "PSU rules use the reference power",
+        lambda g: _one("board_power_w" in g.inherited_fields or g.board_power_w is None),
+    ),
 )
 
 
@@ -90,8 +107,8 @@ def _share(n: int, of: int) -> float:
 
 def audit(catalog: Catalog) -> dict:
     """The audit of a (layered) catalog as JSON-ready data."""
-    parts = sorted(catalog.parts.values(), key=lambda p: (KINDS.index(p.kind), p.id))
-    by_kind = {k: [p for p in parts if p.kind == k] for k in KINDS}
+    parts = sorted(catalog.parts.values(), key=lambda p: (KINDS.index(kind_of(p)), p.id))
+    by_kind = {k: [p for p in parts if kind_of(p) == k] for k in KINDS}
     kinds = [
         {
             "kind": k,

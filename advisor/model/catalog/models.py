@@ -357,8 +357,18 @@ class PowerConnector(Strict):
 class Gpu(Part):
     kind: Literal["gpu"] = "gpu"
     segment: Literal["geforce", "workstation", "datacenter"]
-    architecture: Literal["turing", "ampere", "ada", "hopper", "blackwell"]
-    compute_capability: str = Field(pattern=r"^\d+\.\d+$")
+    architecture: Literal["turing", "ampere", "ada", "hopper", "blackwell", "rdna3", "rdna4", "xe2"] = Field(
+        description="GPU architecture; rdna3/rdna4 (AMD Radeon) and xe2 (Intel Arc) cards are modelled for "
+        "lanes, power and fit only: no NVIDIA P2P, NVLink or NCCL figure is claimed for them"
+    )
+    compute_capability: str | None = Field(
+        default=None, pattern=r"^\d+\.\d+$", description="CUDA compute capability; null for non-NVIDIA cards"
+    )
+    form_factor: Literal["pcie", "sxm"] = Field(
+        default="pcie",
+        description="pcie: an add-in card for a PCIe slot; sxm: an SXM module that mounts only on an HGX/DGX "
+        "baseboard, never in a slot",
+    )
     vram_gb: float = Field(gt=0, le=4096, description="GB of memory, up to 4096")
     memory_type: str | None = None
     memory_bandwidth_gbps: float | None = Field(
@@ -373,9 +383,41 @@ class Gpu(Part):
         default=None, gt=0, le=8, description="Thickness in slots of the reference card, up to 8"
     )
     length_mm: int | None = Field(default=None, ge=1, le=1000, description="mm, 1 to 1000")
-    cooler: Literal["blower", "open-air", "passive"] | None = None
+    cooler: Literal["blower", "open-air", "passive", "liquid"] | None = None
     bf16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
     fp16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
+    card_of: str | None = Field(
+        default=None,
+        description="Set only on a partner card's entry, which the catalog makes from a `kind: card` file: the "
+        "id of the GPU whose reference values it carries. Never written in a GPU file.",
+    )
+    inherited_fields: list[str] = Field(
+        default_factory=list,
+        description="A partner card's fields taken from its GPU's reference entry because the card's own "
+        "value is not sourced (board power only: a card's size and cooler are never assumed)",
+    )
 
 
-PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu}
+# --------------------------------------------------------------------------- partner cards
+
+# A card's physical fields: what a partner model changes. Null stays unknown on the card (a TUF 5090 is not
+# the Founders Edition's 2 slots); only board power falls back to the reference figure, and says so.
+CARD_FIELDS = ("slot_width", "length_mm", "power_connector", "cooler", "board_power_w")
+
+
+class Card(Part):
+    """A board partner's card of a catalog GPU (ASUS TUF, MSI Suprim, a blower edition, ...): its own size,
+    cooler, power connectors and power limit, with its sources. Everything else is the GPU's."""
+
+    kind: Literal["card"] = "card"
+    gpu: str = Field(pattern=ID_PATTERN, description="id of the GPU entry this card is a model of")
+    board_power_w: int | None = Field(
+        default=None, ge=1, le=MAX_WATTS, description="the card's rated power, W; null: the GPU's reference"
+    )
+    power_connector: PowerConnector | None = None
+    slot_width: float | None = Field(default=None, gt=0, le=8, description="Thickness in slots, up to 8")
+    length_mm: int | None = Field(default=None, ge=1, le=1000, description="mm, 1 to 1000")
+    cooler: Literal["blower", "open-air", "passive", "liquid"] | None = None
+
+
+PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu, "card": Card}

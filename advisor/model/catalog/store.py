@@ -1,7 +1,9 @@
 """Load, validate, layer and search the catalog.
 
-Each YAML file holds one part with a `kind` (cpu, board, gpu). The bundled catalog is loaded
-first; user folders are layered over it (a part with the same id replaces the bundled one).
+Each YAML file holds one part with a `kind` (cpu, board, gpu, card). The bundled catalog is loaded
+first; user folders are layered over it (a part with the same id replaces the bundled one). A `card` (a
+board partner's model of a GPU) becomes a GPU entry of its own once every folder is read: the card's
+size, cooler, connectors and power over its GPU's reference values (`expand_cards`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from advisor.base.resources import bundled
 from advisor.base.text import lookalikes
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
-from advisor.model.catalog.models import PART_TYPES, Board, Cpu, Gpu, Part
+from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, Cpu, Gpu, Part
 
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
 
@@ -45,9 +47,13 @@ class Catalog:
     _keys: list[tuple[str, str]] = field(default_factory=list)  # (normalized key, id)
     _resolved: dict[tuple[str, str], Part] = field(default_factory=dict)
     derived: dict[tuple, object] = field(default_factory=dict)  # answers computed from the parts, by question
+    cards: dict[str, Card] = field(default_factory=dict)  # partner cards as written, before expand_cards
 
     def add(self, part: Part, file: str, line: int | None) -> None:
-        self.parts[part.id] = part
+        if isinstance(part, Card):
+            self.cards[part.id] = part
+        else:
+            self.parts[part.id] = part
         self.origin[part.id] = (file, line)
         self._keys = []
         self._resolved = {}
@@ -223,7 +229,7 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem], cache: 
         if model is None:
             problems.append(
                 Problem(
-                    "must be one of 'cpu', 'board', 'gpu'",
+                    "must be one of 'cpu', 'board', 'gpu', 'card'",
                     file=str(path),
                     line=data.key_lines.get("kind", data.line),
                     field="kind",
@@ -263,11 +269,83 @@ def _load_dirs(user_dirs: list[Path]) -> tuple[Catalog, list[Problem]]:
     load_folder(bundled("catalog"), catalog, problems, cache=True)
     for d in user_dirs:
         load_folder(Path(d), catalog, problems)
+    expand_cards(catalog, problems)
     _cross_check(catalog, problems)
     return catalog, problems
 
 
+def card_gpu(card: Card, base: Gpu) -> Gpu:
+    """The GPU entry of a partner card: the card's names, sources and physical values over the GPU's."""
+    own = {f: getattr(card, f) for f in CARD_FIELDS}
+    inherited = []
+    if own["board_power_w"] is None and base.board_power_w is not None:
+        own["board_power_w"] = base.board_power_w
+        inherited.append("board_power_w")
+    note = f"A {card.vendor} card of the {base.name} ({base.id}): the chip, memory, PCIe and P2P are that entry's."
+    if inherited:
+        note += f" Board power is the reference {base.board_power_w} W (the card's own is not sourced)."
+    data = base.model_dump()
+    data.update(
+        own,
+        id=card.id,
+        name=card.name,
+        aliases=list(card.aliases),
+        part_numbers=list(card.part_numbers),
+        vendor=card.vendor,
+        sources=[*card.sources, *(s for s in base.sources if s not in card.sources)],
+        verified=card.verified,
+        unverified_fields=list(card.unverified_fields),
+        evidence=card.evidence,
+        notes=" ".join(t for t in (card.notes, note) if t),
+        price_usd=card.price_usd,
+        card_of=base.id,
+        inherited_fields=inherited,
+    )
+    return Gpu.model_validate(data)
+
+
+def expand_cards(catalog: Catalog, problems: list[Problem]) -> None:
+    """Each partner card becomes a GPU entry (after every folder is layered, so a card follows the GPU
+    entry that is in force); a card of a GPU the catalog lacks, or with a GPU's id, is a problem at its line."""
+    for card in catalog.cards.values():
+        file, line = catalog.origin[card.id]
+        base = catalog.parts.get(card.gpu)
+        if card.id in catalog.parts and getattr(catalog.parts[card.id], "card_of", None) is None:
+            problems.append(
+                Problem(
+                    f"id {card.id!r} is already a {catalog.parts[card.id].kind}'s",
+                    file=file,
+                    line=line,
+                    field="id",
+                )
+            )
+            continue
+        if not isinstance(base, Gpu) or base.card_of is not None:
+            problems.append(
+                Problem(
+                    f"names GPU {card.gpu!r}, which is not a GPU entry in the catalog",
+                    file=file,
+                    line=line,
+                    field="gpu",
+                    hint="`advisor catalog list --kind gpu` shows the ids",
+                )
+            )
+            continue
+        catalog.add(card_gpu(card, base), file, line)
+
+
 def _cross_check(catalog: Catalog, problems: list[Problem]) -> None:
+    for g in catalog.gpus:
+        if g.card_of is not None and g.id not in catalog.cards:
+            file, line = catalog.origin[g.id]
+            problems.append(
+                Problem(
+                    "card_of is set by the catalog on a partner card's entry: write the card as `kind: card`",
+                    file=file,
+                    line=line,
+                    field="card_of",
+                )
+            )
     families = {c.family for c in catalog.cpus}
     for b in catalog.boards:
         for fam in b.cpu_families or []:

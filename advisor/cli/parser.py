@@ -72,6 +72,28 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket"
     )
+    s = p.add_argument_group("software, BIOS and kernel (over the build file's; unknown when not given)")
+    s.add_argument(
+        "--driver",
+        choices=["stock", "patched"],
+        help="NVIDIA's stock driver, or a patched open kernel module that enables GeForce P2P",
+    )
+    s.add_argument("--engine", choices=["vllm", "sglang"], help="the serving engine, for its own P2P gate")
+    s.add_argument("--nccl-p2p-disable", action="store_true", help="NCCL_P2P_DISABLE=1")
+    s.add_argument(
+        "--nccl-p2p-level", choices=["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"], help="NCCL_P2P_LEVEL"
+    )
+    s.add_argument(
+        "--bios",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a BIOS setting, repeatable: rebar=on|off, above_4g=on|off, iommu=on|off, acs=on|off",
+    )
+    s.add_argument(
+        "--kernel-iommu",
+        choices=["pt", "on", "off"],
+        help="the kernel command line's IOMMU mode (pt: iommu=pt)",
+    )
     p.add_argument(
         "--catalog",
         action="append",

@@ -13,9 +13,46 @@ def build_from_args(args):
     from advisor.model.engine import build_from_flags, load_build
 
     base = load_build(args.build) if args.build else None
-    if base is not None and not (args.cpu or args.board or args.gpu or args.nvme):
+    settings = settings_from_args(args)
+    if base is not None and not (args.cpu or args.board or args.gpu or args.nvme or settings):
         return base
-    return build_from_flags(args.cpu, args.board, args.gpu, args.nvme, base)
+    return build_from_flags(args.cpu, args.board, args.gpu, args.nvme, base, settings)
+
+
+_ON_OFF = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
+BIOS_KEYS = {"rebar": "on|off", "above_4g": "on|off", "iommu": "on|off", "acs": "on|off"}
+
+
+def settings_from_args(args) -> dict[str, dict]:
+    """The software, BIOS and kernel settings given as flags, as build-file sections."""
+    sw: dict = {}
+    if getattr(args, "driver", None):
+        sw["driver"] = {"stock": "stock", "patched": "patched-p2p"}[args.driver]
+    if getattr(args, "engine", None):
+        sw["engine"] = args.engine
+    if getattr(args, "nccl_p2p_disable", False):
+        sw["nccl_p2p_disable"] = True
+    if getattr(args, "nccl_p2p_level", None):
+        sw["nccl_p2p_level"] = args.nccl_p2p_level
+    bios: dict = {}
+    for item in getattr(args, "bios", None) or []:
+        key, _, value = item.partition("=")
+        key, value = key.strip().lower().replace("-", "_"), value.strip().lower()
+        if key not in BIOS_KEYS or not value:
+            raise UserError(
+                f"--bios {item!r}: write KEY=VALUE with KEY one of {', '.join(BIOS_KEYS)}",
+                hint="e.g. --bios rebar=on --bios acs=off --bios iommu=on",
+            )
+        if key in ("rebar", "above_4g"):
+            if value not in _ON_OFF:
+                raise UserError(f"--bios {item!r}: {key} is on or off")
+            bios[key] = _ON_OFF[value]
+        elif value in ("on", "off"):
+            bios[key] = value
+        else:
+            raise UserError(f"--bios {item!r}: {key} is on or off")
+    kernel = {"iommu": args.kernel_iommu} if getattr(args, "kernel_iommu", None) else {}
+    return {k: v for k, v in (("software", sw), ("bios", bios), ("kernel", kernel)) if v}
 
 
 def workload_from_args(args):

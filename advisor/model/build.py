@@ -72,6 +72,39 @@ class Software(Strict):
         description="false = peer access not enabled by the program (p2pBandwidthLatencyTest's P2P=Disabled rows)",
     )
     framework: Literal["ddp", "dataparallel", "fsdp", "deepspeed"] | None = None
+    engine: Literal["vllm", "sglang"] | None = Field(
+        default=None,
+        description="The serving engine, for its own P2P gate (custom all-reduce); null: not a serving build",
+    )
+    display_gpus: list[Annotated[int, Field(ge=0, lt=64)]] | None = Field(
+        default=None,
+        description="GPU indices with a monitor attached ([] for none; null: not known). The patched P2P "
+        "driver fails between RTX 5090s when one drives a display",
+    )
+
+    def known(self, name: str) -> bool:
+        """Whether the build says this setting (in `software:`, or through `bios:` / `kernel:`), rather than
+        leaving the default the predictions assume."""
+        return name in self.model_fields_set
+
+
+class Bios(Strict):
+    """What the BIOS is set to, where the build knows it; null stays unknown (issue 16)."""
+
+    rebar: bool | None = Field(default=None, description="Resizable BAR (large BAR) on")
+    above_4g: bool | None = Field(default=None, description="Above 4G Decoding (64-bit MMIO above 4 GB) on")
+    iommu: Literal["on", "off"] | None = Field(default=None, description="IOMMU (AMD-Vi / VT-d) in the BIOS")
+    acs: Literal["on", "off"] | None = Field(default=None, description="PCIe ACS on root and switch ports")
+
+
+class Kernel(Strict):
+    """The kernel command line's IOMMU mode, where the build knows it (`cat /proc/cmdline`)."""
+
+    iommu: Literal["pt", "on", "off"] | None = Field(
+        default=None,
+        description="pt: iommu=pt (passthrough); on: translating (intel_iommu=on / amd_iommu=on without "
+        "iommu=pt); off: iommu=off or intel_iommu=off",
+    )
 
 
 # ---------------------------------------------------------------- explicit PCIe tree
@@ -148,6 +181,8 @@ class Build(Strict):
     )
     topology: Topology | None = None
     software: Software = Field(default_factory=Software)
+    bios: Bios = Field(default_factory=Bios)
+    kernel: Kernel = Field(default_factory=Kernel)
     psu_w: int | None = Field(
         default=None, ge=PSU_W[0], le=PSU_W[1], description=f"PSU watts, {PSU_W[0]} to {PSU_W[1]}"
     )
@@ -171,6 +206,33 @@ class Build(Strict):
     )
 
     _latin = field_validator("cpu", "board")(_latin_name)
+
+    @model_validator(mode="after")
+    def _settings(self) -> Build:
+        """The BIOS and kernel settings a build states become the software settings the predictions use;
+        a build that states one thing in two places and means two different things is refused."""
+        sw, bios = self.software, self.bios
+        said: dict[str, tuple[object, str]] = {}
+        if bios.rebar is not None:
+            said["large_bar"] = (bios.rebar, f"bios.rebar: {str(bios.rebar).lower()}")
+        if bios.acs is not None:
+            said["acs"] = (bios.acs, f"bios.acs: {bios.acs}")
+        iommu = None
+        if bios.iommu == "off" or self.kernel.iommu == "off":
+            iommu = ("off", "bios.iommu: off" if bios.iommu == "off" else "kernel.iommu: off")
+        elif self.kernel.iommu == "pt":
+            iommu = ("passthrough", "kernel.iommu: pt")
+        elif self.kernel.iommu == "on":
+            iommu = ("on", "kernel.iommu: on")
+        if iommu:
+            said["iommu"] = iommu
+        for name, (value, where) in said.items():
+            if sw.known(name) and getattr(sw, name) != value:
+                raise ValueError(
+                    f"software.{name}: {getattr(sw, name)} disagrees with {where}: state the setting once"
+                )
+            setattr(sw, name, value)
+        return self
 
     @model_validator(mode="after")
     def _one_kind(self) -> Build:

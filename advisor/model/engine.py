@@ -46,8 +46,10 @@ def build_from_flags(
     gpus: Iterable[str],
     nvme: Iterable[str] = (),
     base: Build | None = None,
+    settings: dict[str, dict] | None = None,
 ) -> Build:
-    """`--gpu "RTX 4090:2"` means two RTX 4090s; `--gpu "RTX 4090@PCIEX16(G5)"` places one in a slot."""
+    """`--gpu "RTX 4090:2"` means two RTX 4090s; `--gpu "RTX 4090@PCIEX16(G5)"` places one in a slot.
+    `settings` ({"software": {...}, "bios": {...}, "kernel": {...}}) are flags over the file's sections."""
     specs: list[dict] = []
     flags: list[str] = []  # the flag each gpus entry came from, for its messages
     for g in gpus:
@@ -66,7 +68,10 @@ def build_from_flags(
         # names the flag, never a pydantic traceback (issue 18 item 11)
         specs.append({"model": model.strip(), "count": count, "slot": slot.strip() if slot else None})
         flags.append(f"--gpu {g!r}")
-    data = base.model_dump() if base else {}
+    # only what the file said: a default written back would read as a setting the user stated (issue 16)
+    data = base.model_dump(exclude_unset=True) if base else {}
+    for section, values in (settings or {}).items():
+        data[section] = {**data.get(section, {}), **values}
     if cpu:
         data["cpu"] = cpu
     if board:

@@ -237,6 +237,14 @@ def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
                 return False, "the patched driver needs large BAR, which is off"
             if sw.iommu == "on":
                 return False, "the patched driver needs the IOMMU off or in passthrough"
+            other = b if n is a else a
+            if other.gpu is not None and other.gpu.architecture != gpu.architecture:
+                return False, "the patched driver gives P2P only between GPUs of the same generation"
+            if gpu.architecture == "blackwell" and n.index in (sw.display_gpus or []):
+                return (
+                    False,
+                    f"GPU{n.index} drives a display: the patched driver's P2P fails between 5090s then",
+                )
             continue
         if gpu.p2p.stock_linux is None:
             return False, f"{gpu.name}: P2P support with the stock driver is not known"

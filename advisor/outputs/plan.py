@@ -11,6 +11,7 @@ from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Node
 from advisor.model.predict import Prediction, topo_matrix
+from advisor.model.readiness import readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
@@ -102,6 +103,26 @@ class DeviceOut(Output):
     link: DeviceLinkOut | None
 
 
+class LayerOut(Output):
+    layer: str = Field(description="hardware, driver, acs, nccl or engine, in the order they decide")
+    verdict: Literal["PASS", "FAIL", "UNKNOWN"]
+    why: str
+    fix: str | None = Field(description="What changes the outcome: BIOS, kernel command line, env, flags")
+    check: str | None = Field(default=None, description="The command that settles it on the real machine")
+    sources: list[str] = Field(default_factory=list)
+
+
+class ReadinessOut(Output):
+    a: int
+    b: int
+    path: str
+    verdict: Literal["PASS", "FAIL", "UNKNOWN"] = Field(
+        description="FAIL when any layer fails, UNKNOWN when one is not known, else PASS"
+    )
+    summary: str
+    layers: list[LayerOut]
+
+
 class PlanOutput(Output):
     schema_version: Literal[1] = 1
     verdict: str = Field(
@@ -114,6 +135,11 @@ class PlanOutput(Output):
     gpus: list[GpuOut]
     pairs: list[PairOut]
     allreduce: AllreduceOut | None
+    readiness: list[ReadinessOut] = Field(
+        default_factory=list,
+        description="Per GPU pair, whether P2P is really used: each layer's verdict, reason, fix and the "
+        "command that settles it (issue 16)",
+    )
     topo: TopoOut
     devices: list[DeviceOut]
     unlinked: list[str] = Field(description="Devices placed where no lanes reach them")
@@ -223,6 +249,17 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         gpus=gpus,
         pairs=pairs,
         allreduce=allreduce,
+        readiness=[
+            ReadinessOut(
+                a=r.a,
+                b=r.b,
+                path=r.path,
+                verdict=r.verdict,
+                summary=r.summary,
+                layers=[LayerOut(**{k: v for k, v in vars(x).items() if k != "generic"}) for x in r.layers],
+            )
+            for r in readiness(pred)
+        ],
         topo=TopoOut(gpus=[f"GPU{n.index}" for n in m.gpus], matrix=topo_matrix(pred)),
         devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
         unlinked=list(m.unlinked),

@@ -11,6 +11,7 @@ from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, topo_matrix
+from advisor.model.readiness import grouped, readiness
 from advisor.outputs.plan import NOT_CHECKED
 from advisor.render.layout import Col, hang, print_table, terminal_console
 
@@ -155,6 +156,7 @@ def render_text(
                 "[yellow]low confidence:[/] ",
                 escape(a.inputs.get("confidence_note", "no calibration case for these GPUs")),
             )
+    _readiness_text(console, pred)
     if findings:
         console.print("[bold]Findings[/] (worst first)")
         for f in findings:
@@ -185,6 +187,54 @@ def render_text(
             )
     console.print("Assumptions: " + " ".join(pred.assumptions))
     console.print(f"[dim]{NOT_CHECKED}[/]")
+
+
+_COLOUR = {"PASS": "green", "FAIL": "red", "UNKNOWN": "yellow"}
+
+
+def _pairs(pairs: list[tuple[int, int]]) -> str:
+    names = [f"{a}-{b}" for a, b in pairs]
+    return ("pair " if len(names) == 1 else "pairs ") + ", ".join(names)
+
+
+def _readiness_text(console: Console, pred: Prediction) -> None:
+    """P2P readiness, pairs that read the same together: each layer's verdict and reason, the fix where
+    it fails or is not known, and the command that settles an UNKNOWN on the real machine."""
+    rows = readiness(pred)
+    if not rows:
+        return
+    console.print("[bold]P2P readiness[/] (is P2P really used? layer by layer, per GPU pair)")
+    for pairs, r in grouped(rows):
+        colour = _COLOUR[r.verdict]
+        hang(console, "", f"[{colour}]{escape(_pairs(pairs))}: {escape(r.summary)}[/]")
+        for x in r.layers:
+            c = _COLOUR[x.verdict]
+            why = x.why if len(pairs) == 1 else (x.generic or x.why)
+            hang(console, f"  [{c}]{x.verdict:7}[/] {x.layer:8} ", escape(why))
+            if x.verdict != "PASS" and x.fix:
+                hang(console, "                   fix: ", escape(x.fix))
+            if x.verdict == "UNKNOWN" and x.check:
+                hang(console, "                   check: ", escape(x.check))
+
+
+def _readiness_markdown(pred: Prediction) -> list[str]:
+    rows = readiness(pred)
+    if not rows:
+        return []
+    out = ["", "## P2P readiness", ""]
+    for pairs, r in grouped(rows):
+        out += [
+            f"**{_pairs(pairs)}**: {r.summary}",
+            "",
+            "| layer | verdict | why | fix | check |",
+            "|---|---|---|---|---|",
+        ]
+        for x in r.layers:
+            why = x.why if len(pairs) == 1 else (x.generic or x.why)
+            cells = [x.layer, x.verdict, why, x.fix or "", x.check or ""]
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        out.append("")
+    return out
 
 
 def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> str:
@@ -239,6 +289,7 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
             f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: **{a.value:.1f} GB/s** "
             f"(slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}).",
         ]
+    out += _readiness_markdown(pred)
     out += ["", "## Findings", ""]
     if findings:
         for f in findings:

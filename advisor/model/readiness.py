@@ -1,0 +1,507 @@
+"""P2P readiness (issue 16): for each GPU pair, the layers that decide whether peer-to-peer is really used,
+in order, each PASS, FAIL or UNKNOWN with the reason, the fix, the command that settles it on the real
+machine, and the sources it rests on.
+
+hardware  the PCIe (or NVLink) path and its class, as `nvidia-smi topo -m` prints it
+driver    stock or patched driver, and the patched driver's prerequisites (large BAR, BAR1 >= VRAM, MMIO
+          above 4G, IOMMU passthrough or off, no display on a patched 5090, one GPU generation)
+acs       ACS on the bridges of the path (switch ports, root ports)
+nccl      the transport NCCL picks for the pair, from its P2P level
+engine    the serving engine's own gate (vLLM / SGLang custom all-reduce), when the build names one
+
+A value the build does not state stays UNKNOWN: the predictions assume the common setting (large BAR on,
+IOMMU passthrough, ACS off) and say so, and readiness says what to run to know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from advisor.model.machine import Machine, Node
+from advisor.model.predict import PairPrediction, Prediction
+
+Verdict = Literal["PASS", "FAIL", "UNKNOWN"]
+
+TINYGRAD = "https://github.com/tinygrad/open-gpu-kernel-modules/blob/1f40371d287b0e7079e972e7468c09e0a29e2768/README.md"
+AIKITORIA = "https://github.com/aikitoria/open-gpu-kernel-modules/blob/08dc34555bf8cdacdd89237da42419e6ce5efdc4/README.md"
+AIKITORIA_DISPLAY = "https://github.com/aikitoria/open-gpu-kernel-modules/issues/11"
+NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"
+NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
+NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-level"
+SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+VLLM_CAR = (
+    "https://github.com/vllm-project/vllm/blob/00d618aab60448acdf3fac3e9c4e2e22d0c6c753/"
+    "vllm/distributed/device_communicators/custom_all_reduce.py"
+)
+SGLANG_CAR = (
+    "https://github.com/sgl-project/sglang/blob/004e6561cb8ae26d62166c15782955f99f058274/"
+    "python/sglang/srt/distributed/device_communicators/custom_all_reduce.py"
+)
+NVIDIA_ARCHS = ("turing", "ampere", "ada", "hopper", "blackwell")
+# vLLM and SGLang: CustomAllreduce._SUPPORTED_WORLD_SIZES and max_size=8192 * 1024 (bytes)
+ENGINE_WORLD_SIZES = (2, 4, 6, 8)
+ENGINE_MAX_BYTES = 8192 * 1024
+
+CHECK_TOPO = "nvidia-smi topo -m"
+CHECK_P2P = "nvidia-smi topo -p2p r"
+CHECK_BAR1 = "nvidia-smi -q -d MEMORY | grep -A3 BAR1"
+CHECK_CMDLINE = "cat /proc/cmdline; sudo dmesg | grep -i -e iommu -e DMAR -e AMD-Vi"
+CHECK_ACS = "sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'"
+CHECK_DISPLAY = "nvidia-smi --query-gpu=index,display_active --format=csv"
+CHECK_NCCL = "NCCL_DEBUG=INFO <your job> 2>&1 | grep -E 'via (P2P|SHM|NET)'"
+
+
+@dataclass
+class Layer:
+    layer: str
+    verdict: Verdict
+    why: str
+    fix: str | None = None
+    check: str | None = None  # the command that settles it on the real machine
+    sources: list[str] = field(default_factory=list)
+    generic: str | None = None  # `why` without the pair's own names, for pairs shown together
+
+
+@dataclass
+class PairReadiness:
+    a: int
+    b: int
+    path: str
+    layers: list[Layer]
+
+    @property
+    def verdict(self) -> Verdict:
+        verdicts = [x.verdict for x in self.layers]
+        return "FAIL" if "FAIL" in verdicts else "UNKNOWN" if "UNKNOWN" in verdicts else "PASS"
+
+    @property
+    def summary(self) -> str:
+        fails = [x.layer for x in self.layers if x.verdict == "FAIL"]
+        unknown = [x.layer for x in self.layers if x.verdict == "UNKNOWN"]
+        if fails:
+            return f"P2P not used: stopped at {fails[0]}"
+        if unknown:
+            return f"P2P likely, not yet settled: {', '.join(unknown)}"
+        return "P2P is used end to end"
+
+
+def _combine(layer: str, items: list[Layer]) -> Layer:
+    """One layer from its checks: the first FAIL, else the UNKNOWNs, else the PASSes; fixes and checks kept."""
+    for verdict in ("FAIL", "UNKNOWN", "PASS"):
+        chosen = [i for i in items if i.verdict == verdict]
+        if chosen:
+            break
+    fixes = list(dict.fromkeys(i.fix for i in chosen if i.fix))
+    checks = list(dict.fromkeys(i.check for i in chosen if i.check))
+    sources = list(dict.fromkeys(s for i in chosen for s in i.sources))
+    return Layer(
+        layer,
+        verdict,  # type: ignore[arg-type]
+        "; ".join(i.why for i in chosen),
+        " ".join(fixes) or None,
+        "; ".join(checks) or None,
+        sources,
+        "; ".join(dict.fromkeys(i.generic or i.why for i in chosen)),
+    )
+
+
+def _is_nvidia(n: Node) -> bool:
+    return n.gpu is not None and n.gpu.architecture in NVIDIA_ARCHS
+
+
+def _bridges(pred: Prediction, pair: PairPrediction) -> tuple[list[str], bool]:
+    """The bridges on the pair's PCIe path (switches and root ports / host bridges) and whether a switch
+    is among them."""
+    from advisor.model.graph import pcie_path
+
+    g, m = pred.graph, pred.machine
+    a, b = (next(n for n in m.gpus if n.index == i) for i in (pair.a, pair.b))
+    route = pcie_path(g, a.id, b.id)
+    kinds = [(g.nodes[n]["kind"], g.nodes[n]["label"]) for n in route[1:-1]]
+    switches = [label for kind, label in kinds if kind == "switch"]
+    rooted = [label for kind, label in kinds if kind == "root_port"]
+    names = switches or rooted or [label for kind, label in kinds if kind == "host_bridge"]
+    return list(dict.fromkeys(names)), bool(switches)
+
+
+def _hardware(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer:
+    if not (_is_nvidia(a) and _is_nvidia(b)):
+        other = a if not _is_nvidia(a) else b
+        return Layer(
+            "hardware",
+            "UNKNOWN",
+            f"{other.gpu.name if other.gpu else 'an unknown GPU'} is not an NVIDIA card: advisor models "
+            "peer-to-peer for NVIDIA GPUs only",
+            check=CHECK_TOPO,
+        )
+    p = pair.path
+    generic = None
+    if p.startswith("NV"):
+        why = f"an NVLink bridge joins them ({p})"
+    elif p in ("PIX", "PXB"):
+        names, _ = _bridges(pred, pair)
+        many = "es" if p == "PXB" else ""
+        why = f"{p}: through PCIe switch{many} {', '.join(names) or '?'}, below the CPU"
+        generic = f"{p}: through PCIe switch{many}, below the CPU"
+    elif p == "PHB":
+        why = "PHB: through the CPU's host bridge (the root complex)"
+    elif p == "NODE":
+        why = "NODE: through the CPU, between two of its root complexes"
+    else:
+        link = pred.machine.inter_socket or "inter-socket link"
+        why = f"SYS: across the sockets over {link}"
+    return Layer("hardware", "PASS", why, check=CHECK_TOPO, sources=[SMI], generic=generic)
+
+
+def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
+    """The patched driver's prerequisites for one GPU of the pair."""
+    sw, bios = m.software, m.build.bios if m.build else None
+    gpu = n.gpu
+    assert gpu is not None
+    out: list[Layer] = []
+    vram = f"{gpu.vram_gb:g} GB"
+    if sw.known("large_bar") and not sw.large_bar:
+        out.append(
+            Layer(
+                "driver",
+                "FAIL",
+                f"the patched driver maps GPU memory through BAR1, which needs large (Resizable) BAR; "
+                f"it is off, so BAR1 is 256 MB, not the {vram} the card has",
+                "Turn on Resizable BAR (and Above 4G Decoding) in the BIOS.",
+                CHECK_BAR1,
+                [TINYGRAD],
+            )
+        )
+    elif not sw.known("large_bar"):
+        out.append(
+            Layer(
+                "driver",
+                "UNKNOWN",
+                f"the patched driver needs large (Resizable) BAR, with BAR1 at least the {vram} of VRAM; "
+                "the build does not say whether it is on",
+                "Say it in the build (bios: {rebar: true}) once you know.",
+                f"{CHECK_BAR1}   (Total should read at least {gpu.vram_gb * 1024:.0f} MiB)",
+                [TINYGRAD],
+            )
+        )
+    if bios is not None and bios.above_4g is False:
+        out.append(
+            Layer(
+                "driver",
+                "FAIL",
+                f"Above 4G Decoding is off: a {vram} BAR1 cannot be placed below 4 GB of address space",
+                "Turn on Above 4G Decoding (often named 'Above 4G' or 'MMIO above 4G') in the BIOS.",
+                CHECK_BAR1,
+                [TINYGRAD],
+            )
+        )
+    if sw.known("iommu") and sw.iommu == "on":
+        out.append(
+            Layer(
+                "driver",
+                "FAIL",
+                "the IOMMU translates DMA: the patched driver's P2P writes go through its page tables and fail",
+                "Add iommu=pt to the kernel command line (amd_iommu=on iommu=pt, or intel_iommu=on iommu=pt), "
+                "or turn the IOMMU off in the BIOS.",
+                CHECK_CMDLINE,
+                [AIKITORIA],
+            )
+        )
+    elif not sw.known("iommu"):
+        out.append(
+            Layer(
+                "driver",
+                "UNKNOWN",
+                "the patched driver needs the IOMMU in passthrough (iommu=pt) or off; the build does not say",
+                "Say it in the build (kernel: {iommu: pt}) once you know.",
+                CHECK_CMDLINE,
+                [AIKITORIA],
+            )
+        )
+    if other.gpu is not None and other.gpu.architecture != gpu.architecture:
+        out.append(
+            Layer(
+                "driver",
+                "FAIL",
+                f"{gpu.name} and {other.gpu.name} are of different generations: the patched driver gives P2P "
+                "only within one generation",
+                "Pair cards of the same generation.",
+                CHECK_P2P,
+                [AIKITORIA],
+            )
+        )
+    if not out or all(x.verdict == "PASS" for x in out):
+        out.append(
+            Layer(
+                "driver",
+                "PASS",
+                f"patched driver on {gpu.name}: large BAR on and the IOMMU out of the way",
+                sources=[AIKITORIA],
+            )
+        )
+    return out
+
+
+def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
+    """P2P between patched RTX 5090s fails when one of them drives a display (aikitoria issue 11)."""
+    fives = [n for n in (a, b) if n.gpu and n.gpu.architecture == "blackwell" and n.gpu.segment == "geforce"]
+    if len(fives) < 2:
+        return []
+    shown = m.software.display_gpus
+    names = " or ".join(f"GPU{n.index}" for n in fives)
+    if shown is None:
+        return [
+            Layer(
+                "driver",
+                "UNKNOWN",
+                f"whether {names} drives a display is not known: P2P between patched 5090s fails when one "
+                "has a monitor",
+                "Say it in the build (software: {display_gpus: []}) once you know.",
+                CHECK_DISPLAY,
+                [AIKITORIA_DISPLAY],
+                "whether either GPU drives a display is not known: P2P between patched 5090s fails when one "
+                "has a monitor",
+            )
+        ]
+    on = [n for n in fives if n.index in shown]
+    if on:
+        return [
+            Layer(
+                "driver",
+                "FAIL",
+                f"GPU{on[0].index} drives a display: P2P between patched 5090s fails when one has a monitor",
+                "Drive the display from another GPU (or the CPU's graphics), not a P2P card.",
+                CHECK_DISPLAY,
+                [AIKITORIA_DISPLAY],
+            )
+        ]
+    return []
+
+
+def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
+    if not (_is_nvidia(a) and _is_nvidia(b)):
+        return Layer("driver", "UNKNOWN", "not an NVIDIA pair: no driver model")
+    if pair.path.startswith("NV") and m.software.cuda_p2p:
+        return Layer("driver", "PASS", "NVLink peer access is granted by the stock driver", sources=[SMI])
+    sw = m.software
+    if not sw.cuda_p2p:
+        return Layer(
+            "driver",
+            "FAIL",
+            "the program does not enable peer access (P2P=Disabled)",
+            "Enable peer access (cudaDeviceEnablePeerAccess; frameworks do it themselves).",
+        )
+    items: list[Layer] = []
+    seen = set()
+    for n, other in ((a, b), (b, a)):
+        gpu = n.gpu
+        assert gpu is not None
+        if gpu.p2p.stock_linux:
+            if gpu.id not in seen:
+                items.append(
+                    Layer(
+                        "driver",
+                        "PASS",
+                        f"the stock driver grants PCIe peer access on {gpu.name}",
+                        check=CHECK_P2P,
+                        sources=[s for s in gpu.sources if "nvidia" in s][:1],
+                    )
+                )
+        elif sw.driver == "patched-p2p" and gpu.p2p.patched_driver:
+            items.extend(_prereqs(m, n, other))
+        elif sw.driver == "patched-p2p":
+            items.append(
+                Layer(
+                    "driver",
+                    "FAIL",
+                    f"no patched driver is known to enable P2P on {gpu.name}",
+                    "Use cards the stock or patched driver supports (the patched module: RTX 3090/4090/5090).",
+                    CHECK_P2P,
+                    [AIKITORIA],
+                )
+            )
+        else:
+            fix = (
+                "Pro cards (RTX 6000 Ada, RTX PRO 6000, A6000) have P2P on the stock driver; on this card only "
+                "the patched open kernel module enables it (Resizable BAR on, IOMMU passthrough), at your own risk."
+                if gpu.p2p.patched_driver
+                else "Pro cards (RTX 6000 Ada, RTX PRO 6000, A6000) have P2P on the stock driver."
+            )
+            if gpu.id not in seen:
+                items.append(
+                    Layer(
+                        "driver",
+                        "FAIL",
+                        f"the stock Linux driver never grants PCIe P2P on {gpu.name}",
+                        fix,
+                        CHECK_P2P,
+                        [AIKITORIA] if gpu.p2p.patched_driver else [],
+                    )
+                )
+        seen.add(gpu.id)
+    if sw.driver == "patched-p2p":
+        items.extend(_display(m, a, b))
+    # the same prerequisite for both GPUs reads once
+    unique: list[Layer] = []
+    for i in items:
+        if not any(u.why == i.why for u in unique):
+            unique.append(i)
+    return _combine("driver", unique)
+
+
+def _acs(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer:
+    if not (_is_nvidia(a) and _is_nvidia(b)):
+        return Layer("acs", "UNKNOWN", "not an NVIDIA pair", check=CHECK_ACS)
+    if pair.path.startswith("NV"):
+        return Layer("acs", "PASS", "NVLink traffic crosses no PCIe bridge")
+    names, switched = _bridges(pred, pair)
+    where = ", ".join(names) or "the root ports"
+    sw = pred.machine.software
+    kind = "switch ports" if switched else "root ports"
+    if not sw.known("acs"):
+        tail = ": on a switch it redirects peer traffic up to the root complex" if switched else ""
+        return Layer(
+            "acs",
+            "UNKNOWN",
+            f"whether ACS is on at {where} is not known{tail}",
+            "Say it in the build (bios: {acs: off}) once you know.",
+            f"{CHECK_ACS}   ('ReqRedir+' on a bridge of the path means ACS redirects peer requests)",
+            [NCCL_ACS, AIKITORIA],
+            f"whether ACS is on at the {kind} of the path is not known{tail}",
+        )
+    if sw.acs == "off":
+        return Layer(
+            "acs", "PASS", f"ACS is off at {where}", sources=[NCCL_ACS], generic=f"ACS is off at the {kind}"
+        )
+    if switched:
+        return Layer(
+            "acs",
+            "FAIL",
+            f"ACS is on at {where}: peer requests are redirected up to the root complex (about half the "
+            "bandwidth), and NCCL can hang when the IOMMU blocks them",
+            "Turn ACS off in the BIOS, or clear it on each bridge of the path "
+            "(sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; it resets at reboot), on a machine that runs no "
+            "untrusted VMs.",
+            CHECK_ACS,
+            [NCCL_ACS, AIKITORIA],
+            "ACS is on at the switch ports of the path: peer requests are redirected up to the root complex "
+            "(about half the bandwidth), and NCCL can hang when the IOMMU blocks them",
+        )
+    rest = (
+        "; this pair's traffic crosses the root complex anyway, but the patched-driver authors report ACS on "
+        "root ports slowing P2P: turn it off if P2P measures slow"
+    )
+    return Layer(
+        "acs",
+        "PASS",
+        f"ACS is on at {where}{rest}",
+        check=CHECK_ACS,
+        sources=[AIKITORIA],
+        generic=f"ACS is on at the root ports{rest}",
+    )
+
+
+def _nccl(pair: PairPrediction, a: Node, b: Node) -> Layer:
+    if not (_is_nvidia(a) and _is_nvidia(b)):
+        return Layer("nccl", "UNKNOWN", "NCCL runs on NVIDIA GPUs only (RCCL, oneCCL are not modelled)")
+    if pair.nccl_p2p:
+        return Layer(
+            "nccl",
+            "PASS",
+            f"NCCL uses {pair.nccl_transport}: {pair.nccl_reason}",
+            check=CHECK_NCCL,
+            sources=[NCCL_PATHS, NCCL_ENV],
+        )
+    if pair.p2p:
+        fix = (
+            "Unset NCCL_P2P_DISABLE (it was a workaround for an early GeForce driver bug)."
+            if "NCCL_P2P_DISABLE" in pair.nccl_reason
+            else f"Set NCCL_P2P_LEVEL=SYS (or {pair.path}) to let NCCL use P2P on this path; measure it with "
+            "nccl-tests before and after."
+        )
+    else:
+        fix = "Settle the driver layer first: without CUDA P2P NCCL always stages through host memory."
+    return Layer(
+        "nccl",
+        "FAIL",
+        f"NCCL falls back to SHM (through host memory): {pair.nccl_reason}",
+        fix,
+        CHECK_NCCL,
+        [NCCL_PATHS, NCCL_ENV],
+    )
+
+
+def _engine(pred: Prediction, pair: PairPrediction, driver: Layer) -> Layer | None:
+    sw = pred.machine.software
+    if sw.engine is None:
+        return None
+    name = {"vllm": "vLLM", "sglang": "SGLang"}[sw.engine]
+    src = [VLLM_CAR if sw.engine == "vllm" else SGLANG_CAR]
+    n = len(pred.machine.gpus)
+    flag = "--disable-custom-all-reduce"
+    cap = f"{ENGINE_MAX_BYTES // (1024 * 1024)} MiB"
+    all_nvlink = all(p.path.startswith("NV") for p in pred.pairs)
+    if n not in ENGINE_WORLD_SIZES:
+        return Layer(
+            "engine",
+            "FAIL",
+            f"{name}'s custom all-reduce supports 2, 4, 6 or 8 GPUs, not {n}: every all-reduce goes to NCCL",
+            f"Serve with tensor parallel over 2, 4, 6 or 8 GPUs, or pass {flag} to silence the warning.",
+            sources=src,
+        )
+    if n > 2 and not all_nvlink:
+        return Layer(
+            "engine",
+            "FAIL",
+            f"{name} turns its custom all-reduce off on more than two PCIe-only GPUs ({n} here): every "
+            "all-reduce goes to NCCL, whose transport is the layer above",
+            f"Nothing turns it on for {n} PCIe GPUs; tensor parallel over 2 with pipeline or data parallel "
+            f"across pairs keeps it. Pass {flag} to silence the warning.",
+            sources=src,
+        )
+    if driver.verdict == "FAIL":
+        return Layer(
+            "engine",
+            "FAIL",
+            f"{name}'s custom all-reduce needs P2P, and its P2P check fails here: all-reduces go to NCCL",
+            "Settle the driver layer first.",
+            check=f"{name} logs 'Custom allreduce is disabled because your platform lacks GPU P2P capability'",
+            sources=src,
+        )
+    verdict: Verdict = "UNKNOWN" if driver.verdict == "UNKNOWN" else "PASS"
+    return Layer(
+        "engine",
+        verdict,
+        f"{name} uses its custom all-reduce (P2P) for all-reduces under {cap} (decode steps); larger ones "
+        "(long prefills) go to NCCL"
+        + ("; it runs only if the driver layer passes" if verdict == "UNKNOWN" else ""),
+        None,
+        f"{name}'s log at start-up: no 'Custom allreduce is disabled' warning",
+        src,
+    )
+
+
+def readiness(pred: Prediction) -> list[PairReadiness]:
+    """Every GPU pair's P2P layers, in pair order."""
+    m = pred.machine
+    by_index = {n.index: n for n in m.gpus}
+    out = []
+    for pair in pred.pairs:
+        a, b = by_index[pair.a], by_index[pair.b]
+        driver = _driver(m, pair, a, b)
+        layers = [_hardware(pred, pair, a, b), driver, _acs(pred, pair, a, b), _nccl(pair, a, b)]
+        engine = _engine(pred, pair, driver)
+        if engine is not None:
+            layers.append(engine)
+        out.append(PairReadiness(pair.a, pair.b, pair.path, layers))
+    return out
+
+
+def grouped(rows: list[PairReadiness]) -> list[tuple[list[tuple[int, int]], PairReadiness]]:
+    """Pairs whose layers read the same, together (8 GPUs have 28 pairs, most of them alike)."""
+    groups: dict[tuple, tuple[list[tuple[int, int]], PairReadiness]] = {}
+    for r in rows:
+        key = tuple((x.layer, x.verdict, x.generic or x.why, x.fix) for x in r.layers)
+        groups.setdefault(key, ([], r))[0].append((r.a, r.b))
+    return list(groups.values())

@@ -70,22 +70,28 @@ def test_a_card_is_its_gpu_with_its_own_size_and_sources(cards):
     assert thin.board_power_w == 600 and thin.inherited_fields == [] and thin.slot_width is None
 
 
-def test_cards_are_listed_resolved_and_counted(cards, cli):
+def test_cards_are_listed_resolved_and_counted(cards, cli, monkeypatch):
+    monkeypatch.delenv("ADVISOR_CATALOG")
+    bundled = [g for g in load_catalog().gpus if g.card_of]
+    monkeypatch.setenv("ADVISOR_CATALOG", str(cards))
+    mine = {"my-tuf-rtx-5090", "my-thin-rtx-5090"}
     code, out, _ = cli("catalog", "list", "--kind", "card", "--json")
     rows = json.loads(out)
-    assert code == 0 and {r["id"] for r in rows} == {"my-tuf-rtx-5090", "my-thin-rtx-5090"}
-    assert all(r["kind"] == "card" and r["card_of"] == "nvidia-rtx-5090" for r in rows)
+    assert code == 0 and {r["id"] for r in rows} == mine | {g.id for g in bundled}
+    assert all(r["kind"] == "card" and r["card_of"] for r in rows)
+    assert {r["card_of"] for r in rows if r["id"] in mine} == {"nvidia-rtx-5090"}
     code, out, _ = cli("catalog", "list", "--kind", "gpu", "--json")
-    assert "my-tuf-rtx-5090" not in {r["id"] for r in json.loads(out)}
+    assert not mine & {r["id"] for r in json.loads(out)}
     code, out, _ = cli("catalog", "validate")
-    assert code == 0 and "2 partner cards" in out
+    assert code == 0 and f"{len(bundled) + 2} partner cards" in out
     # a name as people write it finds the card, the bare model the reference entry
     catalog = load_catalog()
-    assert catalog.resolve("ASUS TUF RTX 5090", "gpu").id == "my-tuf-rtx-5090"
+    assert catalog.resolve("Example Turbo RTX 5090", "gpu").id == "my-thin-rtx-5090"
     assert catalog.resolve("RTX 5090", "gpu").id == "nvidia-rtx-5090"
     code, out, _ = cli("catalog", "audit", "--json")
     kinds = {k["kind"]: k for k in json.loads(out)["kinds"]}
-    assert kinds["card"]["parts"] == 2 and kinds["card"]["verified"] == 1
+    assert kinds["card"]["parts"] == len(bundled) + 2
+    assert kinds["card"]["verified"] == sum(1 for g in bundled if g.verified) + 1
     assert kinds["gpu"]["parts"] == len([g for g in catalog.gpus if not g.card_of])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from functools import lru_cache
 
 import pytest
@@ -72,7 +73,12 @@ def test_clean_quote_passes(cli):
 
 def test_4090_hero_email_false_claims(cli):
     q = quote("2x4090-z790-hero-email.txt")
-    assert parts(q) == {"intel-core-i9-14900k": 1, "asus-rog-maximus-z790-hero": 1, "nvidia-rtx-4090": 2}
+    # "ASUS TUF Gaming GeForce RTX 4090 OC": the partner card, with its own size (3.65 slots)
+    assert parts(q) == {
+        "intel-core-i9-14900k": 1,
+        "asus-rog-maximus-z790-hero": 1,
+        "asus-tuf-gaming-rtx-4090": 2,
+    }
     assert q.build_data["nvlink"] == [[0, 1]] and q.build_data["ram_gb"] == 96
     nvme = [x for x in q.lines if "nvme" in kinds(x)]
     assert len(nvme) == 1 and nvme[0].qty == 2 and "nvme" not in q.build_data and q.unplaced_nvme == 2
@@ -334,13 +340,13 @@ def test_stdin_yaml_is_detected(cli, monkeypatch):
 
 def test_a_gpu_the_catalog_lacks_makes_the_quote_incomplete_and_goes_on_the_ask_list(cli, write):
     quote = write(
-        "w7900.txt",
+        "w7800.txt",
         "CPU: AMD Ryzen Threadripper PRO 7965WX\nMainboard: ASUS Pro WS WRX90E-SAGE SE\n"
-        "GPU: 2x AMD Radeon PRO W7900 48GB\nPSU: 1600W\n",
+        "GPU: 2x AMD Radeon PRO W7800 32GB\nPSU: 1600W\n",
     )
     code, out, err = cli("validate", str(quote))
     assert code == 1, err
-    assert out.startswith("INCOMPLETE: Not in the catalog: GPU: 2x AMD Radeon PRO W7900 48GB.")
+    assert out.startswith("INCOMPLETE: Not in the catalog: GPU: 2x AMD Radeon PRO W7800 32GB.")
     assert "the exact model of the gpu on line 3" in out
 
 
@@ -362,7 +368,17 @@ def test_a_nic_the_boards_slot_table_has_no_room_for_is_left_out_not_the_whole_p
     assert any(a.startswith("which slot the NIC (line 4) goes in") for a in out["ask_vendor"])
 
 
-def test_the_cpu_power_a_quote_states_judges_its_psu_claim_when_the_catalog_lacks_it(cli, write):
+def test_the_cpu_power_a_quote_states_judges_its_psu_claim_when_the_catalog_lacks_it(
+    cli, write, tmp_path, monkeypatch
+):
+    # a catalog whose EPYC 9575F has no power figure (the bundled one has AMD's 400 W since issue 13)
+    from advisor.model.catalog.store import load_catalog
+
+    src = load_catalog().origin["amd-epyc-9575f"][0]
+    text = re.sub(r"(?m)^(tdp_w|max_power_w):.*$", r"\1: null", open(src).read())
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "epyc.yaml").write_text(text)
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "cat"))
     body = (
         "ASUS ESC8000A-E13P\n2x AMD EPYC 9575F 64C {w}W\n8x NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
         "PSU: 4x 3200W, 3+1 redundant\nThe power supplies are sufficient for all GPUs at full load.\n"

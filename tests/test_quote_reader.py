@@ -65,7 +65,7 @@ def test_a_part_whose_model_number_differs_is_never_matched():
         "RTX 4060 Ti",
         "AMD EPYC 9754",
         "ASUS ROG STRIX Z790-F GAMING",
-        "NVIDIA H100 SXM5 80GB",
+        "NVIDIA H800 SXM5 80GB",
         "Ryzen 9 7950X3D2",
         "RTX 3080 Ti",
     ):
@@ -148,7 +148,7 @@ def test_the_vendors_notes_are_judged_as_claims_and_never_counted_as_parts(cli, 
     status = {x["line"]: x["status"] for x in r["quote"]["lines"]}
     assert status[7] == status[8] == "claim" and status[9] == "other"
     assert status[11] == "recognized"  # after the blank line: a line item again
-    assert r["quote"]["build"]["gpus"] == [{"model": "nvidia-rtx-4090", "count": 2}]
+    assert r["quote"]["build"]["gpus"] == [{"model": "asus-tuf-gaming-rtx-4090", "count": 2}]  # 华硕 TUF
     assert r["quote"]["build"]["ram_gb"] == 128
     verdicts = {c["line"]: (c["about"], c["verdict"]) for c in r["claims"]}
     assert verdicts[7] == ("pcie", False) and verdicts[8] == ("pooled_memory", False)

@@ -194,6 +194,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
         "FIT001",
         "CAT001",
         "LANE009",  # needs a CPU without a lane count: tests/test_lane_budget.py makes one in a tmp catalog
+        "PWR005",  # needs a CPU without a power figure, made in a tmp catalog below
         "FIT003",  # a card without a slot width, made in a tmp catalog: tests/test_cards.py
         "FIT004",  # an SXM module, made in a tmp catalog: tests/test_cards.py
     }
@@ -266,3 +267,40 @@ def test_a_two_socket_build_counts_both_cpus_power(plan_json, write):
     )
     (f,) = _ids(plan_json(str(build)), "PWR001")
     assert "+ CPU 720 W" in f["message"]
+
+
+def test_a_cpu_without_a_power_figure_is_said_to_be_left_out_of_the_psu_check(plan_json, tmp_path):
+    """PWR005: every bundled CPU now has a sourced power figure (issue 13), so the CPU without one is made
+    in a user catalog: a copy of the EPYC 9575F with its TDP taken out."""
+    import re
+
+    from advisor.model.catalog.store import load_catalog
+
+    src = load_catalog().origin["amd-epyc-9575f"][0]
+    text = re.sub(r"(?m)^(tdp_w|max_power_w):.*$", r"\1: null", open(src).read())
+    text = text.replace("amd-epyc-9575f", "my-epyc-9575f").replace("AMD EPYC 9575F", "My EPYC 9575F")
+    text = re.sub(r"(?ms)^aliases:.*?(?=^\w)", "aliases: []\n", text)
+    text = re.sub(r"(?m)^part_numbers:.*$", "part_numbers: []", text)
+    (tmp_path / "cpu.yaml").write_text(text)
+    args = ("--board", "ESC8000A-E13P", "--gpu", "RTX 6000 Ada:2", "--catalog", str(tmp_path))
+    plan = plan_json("--cpu", "my-epyc-9575f", *args)
+    assert not [f for f in plan["findings"] if f["id"] == "PWR005"]  # no PSU in the build: no PSU check
+    import yaml
+
+    build = tmp_path / "b.yaml"
+    build.write_text(
+        yaml.safe_dump(
+            {
+                "cpu": "my-epyc-9575f",
+                "board": "ESC8000A-E13P",
+                "psu_w": 1600,
+                "gpus": [{"model": "RTX 6000 Ada", "count": 2}],
+            }
+        )
+    )
+    plan = plan_json(str(build), "--catalog", str(tmp_path))
+    (f,) = [f for f in plan["findings"] if f["id"] == "PWR005"]
+    assert "no power figure for My EPYC 9575F" in f["message"] and "counts it as 0 W" in f["message"]
+    build.write_text(build.read_text().replace("my-epyc-9575f", "amd-epyc-9575f"))
+    plan = plan_json(str(build), "--catalog", str(tmp_path))
+    assert not [f for f in plan["findings"] if f["id"] == "PWR005"]  # the bundled one: AMD's 400 W

@@ -73,12 +73,14 @@ async def test_a_quotes_build_is_named_after_its_parts_and_never_spoken_of_as_th
         await settle(pilot)
         assert isinstance(app.screen, PathPrompt)
         field = app.screen.query_one("#path", Input)
-        assert field.value == "2x-rtx-4090-z790-hero.yaml"  # GPU count and model, the board's short name
-        assert "2x-rtx-4090-z790-hero.yaml" in "\n".join(screen_lines(app))
+        assert (
+            field.value == "2x-tuf-4090-z790-hero.yaml"
+        )  # GPU count and card (the TUF), the board's short name
+        assert "2x-tuf-4090-z790-hero.yaml" in "\n".join(screen_lines(app))
         field.value = str(tmp_path / field.value)
         await pilot.press("enter")
         await settle(pilot)
-    saved = tmp_path / "2x-rtx-4090-z790-hero.yaml"
+    saved = tmp_path / "2x-tuf-4090-z790-hero.yaml"
     assert saved.is_file() and "name: build from quote 2x4090-z790-hero-email.txt" in saved.read_text()
     assert mode(saved) == 0o644  # the user's usual mode (umask 022), not mkstemp's 0600
     assert (ROOT / QUOTE).read_text() == quote  # the quote itself is untouched

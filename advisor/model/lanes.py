@@ -263,6 +263,16 @@ def lane_budget(
     return [budgets[s] for s in sorted(budgets)]
 
 
+def _chipset_bridge(board: Board, group: LaneGroup) -> str | None:
+    """The host bridge the chipset hangs from: its group's own, else the one every CPU group of its socket
+    names (a desktop CPU has one root complex, bus 00: a chipset GPU and a CPU-slot GPU are PHB, not NODE),
+    else unknown."""
+    if group.host_bridge is not None:
+        return group.host_bridge
+    named = {g.host_bridge for g in board.lane_groups if g.source == "cpu" and g.socket == group.socket}
+    return named.pop() if len(named) == 1 and None not in named else None
+
+
 def _distinct_gpus(gpus: list[Device]) -> bool:
     return len({d.gpu.id for d in gpus if d.gpu}) > 1
 
@@ -460,7 +470,7 @@ def _to_machine(
         if group.source == "chipset":
             cid = ids.chipset(group.socket)
             if cid not in nodes:
-                hb = host_bridge(group.socket, None)
+                hb = host_bridge(group.socket, _chipset_bridge(board, group))
                 link = (
                     Link(
                         uplink.gen, uplink.width, uplink.gen, uplink.width, [f"chipset uplink {uplink.type}"]

@@ -111,19 +111,31 @@ class Matcher:
         key = ("quote matcher",)
         if key not in catalog.derived:
             m = cls(catalog)
-            generic = vocab().generic_words
+            v = vocab()
+            generic = v.generic_words
             for part in catalog.parts.values():
                 if part.kind not in KINDS:
                     continue
+                base = catalog.get(part.card_of) if getattr(part, "card_of", None) else None
+                shared = (
+                    frozenset(w for t in _names(base) for w in tokens(t).words) | v.card_chip_words
+                    if base is not None
+                    else frozenset()
+                )
                 # sorted: equal scores must resolve the same way in every process (a set's order
                 # follows the per-process string hash)
-                for text in sorted({part.name, *part.aliases, part.id.replace("-", " ")}):
+                for text in sorted(_names(part)):
                     tok = tokens(text)
                     if not tok.required:
                         continue
-                    k = _Key(
-                        part, text, tok, frozenset(w for w in tok.words if w not in generic and len(w) > 0)
-                    )
+                    if base is not None:
+                        # a partner card: its series and maker words, however common ("gaming", "oc")
+                        words = frozenset(w for w in tok.words if w not in shared)
+                        if not words:
+                            continue  # a card name that reads as its GPU's own would match every line
+                    else:
+                        words = frozenset(w for w in tok.words if w not in generic and len(w) > 0)
+                    k = _Key(part, text, tok, words)
                     for d in tok.required:
                         m.index.setdefault(d, []).append(k)
                 for pn in getattr(part, "part_numbers", []) or []:
@@ -164,6 +176,8 @@ class Matcher:
                     continue
                 if k.tok.caps and not k.tok.caps <= tok.caps:
                     continue
+                if getattr(k.part, "card_of", None) and _other_partner(k.part.vendor, tok.words):
+                    continue  # "华硕 ... GAMING OC" is not Gigabyte's Gaming OC
                 if (
                     k.part.kind == "gpu"
                     and tok.caps
@@ -194,6 +208,18 @@ class Matcher:
             )
             for d in tokens(text).required
         )  # the last: a board name with one digit inside ("GENOAD8X")
+
+
+def _names(part) -> set[str]:
+    return {part.name, *part.aliases, part.id.replace("-", " ")}
+
+
+def _other_partner(vendor: str, words: frozenset[str]) -> bool:
+    """The line names a board partner, and not this card's maker."""
+    vendors = vocab().card_vendors
+    own = vendors.get(vendor.lower(), frozenset({vendor.lower()}))
+    named = {key for key, ws in vendors.items() if ws & words}
+    return bool(named) and not (own & words)
 
 
 def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | None:

@@ -52,6 +52,8 @@ class Vocab:
     title_line: Lowered
     kind_words: dict[str, Lowered]
     generic_words: frozenset[str]
+    card_vendors: dict[str, frozenset[str]]  # a partner's key (its catalog vendor, lower case) -> its words
+    card_chip_words: frozenset[str]
     variant_suffixes: tuple[str, ...]
     psu_models: Lowered
     psu_series: Lowered
@@ -130,6 +132,10 @@ def vocab() -> Vocab:
         title_line=rx("title_line"),
         kind_words={k: rx("kind_words", k) for k in data["kind_words"]},
         generic_words=frozenset(str(w).lower() for w in [*data["generic_words"], *data["brand_words"]]),
+        card_vendors={
+            str(k).lower(): frozenset(str(w).lower() for w in v) for k, v in data["card_vendors"].items()
+        },
+        card_chip_words=frozenset(str(w).lower() for w in data["card_chip_words"]),
         variant_suffixes=tuple(str(w).lower() for w in data["variant_suffixes"]),
         psu_models=rx("psu_models"),
         psu_series=rx("psu_series"),

@@ -26,6 +26,7 @@ FOLDER_TOOL = {
     "nccl_topo": "nccl-topo",
     "query_gpu": "query-gpu",
     "bandwidthtest": "bandwidthtest",
+    "cmdline": "cmdline",
 }
 # files kept in another tool's folder on purpose: the topo -p2p matrix in topo/ checks that the
 # topo -m reader refuses it by name; detection rightly sends it to the topo-p2p reader
@@ -48,7 +49,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
     with pytest.raises(
         UserError,
         match="unknown tool 'iperf'.*nvbandwidth, p2p, nccl-tests, topo, smi-q, lspci, topo-p2p, "
-        "query-gpu, bandwidthtest, nccl-topo, auto",
+        "query-gpu, bandwidthtest, nccl-topo, cmdline, auto",
     ):
         parse("iperf", "x", "f.txt")
     with pytest.raises(UserError, match="f.txt: could not tell which tool wrote this file"):
@@ -66,6 +67,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
         "query-gpu",
         "bandwidthtest",
         "nccl-topo",
+        "cmdline",
     )
     # the CLI lists the tools itself (importing every reader at start-up would slow every command)
     from advisor.cli.parser import parser

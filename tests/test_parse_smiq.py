@@ -60,7 +60,9 @@ def test_old_format_without_device_lines() -> None:
     m = load("microway_v100_410_old_format_excerpt.txt")
     assert (value(m, "link_gen", "Current"), value(m, "link_gen_max", "Max")) == (3, 3)
     assert value(m, "link_gen_max", "Device Max") is None
-    assert len(m.results) == 4
+    assert len(m.results) == 5
+    (bar1,) = m.find("bar1_mb")  # "BAR1 Memory Usage / Total : 32768 MiB"
+    assert (bar1.gpu, bar1.value) == (0, 32768)
     assert "says 4 GPUs are attached but lists 1" in m.results[0].note
     assert m.machine.driver == "410.48"
 

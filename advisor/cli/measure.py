@@ -72,16 +72,22 @@ def cmd_from_machine(args) -> int:
 def cmd_compare(args) -> int:
     from advisor.measure import load
     from advisor.measure.compare import compare
+    from advisor.measure.settle import settle
     from advisor.model.catalog.store import load_catalog
     from advisor.model.engine import evaluate, load_build
     from advisor.outputs.compare import compare_output
 
     catalog = load_catalog([Path(d) for d in args.catalog])
-    pred = evaluate(load_build(args.build), catalog)
+    build = load_build(args.build)
+    pred = evaluate(build, catalog)
     rows = []
+    measured = []
     for path in args.measurement:
-        rows += [(path, r) for r in compare(pred, load(path), args.tolerance, catalog)]
-    out = compare_output(rows)
+        meas = load(path)
+        measured.append((path, meas))
+        rows += [(path, r) for r in compare(pred, meas, args.tolerance, catalog)]
+    settled = settle(build, pred, measured, catalog) if pred.pairs else None
+    out = compare_output(rows, settled)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(out.json_text())

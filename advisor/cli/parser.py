@@ -288,6 +288,7 @@ def parser() -> argparse.ArgumentParser:
             "query-gpu",
             "bandwidthtest",
             "nccl-topo",
+            "cmdline",
             "auto",
         ],
     )

@@ -37,12 +37,15 @@ Metric = Literal[
     "p2p",
     "device_mem_gbps",
     "bf16_tflops",
+    "bar1_mb",
+    "acs_on",
+    "iommu",
 ]
 
 METRICS: tuple[str, ...] = Metric.__args__  # type: ignore[attr-defined]
-_TEXT_METRICS = {"path"}
-_BOOL_METRICS = {"p2p"}
-_INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max"}
+_TEXT_METRICS = {"path", "iommu"}
+_BOOL_METRICS = {"p2p", "acs_on"}
+_INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max", "bar1_mb"}
 
 
 # Sane ranges (issue 17 item 2): a measurement file's numbers are a tool's figures for one machine

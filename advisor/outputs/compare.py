@@ -6,7 +6,9 @@ from pydantic import Field
 
 from advisor.findings.finding import Finding
 from advisor.measure.compare import Row
+from advisor.measure.settle import Settled
 from advisor.outputs.common import Output
+from advisor.outputs.plan import ReadinessOut, readiness_out
 
 
 class CompareRowOut(Output):
@@ -23,10 +25,22 @@ class CompareRowOut(Output):
 class CompareOutput(Output):
     rows: list[CompareRowOut]
     flagged: int = Field(description="How many rows are off by more than the tolerance")
+    readiness: list[ReadinessOut] = Field(
+        default_factory=list,
+        description="P2P readiness judged again with what the files show (BAR1 sizes, ACS, the kernel's IOMMU "
+        "mode, the driver's own P2P matrix): the plan's UNKNOWNs the files settle become PASS or FAIL",
+    )
+    settled: list[str] = Field(default_factory=list, description="What each file settled, in words")
+    settled_layers: list[str] = Field(
+        default_factory=list, description="The layers the files decided, as 'GPU0-GPU1 driver'"
+    )
 
 
-def compare_output(rows: list[tuple[str, Row]]) -> CompareOutput:
+def compare_output(rows: list[tuple[str, Row]], settled: Settled | None = None) -> CompareOutput:
     return CompareOutput(
+        readiness=readiness_out(settled.rows) if settled else [],
+        settled=list(settled.read) if settled else [],
+        settled_layers=[f"GPU{a}-GPU{b} {layer}" for a, b, layer in settled.changed] if settled else [],
         rows=[
             CompareRowOut(
                 metric=r.metric,

@@ -11,7 +11,7 @@ from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Node
 from advisor.model.predict import Prediction, topo_matrix
-from advisor.model.readiness import readiness
+from advisor.model.readiness import PairReadiness, readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
@@ -153,6 +153,20 @@ class PlanOutput(Output):
     )
 
 
+def readiness_out(rows: list[PairReadiness]) -> list[ReadinessOut]:
+    return [
+        ReadinessOut(
+            a=r.a,
+            b=r.b,
+            path=r.path,
+            verdict=r.verdict,
+            summary=r.summary,
+            layers=[LayerOut(**{k: v for k, v in vars(x).items() if k != "generic"}) for x in r.layers],
+        )
+        for r in rows
+    ]
+
+
 def _typical(**figs) -> dict:
     """{"typical": {name: [lo, hi]}} for the figures that carry an interval, else nothing."""
     out = {k: list(f.interval) for k, f in figs.items() if f.interval is not None}
@@ -249,17 +263,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         gpus=gpus,
         pairs=pairs,
         allreduce=allreduce,
-        readiness=[
-            ReadinessOut(
-                a=r.a,
-                b=r.b,
-                path=r.path,
-                verdict=r.verdict,
-                summary=r.summary,
-                layers=[LayerOut(**{k: v for k, v in vars(x).items() if k != "generic"}) for x in r.layers],
-            )
-            for r in readiness(pred)
-        ],
+        readiness=readiness_out(readiness(pred)),
         topo=TopoOut(gpus=[f"GPU{n.index}" for n in m.gpus], matrix=topo_matrix(pred)),
         devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
         unlinked=list(m.unlinked),

@@ -31,9 +31,41 @@ def render_compare(out: CompareOutput, markdown: bool = False, width: int | None
                 continue
             lines += _wrap(f"{c.id}: {c.message}", "    ", "      ", width)
             lines += _wrap(f"Check: {c.fix}", "      ", "             ", width)
-    if not out.rows:
+    if not out.rows and not out.settled:
         lines.append("no metric in the measurement matches a predicted one")
+    lines += _readiness(out, markdown, width)
     return "\n".join(lines) + "\n"
+
+
+def _readiness(out: CompareOutput, markdown: bool, width: int | None) -> list[str]:
+    """The readiness layers the files decided, and what is still open: the plan's UNKNOWNs, settled."""
+    if not out.settled:
+        return []
+    lines = [
+        "",
+        "## P2P readiness with what the files show"
+        if markdown
+        else "P2P readiness with what the files show:",
+    ]
+    for s in out.settled:
+        lines += [f"- {s}"] if markdown else _wrap(s, "  read: ", "        ", width)
+    decided = set(out.settled_layers)
+    for r in out.readiness:
+        head = f"GPU{r.a}-GPU{r.b} ({r.path}): {r.summary}"
+        lines.append(f"**{head}**" if markdown else head)
+        for x in r.layers:
+            mark = " (from the files)" if f"GPU{r.a}-GPU{r.b} {x.layer}" in decided else ""
+            text = f"{x.verdict:7} {x.layer:8} {x.why}{mark}"
+            lines += [f"- {text}"] if markdown else _wrap(text, "  ", "                   ", width)
+            if x.verdict == "UNKNOWN" and x.check:
+                lines += (
+                    [f"  - check: {x.check}"]
+                    if markdown
+                    else _wrap(
+                        f"check: {x.check}", "                   ", "                          ", width
+                    )
+                )
+    return lines
 
 
 def _wrap(text: str, first: str, rest: str, width: int | None) -> list[str]:

@@ -13,6 +13,7 @@ from advisor.base.text import strip_ansi
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import (
     bandwidthtest,
+    cmdline,
     lspci,
     nccltests,
     nccltopo,
@@ -37,6 +38,7 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
     "query-gpu": querygpu.parse,
     "bandwidthtest": bandwidthtest.parse,
     "nccl-topo": nccltopo.parse,
+    "cmdline": cmdline.parse,
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 

@@ -20,6 +20,7 @@ TOOL_LABELS: dict[str, str] = {
     "query-gpu": "`nvidia-smi --query-gpu`",
     "bandwidthtest": "cuda-samples bandwidthTest",
     "nccl-topo": "NCCL topology XML (NCCL_TOPO_DUMP_FILE)",
+    "cmdline": "the kernel command line (`cat /proc/cmdline`)",
 }
 _ORDER = (
     "p2p",
@@ -31,6 +32,7 @@ _ORDER = (
     "bandwidthtest",
     "query-gpu",
     "lspci",
+    "cmdline",
 )
 _NVBW_RUNNING = re.compile(r"(?:Running|Waiving) [a-z0-9_]{1,80}_(?:ce|sm)\.$")
 _NCCL_THREADS = re.compile(r"#\s*nThread [0-9]")
@@ -41,6 +43,9 @@ _BWTEST_TITLE = re.compile(
     r"(?:Host to Device|Device to Host|Device to Device) Bandwidth, [0-9]{1,4} Device\(s\)$"
 )
 _BWTEST_CSV = re.compile(r"bandwidthTest-(?:H2D|D2H|D2D)[A-Za-z-]{0,30}, Bandwidth = ")
+_CMDLINE = re.compile(
+    r"(?:BOOT_IMAGE=|initrd=|root=)|(?:\[\s*[0-9.]+\]\s*)?(?:Kernel command line|Command line):.*BOOT_IMAGE="
+)
 _QUERY_FIELD = re.compile(r"pcie\.link\.(?:gen|width)\.[a-z]{1,12}")
 
 
@@ -97,8 +102,12 @@ def detect(text: str) -> str | None:
             found.add("query-gpu")
         elif line.startswith(("index,", "pcie.", "name,")) and _QUERY_FIELD.search(line) and "," in line:
             found.add("query-gpu")
-        elif line.startswith(("LnkCap:", "LnkSta:")):
-            found.add("lspci")
+        elif line.startswith(("LnkCap:", "LnkSta:", "ACSCtl:")):
+            found.add("lspci")  # ACSCtl alone: `sudo lspci -vvv | grep ACSCtl`, as NCCL's docs ask
+        elif line == "BAR1 Memory Usage":
+            found.add("smi-q")  # `nvidia-smi -q | grep -A3 "BAR1 Memory Usage"`
+        elif _CMDLINE.match(line):
+            found.add("cmdline")  # cat /proc/cmdline, or dmesg's "Command line: BOOT_IMAGE=..."
         elif _LSPCI_DEVICE.match(raw):
             lspci_device_at = number
         elif (

@@ -35,6 +35,15 @@ _NVIDIA = re.compile(r"NVIDIA|\[10de:", re.IGNORECASE)
 _LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
 _SPEED = re.compile(r"Speed\s+([0-9.]+)\s*GT/s(\s*\(downgraded\))?|Speed\s+(unknown)", re.IGNORECASE)
 _WIDTH = re.compile(r"Width\s+x([0-9]{1,2})\b(\s*\(downgraded\))?", re.IGNORECASE)
+_BRIDGE_CLASS = re.compile(r"PCI bridge", re.IGNORECASE)
+_ACS_CTL = re.compile(r"^\s*ACSCtl:\s*(.*)$")
+_REQ_REDIR = re.compile(r"\bReqRedir([+-])")
+# BAR1 of an NVIDIA GPU: "Region 1: Memory at ... (64-bit, prefetchable) [size=32G]" (-vv), or with -v the
+# first 64-bit prefetchable memory line (tinygrad's README shows one: 32G on a 4090 with large BAR)
+_REGION = re.compile(
+    r"^\s*(?:Region\s+([0-9]):\s+)?Memory at [0-9a-fA-F]+ \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]"
+)
+_UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
 
 
 @dataclass
@@ -44,6 +53,7 @@ class _Device:
     line: int
     link: dict[str, tuple[int | None, int | None, bool, bool, int]] = field(default_factory=dict)
     denied: bool = False
+    bar1_mb: int | None = None
 
 
 def parse(text: str, filename: str) -> Measurement:
@@ -51,25 +61,48 @@ def parse(text: str, filename: str) -> Measurement:
     check_not_empty(text, filename, TOOL)
     devices: list[_Device] = []
     current: _Device | None = None
+    bridge: str | None = None
+    acs: dict[str, bool] = {}  # bridge bus id -> ACS P2P request redirect on (ACSCtl ReqRedir+)
     any_device = False
     for line in numbered_lines(text):
         if m := _DEVICE.match(line.text):
             any_device = True
             current = None
+            bridge = _bus(m.group(1)) if _BRIDGE_CLASS.search(m.group(2)) else None
             if _GPU_CLASS.search(m.group(2)) and _NVIDIA.search(m.group(3)):
                 current = _Device(_bus(m.group(1)), _name(m.group(3)), line.number)
                 devices.append(current)
             continue
+        if bridge is not None and (a := _ACS_CTL.match(line.text)):
+            redir = _REQ_REDIR.search(a.group(1))
+            if redir:
+                acs[bridge] = redir.group(1) == "+"
+            continue
         if current is None:
+            continue
+        if (r := _REGION.match(line.text)) and current.bar1_mb is None and r.group(1) in (None, "1"):
+            current.bar1_mb = max(1, round(int(r.group(2)) * _UNIT_MB[r.group(3)]))
             continue
         if "<access denied>" in line.text:
             current.denied = True
         if m := _LINK.match(line.text):
             current.link[m.group(1)] = _link(m.group(2), m.group(1), filename, line.number)
     if not any_device:
+        grepped = [line for line in numbered_lines(text) if _ACS_CTL.match(line.text)]
+        if (
+            grepped
+        ):  # `sudo lspci -vvv | grep ACSCtl` (NCCL's troubleshooting page): ACS lines without devices
+            acs = {}
+            for line in grepped:
+                if redir := _REQ_REDIR.search(line.text):
+                    acs[f"line {line.number}"] = redir.group(1) == "+"
+            return Measurement(source=Source(tool=TOOL, file=filename), results=_acs_result(acs))
         raise not_this_tool(
             text, filename, TOOL, "no device line like '01:00.0 VGA compatible controller: ...'"
         )
+    if acs and not any(d.link or d.bar1_mb is not None for d in devices):
+        # `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'`: device lines and ACS control, no link lines
+        return Measurement(source=Source(tool=TOOL, file=filename), results=_acs_result(acs))
     if not devices:
         raise fail(
             filename,
@@ -80,7 +113,7 @@ def parse(text: str, filename: str) -> Measurement:
     results: list[Result] = []
     skipped: list[str] = []
     for device in devices:
-        if not device.link:
+        if not device.link and device.bar1_mb is None:
             skipped.append(device.bus_id)
             continue
         index = len(machine.gpus)
@@ -97,10 +130,33 @@ def parse(text: str, filename: str) -> Measurement:
             devices[0].line,
             hint="run `sudo lspci -vv`: without root, lspci hides the capability list",
         )
-    if skipped:
+    linkless = [d.bus_id for d in devices if not d.link and d.bar1_mb is not None]
+    if skipped or linkless:
+        why = (
+            "lspci was not allowed to read them: run `sudo lspci -vv`"
+            if any(d.denied for d in devices)
+            else "run lspci as root"
+        )
         for r in results:
-            r.note = (r.note or "") + f"; no link lines for {', '.join(skipped)} (run lspci as root)"
+            r.note = (r.note or "") + f"; no link lines for {', '.join(skipped + linkless)} ({why})"
+    results += _acs_result(acs)
     return Measurement(source=Source(tool=TOOL, file=filename), machine=machine, results=results)
+
+
+def _acs_result(acs: dict[str, bool]) -> list[Result]:
+    """One machine-wide result: whether any PCI bridge redirects peer requests (ACS ReqRedir+). lspci
+    shows ACSCtl only to root; with none read, nothing is said."""
+    if not acs:
+        return []
+    on = sorted(b for b, v in acs.items() if v)
+    shown = ", ".join(on[:8]) + (f" and {len(on) - 8} more" if len(on) > 8 else "")
+    note = (
+        f"ACSCtl ReqRedir+ on {len(on)} of {len(acs)} bridges ({shown}): peer requests through them are "
+        "redirected to the root complex"
+        if on
+        else f"ACSCtl ReqRedir- on all {len(acs)} bridges that show ACS"
+    )
+    return [Result(metric="acs_on", value=bool(on), tool=TOOL, note=note)]
 
 
 def _link(rest: str, kind: str, filename: str, line: int) -> tuple[int | None, int | None, bool, bool, int]:
@@ -130,6 +186,18 @@ def _link(rest: str, kind: str, filename: str, line: int) -> tuple[int | None, i
 def _device_results(device: _Device, index: int, info: GpuInfo) -> list[Result]:
     out: list[Result] = []
     order = "GPU number is the order in lspci (PCI bus order)"
+    if device.bar1_mb is not None:
+        out.append(
+            Result(
+                metric="bar1_mb",
+                gpu=index,
+                value=device.bar1_mb,
+                unit="MiB",
+                tool=TOOL,
+                note=f"BAR1 of {device.bus_id} (its 64-bit prefetchable region): with large BAR the whole "
+                f"VRAM, without it 256 MiB; {order}",
+            )
+        )
     if cap := device.link.get("LnkCap"):
         gen, width, _sd, _wd, _line = cap
         info.pcie_gen_max, info.pcie_width_max = gen, width

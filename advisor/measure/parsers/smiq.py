@@ -77,6 +77,10 @@ class _Gpu:
     bus_id: str | None
     name: str | None = None
     values: dict[tuple[str, str], int] = field(default_factory=dict)
+    bar1_mb: int | None = None  # "BAR1 Memory Usage" Total: the GPU memory peers can map (issue 16)
+
+
+_MIB = re.compile(r"^([0-9]{1,9})\s*MiB$")
 
 
 def parse(text: str, filename: str) -> Measurement:
@@ -130,6 +134,9 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
         if path == ["GPU"] and key == "Product Name" and value:
             gpus[-1].name = value
             continue
+        if path == ["GPU", "BAR1 Memory Usage"] and key == "Total":
+            gpus[-1].bar1_mb = _mib(value, filename, line.number)
+            continue
         spec = (path[3], key) if len(path) == 4 and path[1:3] == ["PCI", "GPU Link Info"] else None
         if spec in _TEXT_FIELDS:
             if not value:
@@ -145,8 +152,36 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
         elif not value:
             stack.append((indent, key))  # 'Name :' with nothing after it opens a section
     if not seen_log and not gpus:
+        grepped = _bar1_grep(lines, filename)
+        if grepped:
+            return grepped, machine, None
         raise not_this_tool(text, filename, TOOL, "no '==============NVSMI LOG==============' banner")
     return gpus, machine, attached
+
+
+def _bar1_grep(lines, filename: str) -> list[_Gpu]:
+    """`nvidia-smi -q | grep -A3 "BAR1 Memory Usage"`, as P2P issue threads post it: each block's Total is
+    the next GPU's (nvidia-smi lists GPUs in PCI bus order)."""
+    gpus: list[_Gpu] = []
+    inside = False
+    for line in lines:
+        s = line.text.strip()
+        if s == "BAR1 Memory Usage":
+            gpus.append(_Gpu(bus_id=None))
+            inside = True
+        elif inside and s.partition(":")[0].strip() == "Total":
+            gpus[-1].bar1_mb = _mib(s.partition(":")[2].strip(), filename, line.number)
+            inside = False
+    return [g for g in gpus if g.bar1_mb is not None]
+
+
+def _mib(value: str, filename: str, line: int | None) -> int | None:
+    if value in _NOT_AVAILABLE:
+        return None
+    m = _MIB.match(value.strip())
+    if not m:
+        raise fail(filename, f"expected the BAR1 total like '32768 MiB', found {value!r}", line)
+    return int(m.group(1))
 
 
 def _machine_field(machine: Machine, key: str, value: str) -> None:
@@ -205,6 +240,9 @@ def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | Non
     gpus = []
     for element in root.findall("gpu"):
         gpu = _Gpu(bus_id=_bus(element.get("id")), name=_xml_text(element, "product_name"))
+        bar1 = _xml_text(element, "bar1_memory_usage/total")
+        if bar1 is not None:
+            gpu.bar1_mb = _mib(bar1, filename, None)
         link = element.find("pci/pci_gpu_link_info")
         if link is not None:
             for (group, key), spec in _XML_FIELDS.items():
@@ -244,11 +282,11 @@ def _bus(raw: str | None) -> str | None:
 def _measurement(gpus: list[_Gpu], machine: Machine, attached: int | None, filename: str) -> Measurement:
     if not gpus:
         raise fail(filename, "the report lists no GPUs", hint="check that `nvidia-smi -q` ran without errors")
-    if not any(g.values for g in gpus):
+    if not any(g.values or g.bar1_mb is not None for g in gpus):
         raise fail(
             filename,
-            "the report has no 'GPU Link Info' (PCIe generation and width) for any GPU",
-            hint="run `nvidia-smi -q` without -d, which leaves the PCI section out",
+            "the report has no 'GPU Link Info' (PCIe generation and width) and no BAR1 size for any GPU",
+            hint="run `nvidia-smi -q` without -d (or -d MEMORY for the BAR1 size)",
         )
     extra = None
     if attached is not None and attached != len(gpus):
@@ -273,4 +311,16 @@ def _measurement(gpus: list[_Gpu], machine: Machine, attached: int | None, filen
                 if extra:
                     text += f"; {extra}"
                 results.append(Result(metric=metric, gpu=index, value=v[spec], tool=TOOL, note=text))
+        if gpu.bar1_mb is not None:
+            results.append(
+                Result(
+                    metric="bar1_mb",
+                    gpu=index,
+                    value=gpu.bar1_mb,
+                    unit="MiB",
+                    tool=TOOL,
+                    note="BAR1 Memory Usage Total: the GPU memory a peer or the CPU can map at once; with "
+                    "large BAR it is the whole VRAM, without it 256 MiB",
+                )
+            )
     return Measurement(source=Source(tool=TOOL, file=filename), machine=machine, results=results)

@@ -142,7 +142,8 @@ def _hardware(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer
     elif p in ("PIX", "PXB"):
         names, _ = _bridges(pred, pair)
         many = "es" if p == "PXB" else ""
-        why = f"{p}: through PCIe switch{many} {', '.join(names) or '?'}, below the CPU"
+        shown = ", ".join(n if n.lower().startswith("switch") else f"switch {n}" for n in names) or "?"
+        why = f"{p}: through PCIe {shown}, below the CPU"
         generic = f"{p}: through PCIe switch{many}, below the CPU"
     elif p == "PHB":
         why = "PHB: through the CPU's host bridge (the root complex)"

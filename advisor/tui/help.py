@@ -56,7 +56,8 @@ VIEW_TEXT = {
     "matrix": "the GPU-to-GPU matrix like p2pBandwidthLatencyTest, with the path class "
     "(`nvidia-smi topo -m`) in each cell where the view is wide enough ({matrix_mode} shows the paths "
     "alone); green = P2P or NVLink, yellow = staged through host memory. The selected pair shows CUDA "
-    "P2P and NCCL's transport, with reasons, and the derivation of its figure.",
+    "P2P and NCCL's transport, with reasons, the derivation of its figure, and its P2P readiness layer by "
+    "layer (hardware, driver, ACS, NCCL, the serving engine), each with its fix.",
     "findings": "worst first; the selected finding's fix, why it matters and its sources.",
     "quote": "paste a vendor's quote (or open a file) and check it: matched parts, false claims, "
     "findings; its build opens in the planner, untitled ({undo} brings yours back).",

@@ -470,6 +470,7 @@ class MatrixView(Vertical):
 
     mode = "uni"
     _pred: Prediction | None = None
+    _ready: dict = {}  # (a, b) -> the pair's P2P readiness (issue 16), replaced with each prediction
 
     def cycle_mode(self, planner: Planner) -> None:
         self.mode = MATRIX_MODES[(MATRIX_MODES.index(self.mode) + 1) % len(MATRIX_MODES)]
@@ -496,6 +497,9 @@ class MatrixView(Vertical):
             self.query_one("#pair-detail", Static).update("")
             return
         gpus = pred.machine.gpus
+        from advisor.model.readiness import readiness
+
+        self._ready = {(r.a, r.b): r for r in readiness(pred)}
         by = {}
         for p in pred.pairs:
             by[(p.a, p.b)] = by[(p.b, p.a)] = p
@@ -568,6 +572,7 @@ class MatrixView(Vertical):
                 else "latency",
                 fig,
             )
+            + _readiness_markup(self._ready.get((p.a, p.b)))
         )
 
 
@@ -679,3 +684,21 @@ def summary_text(planner: Planner) -> Text:
     if not planner.findings:
         t.append("no findings", "green")
     return t
+
+
+_VERDICT_STYLE = {"PASS": "green", "FAIL": "bold red", "UNKNOWN": "yellow"}
+
+
+def _readiness_markup(r) -> str:
+    """A pair's P2P readiness under its derivation: each layer's verdict and reason, the fix where it
+    fails or is not known, and the command that settles an UNKNOWN."""
+    if r is None:
+        return ""
+    lines = [f"\n[b]P2P readiness[/]: [{_VERDICT_STYLE[r.verdict]}]{escape(r.summary)}[/]"]
+    for x in r.layers:
+        lines.append(f"  [{_VERDICT_STYLE[x.verdict]}]{x.verdict:7}[/] [b]{x.layer:8}[/] {escape(x.why)}")
+        if x.verdict != "PASS" and x.fix:
+            lines.append(f"           [b]fix:[/] {escape(x.fix)}")
+        if x.verdict == "UNKNOWN" and x.check:
+            lines.append(f"           [b]check:[/] {escape(x.check)}")
+    return "\n".join(lines)

@@ -27,6 +27,7 @@ FOLDER_TOOL = {
     "query_gpu": "query-gpu",
     "bandwidthtest": "bandwidthtest",
     "cmdline": "cmdline",
+    "nccl_log": "nccl-log",
 }
 # files kept in another tool's folder on purpose: the topo -p2p matrix in topo/ checks that the
 # topo -m reader refuses it by name; detection rightly sends it to the topo-p2p reader
@@ -49,7 +50,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
     with pytest.raises(
         UserError,
         match="unknown tool 'iperf'.*nvbandwidth, p2p, nccl-tests, topo, smi-q, lspci, topo-p2p, "
-        "query-gpu, bandwidthtest, nccl-topo, cmdline, auto",
+        "query-gpu, bandwidthtest, nccl-topo, cmdline, nccl-log, auto",
     ):
         parse("iperf", "x", "f.txt")
     with pytest.raises(UserError, match="f.txt: could not tell which tool wrote this file"):
@@ -68,6 +69,7 @@ def test_unknown_tool_and_undetectable_text() -> None:
         "bandwidthtest",
         "nccl-topo",
         "cmdline",
+        "nccl-log",
     )
     # the CLI lists the tools itself (importing every reader at start-up would slow every command)
     from advisor.cli.parser import parser

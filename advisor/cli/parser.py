@@ -289,6 +289,7 @@ def parser() -> argparse.ArgumentParser:
             "bandwidthtest",
             "nccl-topo",
             "cmdline",
+            "nccl-log",
             "auto",
         ],
     )
@@ -326,6 +327,27 @@ def parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("probe", help="read GPUs, PCIe links, P2P status and topology through NVML")
     pr.add_argument("-o", "--output", metavar="FILE", help="measurement file to write")
     pr.add_argument("--json", action="store_true")
+
+    dr = sub.add_parser(
+        "doctor",
+        help="what is wrong with this machine's GPUs: links, chipset slots, ACS, IOMMU, BAR1, link errors, NUMA "
+        "(read-only; or on recorded files)",
+    )
+    dr.add_argument("--lspci", metavar="FILE", help="a saved `sudo lspci -vvv` instead of running lspci")
+    dr.add_argument("--cmdline", metavar="FILE", help="a saved /proc/cmdline (or dmesg 'Command line:')")
+    dr.add_argument(
+        "--sysfs", metavar="DIR", help="a folder holding a recorded sys/ tree (default: this machine's /)"
+    )
+    dr.add_argument(
+        "--no-load", action="store_true", help="do not load the GPUs to read the links under load"
+    )
+    dr.add_argument(
+        "--cpus",
+        metavar="LIST",
+        help="the CPUs your job runs on, like 0-15,32-47 (default: this process's; with recorded files: "
+        "none, so no NUMA check)",
+    )
+    dr.add_argument("--json", action="store_true", help="machine-readable output")
 
     cm = sub.add_parser("compare", help="predicted vs measured for a build and a measurement file")
     cm.add_argument("build", help="build YAML file")

@@ -148,6 +148,16 @@ def compare(
         row = Row("path", f"GPU{pair.a}-GPU{pair.b}", want, str(r.value), None, str(r.value) != want)
         row.causes = _causes(ctx, row, "path", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)
+    for r in meas.find("nccl_transport"):
+        pair = pairs.get(frozenset((r.a, r.b)))
+        if pair is None or (r.a, r.b) != (min(r.a, r.b), max(r.a, r.b)):
+            continue
+        want = "P2P" if pair.nccl_transport == "NVLink" else pair.nccl_transport  # NCCL logs NVLink as P2P
+        row = Row(
+            "nccl_transport", f"GPU{pair.a}-GPU{pair.b}", want, str(r.value), None, str(r.value) != want
+        )
+        row.causes = _causes(ctx, row, "transport", None, pair=ctx.pairs[frozenset((r.a, r.b))])
+        rows.append(row)
     busbw = meas.find("busbw_gbps")
     if busbw and pred.allreduce:
         best = max(busbw, key=lambda r: (r.gpus or 0, float(r.value)))

@@ -40,10 +40,11 @@ Metric = Literal[
     "bar1_mb",
     "acs_on",
     "iommu",
+    "nccl_transport",
 ]
 
 METRICS: tuple[str, ...] = Metric.__args__  # type: ignore[attr-defined]
-_TEXT_METRICS = {"path", "iommu"}
+_TEXT_METRICS = {"path", "iommu", "nccl_transport"}
 _BOOL_METRICS = {"p2p", "acs_on"}
 _INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max", "bar1_mb"}
 

@@ -15,6 +15,7 @@ from advisor.measure.parsers import (
     bandwidthtest,
     cmdline,
     lspci,
+    nccllog,
     nccltests,
     nccltopo,
     nvbandwidth,
@@ -39,6 +40,7 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
     "bandwidthtest": bandwidthtest.parse,
     "nccl-topo": nccltopo.parse,
     "cmdline": cmdline.parse,
+    "nccl-log": nccllog.parse,
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 

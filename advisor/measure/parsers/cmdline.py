@@ -21,6 +21,18 @@ _DMESG = re.compile(r"^(?:\[\s*[0-9.]+\]\s*)?(?:Kernel command line|Command line
 _BARE = re.compile(r"^(?:BOOT_IMAGE=|initrd=|root=)")
 
 
+def command_line(text: str) -> str | None:
+    """The command line in a saved /proc/cmdline or dmesg text, or None."""
+    for raw in text.replace("\r", "").split("\n"):
+        s = raw.strip()
+        m = _DMESG.match(s)
+        if m and m.group(1).strip():
+            return m.group(1)
+        if _BARE.match(s):
+            return s
+    return None
+
+
 def parse(text: str, filename: str) -> Measurement:
     check_not_empty(text, filename, "the kernel command line")
     found: tuple[int, str] | None = None

@@ -21,8 +21,10 @@ TOOL_LABELS: dict[str, str] = {
     "bandwidthtest": "cuda-samples bandwidthTest",
     "nccl-topo": "NCCL topology XML (NCCL_TOPO_DUMP_FILE)",
     "cmdline": "the kernel command line (`cat /proc/cmdline`)",
+    "nccl-log": "an NCCL debug log (NCCL_DEBUG=INFO)",
 }
 _ORDER = (
+    "nccl-log",
     "p2p",
     "nvbandwidth",
     "nccl-tests",
@@ -67,6 +69,11 @@ def detect(text: str) -> str | None:
     for number, raw in enumerate(text.replace("\r", "\n").split("\n")):
         line = raw.strip()
         if not line:
+            continue
+        if " NCCL INFO Channel " in line and "] via " in line:
+            found.add(
+                "nccl-log"
+            )  # before nccl-tests: a test run with NCCL_DEBUG=INFO is read for its transports
             continue
         if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in line or (
             "P2P=" in line and "Matrix" in line and "abled" in line

@@ -159,6 +159,36 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         help=f"gradient accumulation micro-steps (default {d.ACCUM})",
     )
     g.add_argument("--recompute", action="store_true", help="full activation recomputation (checkpointing)")
+    g.add_argument(
+        "--framework",
+        choices=["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"],
+        help="how the gradient reduction overlaps the backward pass: PyTorch DDP (default) and the HF "
+        "Trainer overlap it; Megatron-LM (without --overlap-grad-reduce) and DeepSpeed ZeRO 0-2 reduce after it",
+    )
+    g.add_argument(
+        "--accum-sync",
+        choices=["last", "every"],
+        help="all-reduce the gradients on the last accumulation micro-step (default, no_sync) or on every one",
+    )
+    g.add_argument(
+        "--baseline-batch", type=int, metavar="B", help="the 1-GPU run's micro-batch, if it differs"
+    )
+    g.add_argument(
+        "--baseline-accum", type=int, metavar="A", help="the 1-GPU run's accumulation, if it differs"
+    )
+    dims = p.add_argument_group(
+        "model dimensions (over the preset's; with all of layers, hidden, ffn and vocab "
+        "the parameter count is counted from them)"
+    )
+    for flag, what in (
+        ("--layers", "transformer layers"),
+        ("--hidden", "hidden size"),
+        ("--heads", "attention heads"),
+        ("--kv-heads", "key/value heads (grouped-query attention)"),
+        ("--ffn", "MLP inner size"),
+        ("--vocab", "vocabulary size"),
+    ):
+        dims.add_argument(flag, type=int, metavar="N", help=what)
     g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")
     g.add_argument(
         "--prompt",

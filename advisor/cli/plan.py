@@ -65,7 +65,13 @@ def workload_from_args(args):
 
     if args.params is not None and args.params <= 0:
         raise UserError(f"--params must be a positive parameter count (got {args.params:g})")
-    spec = resolve(name, args.params)
+    from advisor.workload.presets import DIMS, with_dims
+
+    spec = with_dims(resolve(name, args.params), {k: getattr(args, k, None) for k in DIMS})
+    for flag in ("baseline_batch", "baseline_accum"):
+        value = getattr(args, flag, None)
+        if value is not None and value < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be 1 or more (got {value})")
     return defaults.workload(
         "train" if args.train else "infer",
         spec,
@@ -78,6 +84,10 @@ def workload_from_args(args):
         prompt=args.prompt,
         gen=args.gen,
         recompute=args.recompute,
+        framework=getattr(args, "framework", None),
+        accum_sync=getattr(args, "accum_sync", None),
+        baseline_batch=getattr(args, "baseline_batch", None),
+        baseline_accum=getattr(args, "baseline_accum", None),
     )
 
 

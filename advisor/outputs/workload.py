@@ -32,6 +32,16 @@ class WorkloadSpecOut(Output):
     seq: int | None = None
     accum: int | None = None
     recompute: bool | None = None
+    framework: str | None = Field(
+        default=None, description="ddp, megatron, deepspeed, fsdp or hf-trainer: how the reduction overlaps"
+    )
+    accum_sync: str | None = Field(
+        default=None, description="last (no_sync) or every accumulation micro-step"
+    )
+    baseline_batch: int | None = Field(
+        default=None, description="the 1-GPU run's micro-batch, where it differs"
+    )
+    baseline_accum: int | None = None
     prompt: int | None = None
     gen: int | None = None
 
@@ -135,7 +145,15 @@ class WorkloadOutput(Output):
 def workload_spec(w: Workload) -> WorkloadSpecOut:
     m = w.model
     more = (
-        dict(seq=w.seq, accum=w.accum, recompute=w.recompute)
+        dict(
+            seq=w.seq,
+            accum=w.accum,
+            recompute=w.recompute,
+            framework=w.framework,
+            accum_sync=w.accum_sync,
+            baseline_batch=w.baseline_batch,
+            baseline_accum=w.baseline_accum,
+        )
         if w.task == "train"
         else dict(prompt=w.prompt, gen=w.gen)
     )

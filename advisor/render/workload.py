@@ -42,6 +42,22 @@ def title(a: Analysis) -> str:
         f"prompt {w.prompt} "
         f"+ {w.gen} generated tokens"
     )
+    if w.task == "train":
+        if w.accum > 1 and w.accum_sync == "every":
+            what += " (gradients all-reduced on every micro-step)"
+        if w.framework:
+            what += {
+                "megatron": "; Megatron-LM: gradients reduced after the backward pass",
+                "deepspeed": "; DeepSpeed: overlap_comm off below ZeRO-3 (its default)",
+                "fsdp": "; FSDP",
+                "hf-trainer": "; HF Trainer (PyTorch DDP)",
+                "ddp": "; PyTorch DDP",
+            }[w.framework]
+        if w.baseline_batch or w.baseline_accum:
+            what += (
+                f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
+                f"{w.baseline_accum or w.accum}"
+            )
     return what
 
 

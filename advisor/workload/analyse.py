@@ -101,7 +101,11 @@ def analyse(
     catalog = catalog or load_catalog()
     pred = pred or evaluate(build, catalog)
     n = check(w, len(pred.machine.gpus))
-    one, _ = configure(w, pred, 1)
+    base = w.but(
+        batch=w.baseline_batch or w.batch,
+        accum=w.baseline_accum or w.accum,
+    )
+    one, _ = configure(base, pred, 1)
     many, fab = configure(w, pred, n)
     r = ratio(many, one)
     speedup = eff = None

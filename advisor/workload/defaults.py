@@ -76,7 +76,22 @@ def describe(w: Workload) -> str:
         )
     tokens = f" x {w.seq} tokens" if w.model.transformer else ""
     accum = f"accumulation {w.accum}" if w.accum > 1 else "no accumulation"
+    if w.accum > 1 and w.accum_sync == "every":
+        accum += " (gradients all-reduced on every micro-step)"
+    framework = {
+        "megatron": " under Megatron-LM (gradients reduced after the backward pass)",
+        "deepspeed": " under DeepSpeed (overlap_comm off below ZeRO-3, its default)",
+        "fsdp": " under FSDP",
+        "hf-trainer": " under the HF Trainer (PyTorch DDP)",
+        "ddp": " under PyTorch DDP",
+    }.get(w.framework or "", "")
+    baseline = ""
+    if w.baseline_batch or w.baseline_accum:
+        baseline = (
+            f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
+            f"{w.baseline_accum or w.accum}"
+        )
     return (
-        f"{w.strategy_name} training of {w.model.label}, {w.precision}, micro-batch {w.batch}{tokens}, "
-        f"{accum}" + (", recompute" if w.recompute else "")
+        f"{w.strategy_name} training of {w.model.label}{framework}, {w.precision}, micro-batch {w.batch}"
+        f"{tokens}, {accum}" + (", recompute" if w.recompute else "") + baseline
     )

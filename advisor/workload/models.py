@@ -75,6 +75,14 @@ class Workload:
     prompt: int = defaults.PROMPT
     gen: int = defaults.GEN
     recompute: bool = False
+    # how the framework overlaps the gradient reduction with the backward pass (rules/workload.yaml
+    # overlap_fraction); None: PyTorch DDP's bucketed overlap
+    framework: Literal["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"] | None = None
+    # "every": gradients are all-reduced on every accumulation micro-step (no no_sync), as some scripts do
+    accum_sync: Literal["last", "every"] = "last"
+    # the 1-GPU run compared against, where the published comparison changed it
+    baseline_batch: int | None = None
+    baseline_accum: int | None = None
 
     def but(self, **changes) -> Workload:
         return replace(self, **changes)

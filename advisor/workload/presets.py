@@ -96,3 +96,43 @@ def nearest(params: float) -> ModelSpec:
     decoders = [s for s in presets().values() if s.kind == "decoder"]
     base = min(decoders, key=lambda s: abs(s.params - params) / s.params)
     return base.with_params(params)
+
+
+DIMS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
+
+
+def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
+    """The preset's shape with the dimensions given (--layers --hidden --heads --kv-heads --ffn --vocab).
+    With layers, hidden, ffn and vocab all known the parameter count is counted from them, for the
+    decoders people run in 2026 (grouped-query attention, a gated MLP of three h x ffn matrices, an
+    untied output embedding): L x (2h^2 + 2 h x kv_heads x h/heads + 3 h x ffn) + 2 x vocab x h."""
+    from dataclasses import replace
+
+    given = {k: v for k, v in dims.items() if v is not None}
+    if not given:
+        return spec
+    for k, v in given.items():
+        if v <= 0:
+            raise UserError(f"--{k.replace('_', '-')} must be a positive whole number (got {v})")
+    shape = replace(spec, **given)
+    heads = shape.heads or 0
+    if shape.kv_heads and heads and heads % shape.kv_heads:
+        raise UserError(f"--kv-heads {shape.kv_heads} must divide the {heads} attention heads")
+    if shape.hidden and heads and shape.hidden % heads:
+        raise UserError(f"--hidden {shape.hidden} must be a multiple of the {heads} attention heads")
+    L, h, ffn, vocab = shape.layers, shape.hidden, shape.ffn, shape.vocab
+    if not (L and h and ffn and vocab):
+        return replace(shape, name=f"{spec.label} with {_said(given)}", custom=True)
+    kv = (shape.kv_heads or heads or 1) * (h // (heads or 1))
+    params = L * (2 * h * h + 2 * h * kv + 3 * h * ffn) + 2 * vocab * h
+    _check_params(params, f"the dimensions given ({_said(given)})")
+    return replace(
+        shape,
+        params=float(params),
+        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + 3h ffn) + 2 vocab h)",
+        custom=True,
+    )
+
+
+def _said(given: dict) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())

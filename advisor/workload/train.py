@@ -124,16 +124,25 @@ def gradient_traffic(w: Workload, n: int) -> str:
     return f"{head}; a ring {kind} moves {expr} = {k:.2f} x {size:.1f} GB = {k * size:.1f} GB per GPU"
 
 
-def _bucketed(kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float) -> tuple[Figure, Figure]:
+def overlap_key(w: Workload) -> str:
+    """The overlap_fraction entry of the job's framework and strategy (rules/workload.yaml)."""
+    if w.framework == "deepspeed":
+        return "deepspeed-zero3" if w.strategy == "zero3" else "deepspeed"
+    return w.framework or "default"
+
+
+def _bucketed(
+    kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float, key: str = "default"
+) -> tuple[Figure, Figure]:
     """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass."""
-    overlap = const("overlap_fraction", file=W)
+    overlap = const("overlap_fraction", key, file=W)
     buckets = max(1, math.ceil(size / bucket))
     total = collective(kind, size / buckets, fab, buckets)
     last = collective(kind, size / buckets, fab, 1)
     exposed = max(total.value - overlap * t_bwd, last.value)
     return total, _fig(
         exposed,
-        "max(T_comm - overlap_fraction x T_backward, T_last_bucket)",
+        f"max(T_comm - overlap_fraction[{key}] x T_backward, T_last_bucket)",
         {
             "T_comm": round(total.value, 5),
             "T_backward": round(t_bwd, 5),
@@ -174,15 +183,21 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
         bucket = const("ddp_bucket_mb", file=W) * 1e6
         if strategy == "ddp":
-            total, exp = _bucketed("all-reduce", g, bucket, fab, t_bwd)
+            total, exp = _bucketed("all-reduce", g, bucket, fab, t_bwd, overlap_key(w))
+            syncs = a if w.accum_sync == "every" else 1
             exposed = _fig(
-                exp.value,
-                "once per step (no_sync on the other accumulation micro-steps): " + exp.formula,
-                exp.inputs | {"gradient_bytes": round(g)},
+                syncs * exp.value,
+                (
+                    "on every accumulation micro-step (no no_sync): accum x "
+                    if syncs > 1
+                    else "once per step (no_sync on the other accumulation micro-steps): "
+                )
+                + exp.formula,
+                exp.inputs | {"gradient_bytes": round(g), "reductions_per_step": syncs},
                 exp.constants,
                 exp.confidence,
             )
-            comm_bytes = g
+            comm_bytes = g * syncs
         else:
             # DataParallel: weights replicated from GPU0 and gradients reduced to it on every micro-step,
             # without overlap; the whole step is then slowed by the measured single-process overhead.
@@ -201,7 +216,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, n)
         g = grad_bytes(w)
         bucket = const("zero_bucket_elements", file=W) * (4 if w.precision == "fp32" else 2)
-        total, exp = _bucketed("reduce-scatter", g, bucket, fab, t_bwd)
+        total, exp = _bucketed("reduce-scatter", g, bucket, fab, t_bwd, overlap_key(w))
         gather = collective("all-gather", w.model.params * w.bytes_per_value, fab)
         exposed = _fig(
             a * exp.value + gather.value,

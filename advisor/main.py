@@ -27,6 +27,7 @@ _COMMANDS = {
     "validate": ("advisor.cli.quote", "cmd_validate"),
     "import": ("advisor.cli.measure", "cmd_import"),
     "probe": ("advisor.cli.measure", "cmd_probe"),
+    "doctor": ("advisor.cli.measure", "cmd_doctor"),
     "from-machine": ("advisor.cli.measure", "cmd_from_machine"),
     "compare": ("advisor.cli.measure", "cmd_compare"),
     "accuracy": ("advisor.cli.measure", "cmd_accuracy"),

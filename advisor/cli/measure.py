@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -51,6 +52,80 @@ def cmd_probe(args) -> int:
     if (args.json and args.output != STDOUT) or not args.output:
         print(meas.to_json(), end="")
     return 0
+
+
+def cmd_doctor(args) -> int:
+    import shutil
+    import subprocess
+
+    from advisor.base.errors import UserError
+    from advisor.base.yamlio import read_text
+    from advisor.measure.doctor import diagnose
+
+    recorded = bool(args.lspci or args.cmdline or args.sysfs)
+    # with recorded files, sysfs is read only from the folder given: never this machine's
+    root = Path(args.sysfs) if args.sysfs else None if recorded else Path("/")
+    if root is not None and args.sysfs and not root.is_dir():
+        raise UserError(f"--sysfs {args.sysfs}: not a folder", hint="give the folder that holds sys/bus/pci")
+    if args.lspci:
+        lspci, note = read_text(args.lspci), f"lspci: {args.lspci}"
+    elif recorded:
+        lspci, note = None, "lspci: not given"
+    elif shutil.which("lspci"):
+        try:
+            done = subprocess.run(["lspci", "-vvv"], capture_output=True, text=True, timeout=30, check=False)
+            lspci = done.stdout
+            root_user = hasattr(os, "geteuid") and os.geteuid() == 0
+            note = "lspci -vvv" + ("" if root_user else " (not root: capabilities, ACS and AER hidden)")
+        except (OSError, subprocess.SubprocessError) as exc:
+            lspci, note = None, f"lspci could not run ({exc})"
+    else:
+        lspci, note = None, "lspci is not installed (package pciutils): links from sysfs only, no ACS"
+    if args.cmdline:
+        cmdline = read_text(args.cmdline)
+        from advisor.measure.parsers.cmdline import command_line
+
+        cmdline = command_line(cmdline)
+    elif not recorded:
+        try:
+            cmdline = Path("/proc/cmdline").read_text()
+        except OSError:
+            cmdline = None
+    else:
+        cmdline = None
+    cpus = None
+    if args.cpus:
+        from advisor.measure.doctor import cpu_list
+
+        cpus = cpu_list(args.cpus)
+    report = diagnose(
+        lspci, cmdline, root, live=not recorded, load=not args.no_load, lspci_note=note, cpus=cpus
+    )
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        _print_doctor(report)
+    return 1 if any(f.severity in ("error", "warning") for f in report.findings) else 0
+
+
+def _print_doctor(report) -> None:
+    from advisor.render.layout import hang, terminal_console
+
+    con = terminal_console()
+    for line in report.read:
+        hang(con, "read: ", line)
+    for g in report.gpus:
+        now = "Gen{}x{}".format(*g["link_now"]) if g["link_now"] else "?"
+        top = "Gen{}x{}".format(*g["link_max"]) if g["link_max"] else "?"
+        extra = f", NUMA node {g['numa_node']}" if g["numa_node"] is not None else ""
+        extra += f", BAR1 {g['bar1_mib']} MiB" if g["bar1_mib"] is not None else ""
+        hang(con, f"GPU{g['index']} ", f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}")
+    if not report.findings:
+        con.print("No problem found in what was read.")
+    for f in report.findings:
+        colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
+        hang(con, f"[{colour}]{f.severity.upper():7}[/] ", f"{f.id} {f.subject}: {f.message}")
+        hang(con, "        fix: ", f.fix)
 
 
 def cmd_from_machine(args) -> int:

@@ -1,0 +1,578 @@
+"""`advisor doctor`: what is wrong with the multi-GPU machine on the desk (issue 16 item 3).
+
+Read-only. It reads what Linux shows without root where it can: `lspci -vvv` (link capability and
+status of every GPU and bridge, ACS control, AER status, BAR sizes, NUMA node; the capability list needs
+root), sysfs under /sys/bus/pci (link speed and width, NUMA node, AER counters), /proc/cmdline and
+/sys/class/iommu (the IOMMU mode). The same checks run on recorded files (`--lspci FILE --cmdline FILE
+--sysfs DIR`), which is how they are tested: on real published dumps, never needing a GPU.
+
+Each finding says what was seen, where, why it matters and what to do, with its source.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.measure.parsers.lspci import GEN_BY_SPEED
+
+Severity = Literal["error", "warning", "info"]
+
+AIKITORIA = "https://github.com/aikitoria/open-gpu-kernel-modules/blob/08dc34555bf8cdacdd89237da42419e6ce5efdc4/README.md"
+TINYGRAD = "https://github.com/tinygrad/open-gpu-kernel-modules/blob/1f40371d287b0e7079e972e7468c09e0a29e2768/README.md"
+NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"
+AER_DOC = "https://docs.kernel.org/PCI/pcieaer-howto.html"
+SYSFS_DOC = "https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci"
+NUMA_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity"
+
+_DEVICE = re.compile(
+    r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:\[]{1,80}?)(?:\s*\[[0-9a-fA-F]{4}\])?:\s+(.*)$"
+)
+_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_BUS = re.compile(
+    r"Bus:\s*primary=([0-9a-fA-F]{2}),\s*secondary=([0-9a-fA-F]{2}),\s*subordinate=([0-9a-fA-F]{2})"
+)
+_LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
+_SPEED = re.compile(r"Speed\s+([0-9.]+)\s*GT/s")
+_WIDTH = re.compile(r"Width\s+x([0-9]{1,2})\b")
+_ACS = re.compile(r"^\s*ACSCtl:\s*(.*)$")
+_STA = re.compile(r"^\s*(CESta|UESta):\s*(.*)$")
+_NUMA = re.compile(r"^\s*NUMA node:\s*([0-9]+)")
+_REGION1 = re.compile(r"^\s*Region 1: Memory at \S+ \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]")
+_UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+_GPU_CLASS = ("VGA compatible controller", "3D controller", "Display controller")
+
+
+@dataclass
+class Dev:
+    bdf: str
+    cls: str
+    name: str
+    vendor: str | None = None  # PCI vendor id, lower-case hex ("10de")
+    device: str | None = None
+    secondary: int | None = None  # a bridge's secondary bus
+    cap: tuple[int | None, int | None] | None = None  # LnkCap (gen, width)
+    sta: tuple[int | None, int | None] | None = None  # LnkSta (gen, width)
+    acs_redirect: bool | None = None  # ACSCtl ReqRedir+
+    errors: list[str] = field(default_factory=list)  # AER status bits set ('CESta RxErr')
+    uncorrectable: list[str] = field(default_factory=list)
+    aer_counts: dict[str, int] = field(default_factory=dict)  # sysfs aer_dev_* TOTAL_ERR_*
+    numa: int | None = None
+    bar1_mb: int | None = None
+    parent: str | None = None
+
+    @property
+    def is_gpu(self) -> bool:
+        return (self.vendor == "10de" or "NVIDIA" in self.name) and self.cls.startswith(_GPU_CLASS)
+
+    @property
+    def bus(self) -> tuple[str, int]:
+        domain, bus, _ = self.bdf.split(":")
+        return domain, int(bus, 16)
+
+
+class DoctorFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    severity: Severity
+    subject: str = Field(description="The GPU, bridge or setting it is about")
+    message: str
+    fix: str
+    sources: list[str] = Field(default_factory=list)
+
+
+class DoctorReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    schema_version: Literal[1] = 1
+    read: list[str] = Field(description="What was read, and what could not be")
+    gpus: list[dict] = Field(description="Each GPU: bus id, name, link now and at most, NUMA node, BAR1")
+    findings: list[DoctorFinding]
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _bdf(raw: str) -> str:
+    raw = raw.lower()
+    return raw if raw.count(":") == 2 else f"0000:{raw}"
+
+
+def _link(rest: str) -> tuple[int | None, int | None]:
+    s, w = _SPEED.search(rest), _WIDTH.search(rest)
+    return (GEN_BY_SPEED.get(s.group(1)) if s else None, int(w.group(1)) if w else None)
+
+
+def read_lspci(text: str) -> dict[str, Dev]:
+    """Devices from `lspci -vvv` (or -vvvnn) text, with each one's parent bridge."""
+    devs: dict[str, Dev] = {}
+    cur: Dev | None = None
+    for raw in text.replace("\r", "").split("\n"):
+        if m := _DEVICE.match(raw):
+            ids = _IDS.findall(m.group(3))
+            vendor, device = (ids[-1][0].lower(), ids[-1][1].lower()) if ids else (None, None)
+            name = re.sub(r"\s*\(rev [0-9a-f]+\).*$|\s*\(prog-if.*$", "", m.group(3)).strip()
+            cur = Dev(_bdf(m.group(1)), m.group(2).strip(), name, vendor, device)
+            devs[cur.bdf] = cur
+            continue
+        if cur is None:
+            continue
+        if b := _BUS.search(raw):
+            cur.secondary = int(b.group(2), 16)
+        elif lk := _LINK.match(raw):
+            value = _link(lk.group(2))
+            if lk.group(1) == "LnkCap":
+                cur.cap = value
+            else:
+                cur.sta = value
+        elif a := _ACS.match(raw):
+            cur.acs_redirect = "ReqRedir+" in a.group(1)
+        elif st := _STA.match(raw):
+            bits = [t[:-1] for t in st.group(2).split() if t.endswith("+")]
+            if st.group(1) == "CESta":
+                cur.errors += [f"CESta {b}" for b in bits if b != "AdvNonFatalErr"]
+            else:
+                cur.uncorrectable += [f"UESta {b}" for b in bits]
+        elif n := _NUMA.match(raw):
+            cur.numa = int(n.group(1))
+        elif r := _REGION1.match(raw):
+            cur.bar1_mb = max(1, round(int(r.group(1)) * _UNIT_MB[r.group(2)]))
+    _parents(devs)
+    return devs
+
+
+def _parents(devs: dict[str, Dev]) -> None:
+    bridges = {(d.bus[0], d.secondary): d.bdf for d in devs.values() if d.secondary is not None}
+    for d in devs.values():
+        parent = bridges.get(d.bus)
+        d.parent = parent if parent != d.bdf else None
+
+
+def read_sysfs(root: Path | None, devs: dict[str, Dev]) -> list[str]:
+    """What sysfs adds (root: a folder that holds sys/bus/pci/devices, '/' on the live machine): link speed
+    and width, NUMA node, AER counters, the parent from the device's real path. Returns what was read."""
+    if root is None:
+        return ["sysfs: not read (recorded files only)"]
+    base = root / "sys" / "bus" / "pci" / "devices"
+    if not base.is_dir():
+        return [f"{base}: not found (no sysfs read)"]
+    read = 0
+    for entry in sorted(base.iterdir()):
+        bdf = entry.name.lower()
+        if not re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bdf):
+            continue
+        d = devs.get(bdf)
+        if d is None:
+            cls = _file(entry / "class") or ""
+            kind = (
+                "VGA compatible controller"
+                if cls.startswith("0x0300")
+                else "3D controller"
+                if cls.startswith("0x0302")
+                else "PCI bridge"
+                if cls.startswith("0x0604")
+                else cls
+            )
+            vendor = (_file(entry / "vendor") or "").removeprefix("0x") or None
+            d = devs[bdf] = Dev(
+                bdf, kind, "", vendor, (_file(entry / "device") or "").removeprefix("0x") or None
+            )
+        read += 1
+        gen_now = _gen(_file(entry / "current_link_speed"))
+        width_now = _int(_file(entry / "current_link_width"))
+        if gen_now or width_now:
+            d.sta = (gen_now, width_now)
+        gen_max, width_max = _gen(_file(entry / "max_link_speed")), _int(_file(entry / "max_link_width"))
+        if gen_max or width_max:
+            d.cap = (gen_max, width_max)
+        numa = _int(_file(entry / "numa_node"))
+        if numa is not None and numa >= 0:
+            d.numa = numa
+        for kind in ("correctable", "nonfatal", "fatal"):
+            text = _file(entry / f"aer_dev_{kind}")
+            if text:
+                total = next(
+                    (line.split()[-1] for line in text.splitlines() if line.startswith("TOTAL_ERR")), None
+                )
+                if total is not None and total.isdigit():
+                    d.aer_counts[kind] = int(total)
+        real = entry.resolve()
+        up = real.parent.name.lower()
+        if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", up):
+            d.parent = up
+    return [f"{base}: {read} devices"]
+
+
+def _file(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _gen(text: str | None) -> int | None:
+    """sysfs '16.0 GT/s PCIe' (or '8 GT/s') -> 4."""
+    if not text:
+        return None
+    m = re.match(r"([0-9.]+)\s*GT/s", text)
+    return GEN_BY_SPEED.get(m.group(1)) if m else None
+
+
+def iommu_mode(cmdline: str | None, root: Path | None) -> tuple[str | None, str]:
+    """(mode, how it was read): pt, on, off, or None when the command line does not say."""
+    if cmdline is None:
+        return None, "no kernel command line read"
+    params = dict(t.partition("=")[::2] for t in cmdline.split())
+    if params.get("iommu") == "off" or "off" in (params.get("intel_iommu"), params.get("amd_iommu")):
+        return "off", "the kernel command line turns the IOMMU off"
+    if params.get("iommu") == "pt":
+        return "pt", "iommu=pt on the kernel command line"
+    if params.get("intel_iommu") == "on":
+        return "on", "intel_iommu=on without iommu=pt on the kernel command line"
+    units = root / "sys" / "class" / "iommu" if root is not None else None
+    if units is not None and units.is_dir() and any(units.iterdir()):
+        return "on", f"{units} lists IOMMU units and the command line sets no passthrough"
+    return None, "the command line sets no IOMMU mode"
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def _path(devs: dict[str, Dev], d: Dev) -> list[Dev]:
+    """The bridges from the GPU up to its root port, nearest first."""
+    out, seen = [], {d.bdf}
+    cur = devs.get(d.parent) if d.parent else None
+    while cur is not None and cur.bdf not in seen:
+        out.append(cur)
+        seen.add(cur.bdf)
+        cur = devs.get(cur.parent) if cur.parent else None
+    return out
+
+
+def _chipset(b: Dev) -> bool:
+    """A chipset port: named so by lspci, or an Intel PCH root port (bus 00, devices 1Ah-1Dh)."""
+    if re.search(r"chipset|\bPCH\b", b.name, re.IGNORECASE):
+        return True
+    domain, bus = b.bus
+    dev_no = int(b.bdf.split(":")[2].split(".")[0], 16)
+    return b.vendor == "8086" and bus == 0 and 0x1A <= dev_no <= 0x1D and b.parent is None
+
+
+def _label(d: Dev) -> str:
+    return f"{d.bdf} ({d.name})" if d.name else d.bdf
+
+
+def check(
+    devs: dict[str, Dev],
+    cmdline: str | None,
+    root: Path | None,
+    loaded: str | None,
+    process_nodes: set[int] | None,
+    vram_mb: dict[str, int] | None = None,
+) -> tuple[list[dict], list[DoctorFinding]]:
+    """The findings for the devices read; `loaded` says how the links were read under load (None: idle)."""
+    gpus = sorted((d for d in devs.values() if d.is_gpu), key=lambda d: d.bdf)
+    out: list[DoctorFinding] = []
+    table = []
+    for i, g in enumerate(gpus):
+        path = _path(devs, g)
+        table.append(
+            {
+                "index": i,
+                "bus_id": g.bdf,
+                "name": g.name,
+                "link_now": list(g.sta) if g.sta else None,
+                "link_max": list(g.cap) if g.cap else None,
+                "numa_node": g.numa,
+                "bar1_mib": g.bar1_mb,
+                "path": [b.bdf for b in path],
+            }
+        )
+        subject = f"GPU{i} {g.bdf}"
+        if g.sta and g.cap and g.sta[1] and g.cap[1] and g.sta[1] < g.cap[1]:
+            out.append(
+                DoctorFinding(
+                    id="DOC001",
+                    severity="warning",
+                    subject=subject,
+                    message=f"GPU{i} ({g.name or g.bdf}) links at x{g.sta[1]}, not the x{g.cap[1]} it can: every "
+                    "host copy and staged GPU-to-GPU copy runs at that width.",
+                    fix="Check the board manual's slot table (an SSD or a second card may take the slot's lanes; "
+                    "`advisor plan` shows the link the board gives), reseat the card, and replace a riser.",
+                    sources=[SYSFS_DOC],
+                )
+            )
+        if g.sta and g.cap and g.sta[0] and g.cap[0] and g.sta[0] < g.cap[0]:
+            if loaded:
+                out.append(
+                    DoctorFinding(
+                        id="DOC001",
+                        severity="warning",
+                        subject=subject,
+                        message=f"GPU{i} trains at Gen{g.sta[0]} under load ({loaded}), below its Gen{g.cap[0]}.",
+                        fix="Set the slot's PCIe generation to Auto or the card's in the BIOS; a riser or "
+                        "retimer rated below the card's generation holds it back: replace it.",
+                        sources=[SYSFS_DOC],
+                    )
+                )
+            else:
+                out.append(
+                    DoctorFinding(
+                        id="DOC001",
+                        severity="info",
+                        subject=subject,
+                        message=f"GPU{i} reads Gen{g.sta[0]} of its Gen{g.cap[0]}, read idle: an idle GPU drops "
+                        "its link to save power, so this says nothing until read under load.",
+                        fix="Run `advisor doctor` on the machine with torch installed (it loads each GPU "
+                        "briefly), or read `nvidia-smi -q -d PCIE` while a job runs.",
+                        sources=[SYSFS_DOC],
+                    )
+                )
+        # a bridge above the GPU narrower than the GPU's own link (the GPU's own width is DOC001's)
+        own = (g.sta[1] if g.sta and g.sta[1] else None) or (g.cap[1] if g.cap else None)
+        narrow = [b for b in path if b.sta and b.sta[1] and own and b.sta[1] < own]
+        if narrow:
+            b = narrow[-1] if _chipset(narrow[-1]) else narrow[0]
+            where = "the chipset" if any(_chipset(x) for x in path) else "a switch or bridge"
+            out.append(
+                DoctorFinding(
+                    id="DOC002",
+                    severity="warning",
+                    subject=subject,
+                    message=f"GPU{i}'s path to the CPU narrows to x{b.sta[1]} at {_label(b)} ({where}): its host "
+                    "copies cannot be faster than that link.",
+                    fix="Move the card to a CPU-wired x16 slot (the board manual's block diagram says which).",
+                    sources=[SYSFS_DOC],
+                )
+            )
+        if any(_chipset(b) for b in path):
+            out.append(
+                DoctorFinding(
+                    id="DOC008",
+                    severity="warning",
+                    subject=subject,
+                    message=f"GPU{i} hangs off the chipset ({_label(next(b for b in path if _chipset(b)))}): it "
+                    "shares the chipset's uplink with every SSD, USB and network port behind it.",
+                    fix="Use a CPU-wired slot for every GPU; on a desktop platform that means two cards at "
+                    "x8/x8 at most, more needs a Threadripper, Xeon W or EPYC board.",
+                    sources=[SYSFS_DOC],
+                )
+            )
+        errs = [(x, x.errors, x.aer_counts.get("correctable", 0)) for x in [g, *path]]
+        errs = [(x, e, c) for x, e, c in errs if e or c]
+        if errs:
+            x, e, c = errs[0]
+            what = ", ".join(e) if e else f"{c} correctable errors counted"
+            out.append(
+                DoctorFinding(
+                    id="DOC003",
+                    severity="warning",
+                    subject=subject,
+                    message=f"Link errors logged on GPU{i}'s path, at {_label(x)}: {what}. Correctable errors are "
+                    "retried silently; many of them mean a weak link (a riser, a long cable, a card not fully "
+                    "seated) that costs bandwidth and can drop the link.",
+                    fix="Reseat the card, replace the riser or cable with one rated for the link's generation, "
+                    "or set the slot one generation lower in the BIOS; watch "
+                    f"/sys/bus/pci/devices/{x.bdf}/aer_dev_correctable.",
+                    sources=[AER_DOC],
+                )
+            )
+        bad = [
+            (x, x.uncorrectable)
+            for x in [g, *path]
+            if x.uncorrectable or x.aer_counts.get("fatal") or x.aer_counts.get("nonfatal")
+        ]
+        if bad:
+            x, u = bad[0]
+            out.append(
+                DoctorFinding(
+                    id="DOC003",
+                    severity="error",
+                    subject=subject,
+                    message=f"Uncorrectable PCIe errors on GPU{i}'s path, at {_label(x)}: "
+                    + (", ".join(u) if u else "counted in sysfs")
+                    + ".",
+                    fix="Check `sudo dmesg | grep -i -e aer -e xid`; reseat or replace the riser; if it follows the "
+                    "card, the card may be failing.",
+                    sources=[AER_DOC],
+                )
+            )
+        vram = (vram_mb or {}).get(g.bdf)
+        if g.bar1_mb is not None and g.bar1_mb <= 256:
+            out.append(
+                DoctorFinding(
+                    id="DOC004",
+                    severity="warning",
+                    subject=subject,
+                    message=f"GPU{i}'s BAR1 is {g.bar1_mb} MiB: large (Resizable) BAR is off, so the patched P2P "
+                    "driver cannot map the card's memory for its peers.",
+                    fix="Turn on Above 4G Decoding and Resizable BAR in the BIOS.",
+                    sources=[TINYGRAD],
+                )
+            )
+        elif g.bar1_mb is not None and vram and g.bar1_mb < vram:
+            out.append(
+                DoctorFinding(
+                    id="DOC004",
+                    severity="info",
+                    subject=subject,
+                    message=f"GPU{i}'s BAR1 ({g.bar1_mb} MiB) is smaller than its {vram} MiB of memory.",
+                    fix="Turn on Resizable BAR in the BIOS for a BAR1 as large as the VRAM.",
+                    sources=[TINYGRAD],
+                )
+            )
+        if process_nodes is not None and g.numa is not None and g.numa not in process_nodes:
+            out.append(
+                DoctorFinding(
+                    id="DOC007",
+                    severity="info",
+                    subject=subject,
+                    message=f"GPU{i} is on NUMA node {g.numa}, but this process may run only on node(s) "
+                    f"{', '.join(map(str, sorted(process_nodes)))}: its pinned host buffers sit on the far socket.",
+                    fix=f"Run the job for GPU{i} with numactl --cpunodebind={g.numa} --membind={g.numa}, or let "
+                    "NCCL and the framework pick CPUs near each GPU (do not pin all ranks to one node).",
+                    sources=[NUMA_DOC],
+                )
+            )
+    # ACS on the bridges between the GPUs
+    if len(gpus) >= 2:
+        bridges = {b.bdf: b for g in gpus for b in _path(devs, g)}
+        on = sorted(b for b, x in bridges.items() if x.acs_redirect)
+        known = [x for x in bridges.values() if x.acs_redirect is not None]
+        if on:
+            out.append(
+                DoctorFinding(
+                    id="DOC006",
+                    severity="warning",
+                    subject="ACS",
+                    message=f"ACS redirects peer requests (ACSCtl ReqRedir+) on {len(on)} bridge(s) between the GPUs: "
+                    f"{', '.join(on[:8])}{' ...' if len(on) > 8 else ''}. GPU-to-GPU traffic is sent up to the "
+                    "root complex: slower P2P, and NCCL can hang when the IOMMU blocks it.",
+                    fix="Turn ACS off in the BIOS, or clear it per bridge (sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; "
+                    "it resets at reboot) on a machine that runs no untrusted VMs.",
+                    sources=[NCCL_ACS, AIKITORIA],
+                )
+            )
+        elif not known:
+            out.append(
+                DoctorFinding(
+                    id="DOC006",
+                    severity="info",
+                    subject="ACS",
+                    message="ACS on the bridges between the GPUs is not in what was read: lspci shows the "
+                    "capability list only to root, and a listing of single devices (-s) leaves the bridges out.",
+                    fix="Run `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'` (or `sudo advisor doctor`).",
+                    sources=[NCCL_ACS],
+                )
+            )
+    mode, how = iommu_mode(cmdline, root)
+    if mode == "on" and gpus:
+        out.append(
+            DoctorFinding(
+                id="DOC005",
+                severity="warning",
+                subject="IOMMU",
+                message=f"The IOMMU translates DMA ({how}): GPU peer traffic goes through its page tables; the "
+                "patched P2P driver's transfers fail, and P2P through the IOMMU is slower.",
+                fix="Add iommu=pt to the kernel command line (intel_iommu=on iommu=pt on Intel), or turn the IOMMU "
+                "off in the BIOS on a machine without VMs.",
+                sources=[AIKITORIA],
+            )
+        )
+    order = {"error": 0, "warning": 1, "info": 2}
+    return table, sorted(out, key=lambda f: (order[f.severity], f.id, f.subject))
+
+
+# ----------------------------------------------------------------------------- the live machine
+
+
+def cpu_list(text: str) -> set[int]:
+    """'0-15,32-47' -> the CPUs; a UserError for anything else."""
+    from advisor.base.errors import UserError
+
+    out: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"([0-9]{1,5})(?:-([0-9]{1,5}))?", part)
+        if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
+            raise UserError(
+                f"--cpus {text!r}: {part!r} is not a CPU number or range", hint="e.g. --cpus 0-15,32-47"
+            )
+        out |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    return out
+
+
+def process_nodes(root: Path | None, cpus: set[int] | None = None) -> set[int] | None:
+    """NUMA nodes whose CPUs the job may run on: `cpus`, or this process's (sched_getaffinity), against the
+    node cpulists under sys/devices/system/node."""
+    if cpus is None:
+        try:
+            cpus = os.sched_getaffinity(0)
+        except (AttributeError, OSError):
+            return None
+    nodes = set()
+    base = root / "sys" / "devices" / "system" / "node" if root is not None else None
+    if base is None or not base.is_dir():
+        return None
+    for node in base.glob("node[0-9]*"):
+        text = _file(node / "cpulist") or ""
+        mine = set()
+        for part in text.split(","):
+            if "-" in part:
+                a, b = part.split("-")
+                mine |= set(range(int(a), int(b) + 1))
+            elif part.strip().isdigit():
+                mine.add(int(part))
+        if mine & cpus:
+            nodes.add(int(node.name[4:]))
+    return nodes or None
+
+
+class NoLoad(Exception):
+    """The GPUs could not be loaded to read the links under load; the message says why."""
+
+
+def diagnose(
+    lspci_text: str | None,
+    cmdline: str | None,
+    root: Path | None,
+    live: bool,
+    load: bool,
+    lspci_note: str,
+    cpus: set[int] | None = None,
+    loader=None,
+) -> DoctorReport:
+    """Read what there is, load the GPUs when asked and possible, and check. `loader(reread)` loads the
+    GPUs, calls `reread()` while they are busy and returns how (advisor.bench.load: the core never imports
+    torch); it raises NoLoad with the reason when it cannot."""
+    read = [lspci_note]
+    devs = read_lspci(lspci_text) if lspci_text else {}
+    read += read_sysfs(root, devs)
+    read.append("kernel command line: " + ("read" if cmdline is not None else "not read"))
+    loaded = None
+    if live and load and any(d.is_gpu for d in devs.values()):
+        try:
+            if loader is None:
+                raise NoLoad("no loader given")
+            loaded = loader(lambda: read_sysfs(root, devs))
+            read.append(f"links {loaded}")
+        except NoLoad as exc:
+            read.append(f"links read idle: {exc} (an idle GPU drops to Gen1; the Gen checks wait for a load)")
+    elif not live:
+        read.append("links as recorded in the files (idle unless they were saved under load)")
+    nodes = process_nodes(root, cpus) if (live or cpus is not None) else None
+    table, findings = check(devs, cmdline, root, loaded, nodes)
+    if not table:
+        read.append("no NVIDIA GPU found in what was read")
+    return DoctorReport(read=read, gpus=table, findings=findings)

@@ -140,7 +140,7 @@ def compare(
         pair = pairs.get(frozenset((r.a, r.b)))
         if pair is None or (r.a, r.b) != (min(r.a, r.b), max(r.a, r.b)):
             continue
-        want = pair.path
+        want = pair.nvml_path  # as nvidia-smi and NVML print it
         if r.tool == "nccl-topo":  # NCCL's classes: NODE is its PHB, NV# its NVL
             from advisor.measure.ncclxml import nccl_class
 

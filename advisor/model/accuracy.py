@@ -68,7 +68,7 @@ def _value(pred, exp: dict):
     a, b = exp["pair"]
     p = next(p for p in pred.pairs if {p.a, p.b} == {a, b})
     if metric == "path":
-        return p.path, None, p.via
+        return p.nvml_path, None, p.via  # published topo -m matrices print NVML's label
     f = {"uni_gbps": p.uni, "bidi_gbps": p.bidi, "latency_us": p.latency}[metric]
     return f.value, f, p.via
 

@@ -142,6 +142,11 @@ class TreeRootPort(Strict):
 class TreeSocket(Strict):
     cpu: str | None = Field(default=None, description="Catalog CPU id or name (for vendor and lanes)")
     vendor: Literal["intel", "amd"] | None = None
+    platform: Literal["desktop", "workstation", "server"] | None = Field(
+        default=None,
+        description="The CPU's segment where `cpu` names none in the catalog (a single-socket workstation's "
+        "nvidia-smi labels pairs across root complexes SYS)",
+    )
     root_ports: list[TreeRootPort] = Field(default_factory=list)
 
     _latin = field_validator("cpu")(_latin_name)

@@ -72,6 +72,11 @@ class Machine:
     unlinked: list[str] = field(default_factory=list)  # devices placed where no lanes reach them
     placement: dict[int, str] = field(default_factory=dict)  # GPU index -> connector
     lane_budget: list[LaneBudget] = field(default_factory=list)  # per socket; empty for an explicit tree
+    platform: str | None = None  # desktop | workstation | server: the CPU's segment, or the tree's say
+
+    @property
+    def segment(self) -> str | None:
+        return self.cpu.segment if self.cpu is not None else self.platform
 
     @property
     def gpus(self) -> list[Node]:

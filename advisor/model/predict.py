@@ -66,6 +66,10 @@ class PairPrediction:
     uni: Figure
     bidi: Figure
     latency: Figure
+    nvml_path: str = ""  # the class nvidia-smi topo -m prints (SYS for NODE on a single-socket workstation)
+
+    def __post_init__(self) -> None:
+        self.nvml_path = self.nvml_path or self.path
 
 
 @dataclass
@@ -325,6 +329,14 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 why.append(f"p2p_sys_factor[{attach}]")
                 consts.append("p2p_sys_factor")
                 keys["p2p_sys_factor"] = _key("p2p_sys_factor", attach)
+            if path in ("PHB", "NODE", "SYS"):
+                vendor = machine.cpu_vendor or "default"
+                rc = const("p2p_root_complex_factor", vendor)
+                if rc != 1.0:
+                    factor *= rc
+                    why.append(f"p2p_root_complex_factor[{vendor}]")
+                    consts.append("p2p_root_complex_factor")
+                    keys["p2p_root_complex_factor"] = _key("p2p_root_complex_factor", vendor)
             if machine.software.acs == "on" and path in ("PIX", "PXB"):
                 factor *= const("acs_factor")
                 why.append("acs_factor (ACS redirects P2P through the root complex)")
@@ -395,13 +407,20 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 conf,
                 uni.keys | {"staged_bidi_factor": _key("staged_bidi_factor", arch)},
             )
+            extra = const("latency_staged_sys_extra_us", arch) if path == "SYS" else 0.0
             latency = _fig(
-                const("latency_staged_us", arch),
+                const("latency_staged_us", arch) + extra,
                 "us",
-                "latency_staged_us[arch]",
-                {"arch": arch},
-                ["latency_staged_us"],
-                keys={"latency_staged_us": _key("latency_staged_us", arch)},
+                "latency_staged_us[arch]"
+                + (" + latency_staged_sys_extra_us[arch] (across sockets)" if extra else ""),
+                {"arch": arch, **({"sys_extra_us": extra} if extra else {})},
+                ["latency_staged_us"] + (["latency_staged_sys_extra_us"] if extra else []),
+                keys={"latency_staged_us": _key("latency_staged_us", arch)}
+                | (
+                    {"latency_staged_sys_extra_us": _key("latency_staged_sys_extra_us", arch)}
+                    if extra
+                    else {}
+                ),
             )
             via = "staged"
     level, level_why = nccl_level(machine)
@@ -417,8 +436,11 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         )
     else:
         nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
+    nvml = path
+    if path == "NODE" and machine.sockets == 1:
+        nvml = const("nvml_label_across_root_complexes", machine.segment or "default")
     return PairPrediction(
-        a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via, uni, bidi, latency
+        a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via, uni, bidi, latency, nvml
     )
 
 
@@ -482,5 +504,5 @@ def topo_matrix(pred: Prediction) -> list[list[str]]:
     gpus = pred.machine.gpus
     by = {}
     for p in pred.pairs:
-        by[(p.a, p.b)] = by[(p.b, p.a)] = p.path
+        by[(p.a, p.b)] = by[(p.b, p.a)] = p.nvml_path
     return [["X" if a.index == b.index else by[(a.index, b.index)] for b in gpus] for a in gpus]

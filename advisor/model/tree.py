@@ -123,4 +123,5 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         nvlink=[(a, b) for a, b in build.nvlink],
         software=build.software,
         build=build,
+        platform=next((sk.platform for sk in topo.sockets if sk.platform), None),
     )

@@ -52,6 +52,11 @@ class PairOut(Output):
     a: int
     b: int
     path: str = Field(description="NV#, PIX, PXB, PHB, NODE or SYS, as nvidia-smi topo -m prints it")
+    route: str = Field(
+        default="",
+        description="The physical class of the route, where nvidia-smi's label differs (a single-socket "
+        "workstation labels NODE pairs SYS)",
+    )
     p2p: bool = Field(description="CUDA peer access available")
     p2p_reason: str
     via: str = Field(description="nvlink, p2p or staged (through host memory)")
@@ -222,7 +227,8 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             PairOut(
                 a=p.a,
                 b=p.b,
-                path=p.path,
+                path=p.nvml_path,
+                route=p.path,
                 p2p=p.p2p,
                 p2p_reason=p.p2p_reason,
                 via=p.via,

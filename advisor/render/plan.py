@@ -123,7 +123,7 @@ def render_text(
             rows.append(
                 [
                     f"{p.a}-{p.b}",
-                    p.path,
+                    p.nvml_path,
                     "yes" if p.p2p else "no",
                     p.nccl_transport,
                     f"{p.uni.value:.1f}" if p.uni.value else "?",
@@ -279,7 +279,7 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
             out.append(
-                f"| {p.a}-{p.b} | {p.path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
+                f"| {p.a}-{p.b} | {p.nvml_path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
                 f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |"
             )
     if pred.allreduce:

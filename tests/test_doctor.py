@@ -166,3 +166,16 @@ def test_the_load_step_says_why_it_could_not_load_the_gpus():
     # read under load, a Gen1 link is a fault, not an idle reading
     gen = [f for f in r.findings if f.id == "DOC001" and "under load" in f.message]
     assert len(gen) == 2 and all(f.severity == "warning" for f in gen)
+
+
+def test_a_healthy_desktop_dump_stays_quiet(cli):
+    """The quiet twin, also real: one RTX 6000 Ada-class GPU on a ProArt Z790-Creator's CPU x16 port with
+    Resizable BAR on (BAR1 64 GiB): no width, BAR or chipset fault, and ACS is not a question with one GPU."""
+    z790 = DUMP.parent / "proart-z790-a02b3e3c9146.txt"
+    code, out, err = cli("doctor", "--lspci", str(z790), "--json")
+    r = json.loads(out)
+    assert code == 0, err
+    (gpu,) = r["gpus"]
+    assert gpu["bus_id"] == "0000:01:00.0" and gpu["bar1_mib"] == 65536 and gpu["link_max"] == [4, 16]
+    assert [f["id"] for f in r["findings"]] == ["DOC001"]  # the idle Gen1 reading, said to be one
+    assert r["findings"][0]["severity"] == "info"

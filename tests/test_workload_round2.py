@@ -97,3 +97,15 @@ def test_the_p2p_traps_are_flags_on_workload(cli):
     assert json.loads(out)["interconnect"]["transport"] != "SHM"
     code, out, err = cli("workload", *pro, *JOB, "--nccl-p2p-disable", "--json")
     assert json.loads(out)["interconnect"]["transport"] == "SHM"
+
+
+def test_presets_people_run_in_2026_with_their_published_shapes():
+    from advisor.workload.presets import resolve
+
+    for name, params in (("gpt2-medium", 3.55e8), ("qwen2.5-7b", 7.61e9), ("mistral-7b-v0.3", 7.248e9)):
+        spec = resolve(name)
+        assert spec.params == params and spec.sources
+    # where config.json's head_dim is not hidden / heads, the KV cache uses config's
+    q = resolve("qwen3-32b")
+    assert q.head_dim == 128 and q.hidden // q.heads == 80
+    assert resolve("gemma-2-9b").head_dim == 256 and resolve("llama-3.1-8b").head_dim == 128

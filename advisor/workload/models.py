@@ -38,6 +38,7 @@ class ModelSpec:
     aliases: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     custom: bool = False  # a parameter count given by the user, shape borrowed from `key`
+    head_size: int | None = None  # config.json's head_dim where it is not hidden / heads (Qwen3, Gemma 2)
 
     def with_params(self, params: float | None) -> ModelSpec:
         if not params:
@@ -51,7 +52,7 @@ class ModelSpec:
 
     @property
     def head_dim(self) -> int:
-        return (self.hidden or 0) // (self.heads or 1)
+        return self.head_size or (self.hidden or 0) // (self.heads or 1)
 
     @property
     def label(self) -> str:

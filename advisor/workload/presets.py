@@ -30,6 +30,7 @@ def presets() -> dict[str, ModelSpec]:
             kv_heads=p.get("kv_heads"),
             ffn=p.get("ffn"),
             vocab=p.get("vocab"),
+            head_size=p.get("head_dim"),
             forward_flops_per_sample=p.get("forward_flops_per_sample"),
             default_seq=p.get("default_seq"),
             aliases=tuple(p.get("aliases") or ()),

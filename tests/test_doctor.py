@@ -179,3 +179,30 @@ def test_a_healthy_desktop_dump_stays_quiet(cli):
     assert gpu["bus_id"] == "0000:01:00.0" and gpu["bar1_mib"] == 65536 and gpu["link_max"] == [4, 16]
     assert [f["id"] for f in r["findings"]] == ["DOC001"]  # the idle Gen1 reading, said to be one
     assert r["findings"][0]["severity"] == "info"
+
+
+def test_nvml_names_the_gpus_and_gives_their_memory_and_bar1(monkeypatch):
+    """With nvidia-ml-py on a machine with a driver, doctor reads each GPU's name, memory and BAR1 through
+    NVML; here a stand-in module answers as NVML does for one 48 GB card with a 32 GB BAR1."""
+    import sys
+    import types
+
+    from advisor.measure.doctor import diagnose
+
+    fake = types.ModuleType("pynvml")
+    fake.nvmlInit = lambda: None
+    fake.nvmlShutdown = lambda: None
+    fake.nvmlDeviceGetCount = lambda: 1
+    fake.nvmlDeviceGetHandleByIndex = lambda i: i
+    fake.nvmlDeviceGetPciInfo = lambda h: types.SimpleNamespace(busId=b"00000000:C1:00.0")
+    fake.nvmlDeviceGetName = lambda h: b"NVIDIA RTX 6000 Ada Generation"
+    fake.nvmlDeviceGetMemoryInfo = lambda h: types.SimpleNamespace(total=48 << 30)
+    fake.nvmlDeviceGetBAR1MemoryInfo = lambda h: types.SimpleNamespace(bar1Total=32 << 30)
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    r = diagnose(DUMP.read_text(), None, None, live=True, load=False, lspci_note="lspci")
+    assert "NVML: 1 GPU(s)" in r.read
+    g0 = next(g for g in r.gpus if g["bus_id"] == GPU0)
+    assert g0["name"] == "NVIDIA RTX 6000 Ada Generation" and g0["bar1_mib"] == 32768
+    # a BAR1 smaller than the memory, though not the 256 MiB of large BAR off
+    (small,) = [f for f in r.findings if f.id == "DOC004" and f.subject.endswith(GPU0)]
+    assert small.severity == "info" and "smaller than its 49152 MiB" in small.message

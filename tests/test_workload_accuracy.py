@@ -64,3 +64,21 @@ def test_layer_split_decode_is_predicted_no_faster_than_one_gpu(cli):
 def test_text_report_names_cases_and_the_summary(cli):
     code, out, _ = cli("accuracy", "--workload")
     assert code == 0 and "lambda-4090-bertlarge" in out and "out-of-sample" in out and "not described" in out
+
+
+def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(cli):
+    """overlap_under_shm is fitted on the cases that depend on it (issue 15 item 2): rules/workload.yaml
+    holds the fit, and each of those cases is also predicted with the value the other cases give."""
+    from advisor.model.constants import constants
+    from advisor.workload.accuracy import fit, fit_table
+
+    table = fit_table()
+    c = constants("workload.yaml")["overlap_under_shm"]
+    assert c.value == fit(table)
+    assert set(c.sources) == set(table)  # its sources are exactly the cases it was fitted on
+    report = _report(cli)
+    fitted = [r for r in report["rows"] if r["in_sample"]]
+    assert fitted and all(r["loo_predicted_speedup"] is not None for r in fitted if r["predicted_speedup"])
+    s = report["summary"]
+    assert s["leave_one_out"]["figures"] == s["all"]["figures"]
+    assert s["leave_one_out"]["median_abs_error_pct"] >= s["in_sample"]["median_abs_error_pct"]

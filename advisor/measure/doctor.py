@@ -539,6 +539,38 @@ def process_nodes(root: Path | None, cpus: set[int] | None = None) -> set[int] |
     return nodes or None
 
 
+def read_nvml(devs: dict[str, Dev]) -> tuple[dict[str, int], str]:
+    """GPU names, memory and BAR1 sizes from NVML (nvidia-ml-py), where it is installed and a driver runs:
+    ({bus id: VRAM MiB}, what was read). Read-only; nothing when NVML is not there."""
+    try:
+        import pynvml
+    except ImportError:
+        return {}, "NVML: not read (nvidia-ml-py is not installed)"
+    try:
+        pynvml.nvmlInit()
+    except Exception as exc:  # no driver, no GPU: NVMLError and its subclasses
+        return {}, f"NVML: not available ({exc})"
+    vram: dict[str, int] = {}
+    try:
+        for i in range(pynvml.nvmlDeviceGetCount()):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            bus = pynvml.nvmlDeviceGetPciInfo(h).busId
+            bus = (bus.decode() if isinstance(bus, bytes) else bus).lower()
+            bdf = bus[-12:] if len(bus) > 12 else bus  # '00000000:41:00.0' -> '0000:41:00.0'
+            name = pynvml.nvmlDeviceGetName(h)
+            name = name.decode() if isinstance(name, bytes) else name
+            d = devs.setdefault(bdf, Dev(bdf, "3D controller", name, "10de"))
+            d.name = d.name if d.name and "Device [" not in d.name else name
+            vram[bdf] = int(pynvml.nvmlDeviceGetMemoryInfo(h).total // (1 << 20))
+            try:
+                d.bar1_mb = int(pynvml.nvmlDeviceGetBAR1MemoryInfo(h).bar1Total // (1 << 20))
+            except Exception:  # not supported on this GPU
+                pass
+    finally:
+        pynvml.nvmlShutdown()
+    return vram, f"NVML: {len(vram)} GPU(s)"
+
+
 class NoLoad(Exception):
     """The GPUs could not be loaded to read the links under load; the message says why."""
 
@@ -559,6 +591,10 @@ def diagnose(
     read = [lspci_note]
     devs = read_lspci(lspci_text) if lspci_text else {}
     read += read_sysfs(root, devs)
+    vram: dict[str, int] = {}
+    if live:
+        vram, how = read_nvml(devs)
+        read.append(how)
     read.append("kernel command line: " + ("read" if cmdline is not None else "not read"))
     loaded = None
     if live and load and any(d.is_gpu for d in devs.values()):
@@ -572,7 +608,7 @@ def diagnose(
     elif not live:
         read.append("links as recorded in the files (idle unless they were saved under load)")
     nodes = process_nodes(root, cpus) if (live or cpus is not None) else None
-    table, findings = check(devs, cmdline, root, loaded, nodes)
+    table, findings = check(devs, cmdline, root, loaded, nodes, vram)
     if not table:
         read.append("no NVIDIA GPU found in what was read")
     return DoctorReport(read=read, gpus=table, findings=findings)

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -56,5 +58,23 @@ def constants(file: str = "model.yaml") -> dict[str, Constant]:
     return out
 
 
+_OVERRIDES: dict[str, Any] = {}
+
+
+@contextmanager
+def overridden(**values: Any) -> Iterator[None]:
+    """Constants set to other values inside the block: leave-one-out refits predict a case with the value
+    the other cases give (advisor.workload.accuracy). Never used by a command's own predictions."""
+    saved = dict(_OVERRIDES)
+    _OVERRIDES.update(values)
+    try:
+        yield
+    finally:
+        _OVERRIDES.clear()
+        _OVERRIDES.update(saved)
+
+
 def const(name: str, key: str | None = None, file: str = "model.yaml") -> Any:
+    if name in _OVERRIDES:
+        return _OVERRIDES[name]
     return constants(file)[name].pick(key)

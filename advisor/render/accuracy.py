@@ -112,7 +112,8 @@ def render_workload_accuracy(console: Console | None = None) -> None:
     cols += [Col("predicted", justify="right"), Col("error", justify="right"), Col("note", "prose")]
     out = []
     for r in rows:
-        note = "; ".join(x for x in ("in-sample" if r.in_sample else "", r.note) if x)
+        loo = f"left out: {r.loo:.2f}x" if r.in_sample and r.loo is not None else ""
+        note = "; ".join(x for x in ("in-sample" if r.in_sample else "", loo, r.note) if x)
         out.append(
             [
                 escape(r.case),
@@ -129,7 +130,7 @@ def render_workload_accuracy(console: Console | None = None) -> None:
     print_table(con, cols, out, title="1-GPU vs N-GPU speed-ups (calibration/workload-cases.yaml)", group=0)
     for sk in skipped:
         hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
-    for label in ("out_of_sample", "in_sample", "communication_bound"):
+    for label in ("out_of_sample", "in_sample", "leave_one_out", "communication_bound"):
         p = s[label]
         if p["figures"]:
             hang(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
@@ -19,6 +20,13 @@ from advisor.workload.presets import resolve
 TIME_METRICS = ("step_time_s", "seconds_per_epoch")
 
 
+# The constant fitted on the cases (rules/workload.yaml): its value is the grid point that minimises the
+# mean absolute log error of the speed-ups over the cases whose prediction depends on it; a case's
+# leave-one-out prediction uses the value the other cases give.
+FITTED = "overlap_under_shm"
+GRID = tuple(round(0.05 * i, 2) for i in range(21))
+
+
 @dataclass
 class Row:
     case: str
@@ -27,6 +35,7 @@ class Row:
     predicted: float | None
     in_sample: bool
     note: str = ""
+    loo: float | None = None  # the prediction with the fitted constant refitted without this case
 
     @property
     def error(self) -> float | None:
@@ -40,6 +49,7 @@ class Row:
             "predicted_speedup": None if self.predicted is None else round(self.predicted, 3),
             "error_pct": None if self.error is None else round(100 * self.error, 1),
             "in_sample": self.in_sample,
+            "loo_predicted_speedup": None if self.loo is None else round(self.loo, 3),
             "note": self.note,
         }
 
@@ -69,12 +79,11 @@ def _rate(cfg, phase: str, w: Workload) -> float:
     return cfg.throughput.value
 
 
-def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
-    catalog = catalog or load_catalog()
+def _cases(catalog: Catalog):
+    """(case, build, prediction, workload, phase, measured values) of every described case, and the skipped."""
     path = bundled("calibration") / "workload-cases.yaml"
     data = load_file(path)
-    rows: list[Row] = []
-    skipped: list[dict] = []
+    out, skipped = [], []
     for case in data["cases"]:
         cid = case["id"]
         if case.get("skip"):
@@ -85,24 +94,85 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
             pred = evaluate(build, catalog)
             w, phase = _workload(case["run"])
             values = {int(k): float(v) for k, v in case["measured"]["values"].items()}
-            base = values[1]
-            fitted = bool(case.get("fitted"))
-            for n, v in sorted(values.items()):
-                if n == 1:
-                    continue
-                measured = base / v if case["measured"]["metric"] in TIME_METRICS else v / base
-                try:
-                    a = analyse(build, w.but(gpus=n), catalog, pred, advise=False)
-                except UserError as exc:
-                    rows.append(Row(cid, n, measured, None, fitted, exc.problems[0].message))
-                    continue
-                if not (a.one.fits and a.many.fits):
-                    rows.append(Row(cid, n, measured, None, fitted, "predicted not to fit"))
-                    continue
-                predicted = _rate(a.many, phase, w) / _rate(a.one, phase, w)
-                rows.append(Row(cid, n, measured, predicted, fitted))
         except UserError as exc:
             skipped.append({"case": cid, "reason": exc.render()})
+            continue
+        out.append((case, build, pred, w, phase, values))
+    return out, skipped
+
+
+def _predict(item, catalog: Catalog) -> list[tuple[int, float, float | None, str]]:
+    """(GPUs, measured speed-up, predicted speed-up or None, note) for each measured GPU count above 1."""
+    case, build, pred, w, phase, values = item
+    base = values[1]
+    out = []
+    for n, v in sorted(values.items()):
+        if n == 1:
+            continue
+        measured = base / v if case["measured"]["metric"] in TIME_METRICS else v / base
+        try:
+            a = analyse(build, w.but(gpus=n), catalog, pred, advise=False)
+        except UserError as exc:
+            out.append((n, measured, None, exc.problems[0].message))
+            continue
+        if not (a.one.fits and a.many.fits):
+            out.append((n, measured, None, "predicted not to fit"))
+            continue
+        out.append((n, measured, _rate(a.many, phase, w) / _rate(a.one, phase, w), ""))
+    return out
+
+
+def _log_error(table: dict[str, dict[float, list]], value: float, leave_out: str | None = None) -> float:
+    """Mean absolute log error of the speed-ups at one grid value (a too-high and a too-low prediction by
+    the same factor weigh the same; a mean is stable where a median jumps between flat stretches)."""
+    errs = [
+        abs(math.log(p / m))
+        for cid, by in table.items()
+        if cid != leave_out
+        for _, m, p, _ in by[value]
+        if p is not None and p > 0 and m > 0
+    ]
+    return statistics.fmean(errs) if errs else float("inf")
+
+
+def fit(table: dict[str, dict[float, list]], leave_out: str | None = None) -> float:
+    """The grid value of the fitted constant with the smallest mean log error over the cases (but one)."""
+    return min(GRID, key=lambda v: (round(_log_error(table, v, leave_out), 9), -v))
+
+
+def fit_table(catalog: Catalog | None = None):
+    """Each case's predictions at every grid value of the fitted constant, for the cases that depend on it."""
+    from advisor.model.constants import overridden
+
+    catalog = catalog or load_catalog()
+    items, _ = _cases(catalog)
+    table: dict[str, dict[float, list]] = {}
+    for item in items:
+        by = {}
+        for value in GRID:
+            with overridden(**{FITTED: value}):
+                by[value] = _predict(item, catalog)
+        if any(by[v] != by[GRID[-1]] for v in GRID):
+            table[item[0]["id"]] = by
+    return table
+
+
+def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
+    from advisor.model.constants import overridden
+
+    catalog = catalog or load_catalog()
+    items, skipped = _cases(catalog)
+    table = fit_table(catalog)
+    rows: list[Row] = []
+    for item in items:
+        cid = item[0]["id"]
+        fitted = cid in table or bool(item[0].get("fitted"))
+        loo = None
+        if cid in table:
+            with overridden(**{FITTED: fit(table, leave_out=cid)}):
+                loo = _predict(item, catalog)
+        for i, (n, measured, predicted, note) in enumerate(_predict(item, catalog)):
+            rows.append(Row(cid, n, measured, predicted, fitted, note, loo[i][2] if loo else None))
     return rows, skipped
 
 
@@ -122,10 +192,13 @@ def summary(rows: list[Row]) -> dict:
             "not_predicted": sum(1 for r in sel if r.predicted is None),
         }
 
+    loo_rows = [r if not r.in_sample else Row(r.case, r.gpus, r.measured, r.loo, False) for r in rows]
     return {
         "all": part(rows),
         "out_of_sample": part([r for r in rows if not r.in_sample]),
         "in_sample": part([r for r in rows if r.in_sample]),
+        # every figure out of sample: a fitted case predicted with the constant refitted without it
+        "leave_one_out": part(loo_rows),
         # the cases that test the communication model: measured scaling efficiency below 85%
         "communication_bound": part([r for r in rows if r.measured / r.gpus < 0.85]),
     }
@@ -150,7 +223,7 @@ def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
         )
     for sk in skipped:
         lines.append(f"not described: {sk['case']}: {sk['reason']}")
-    for label in ("out_of_sample", "in_sample", "communication_bound"):
+    for label in ("out_of_sample", "in_sample", "leave_one_out", "communication_bound"):
         p = s[label]
         if p["figures"]:
             lines.append(

@@ -134,24 +134,29 @@ def overlap_key(w: Workload) -> str:
 def _bucketed(
     kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float, key: str = "default"
 ) -> tuple[Figure, Figure]:
-    """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass."""
+    """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass. Over
+    SHM the copies go through host memory and compete with the backward pass (overlap_under_shm)."""
     overlap = const("overlap_fraction", key, file=W)
+    shm = fab.transport == "SHM"
+    if shm:
+        overlap *= const("overlap_under_shm", file=W)
     buckets = max(1, math.ceil(size / bucket))
     total = collective(kind, size / buckets, fab, buckets)
     last = collective(kind, size / buckets, fab, 1)
     exposed = max(total.value - overlap * t_bwd, last.value)
     return total, _fig(
         exposed,
-        f"max(T_comm - overlap_fraction[{key}] x T_backward, T_last_bucket)",
+        f"max(T_comm - overlap_fraction[{key}]" + (" x overlap_under_shm" if shm else "") + " x T_backward, "
+        "T_last_bucket)",
         {
             "T_comm": round(total.value, 5),
             "T_backward": round(t_bwd, 5),
-            "overlap_fraction": overlap,
+            "overlap": round(overlap, 4),
             "T_last_bucket": round(last.value, 5),
             "buckets": buckets,
             "bucket_bytes": round(size / buckets),
         },
-        ["overlap_fraction", "ddp_bucket_mb"] + total.constants,
+        ["overlap_fraction", "ddp_bucket_mb"] + (["overlap_under_shm"] if shm else []) + total.constants,
     )
 
 

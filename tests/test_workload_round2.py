@@ -122,3 +122,24 @@ def test_presets_people_run_in_2026_with_their_published_shapes():
     q = resolve("qwen3-32b")
     assert q.head_dim == 128 and q.hidden // q.heads == 80
     assert resolve("gemma-2-9b").head_dim == 256 and resolve("llama-3.1-8b").head_dim == 128
+
+
+def test_an_8bit_optimizer_makes_a_job_fit_that_adamw_does_not(cli):
+    """Issue 15 item 4: the optimizer's state as the run holds it. A 1.3B DDP job at micro-batch 4 does not
+    fit a 24 GB card with AdamW's fp32 moments (8 B/param under autocast); 8-bit AdamW keeps 2 B."""
+    args = ("--train", "opt-1.3b", "--batch", "2", "--json")
+    code, out, _ = cli("workload", *HERO_3090, *args)
+    adamw = json.loads(out)
+    code, out, _ = cli("workload", *HERO_3090, *args, "--optimizer", "adamw-8bit")
+    eight = json.loads(out)
+    m_adam, m_8 = adamw["memory"], eight["memory"]
+    # the optimizer term falls by 6 B/param: 1.32e9 x 6 B = 7.9 GB
+    drop = m_adam["per_gpu_gb"]["optimizer"] - m_8["per_gpu_gb"]["optimizer"]
+    assert drop == pytest.approx(1.316e9 * 6 / 1e9, rel=0.02)
+    assert m_adam["total_gb"] - m_8["total_gb"] == pytest.approx(drop, abs=0.02)
+    assert not m_adam["fits"] and m_8["fits"]
+    assert eight["workload"]["optimizer"] == "adamw-8bit"
+    code, out, _ = cli(
+        "workload", *HERO_3090, "--train", "opt-1.3b", "--batch", "2", "--optimizer", "adamw-8bit"
+    )
+    assert "8-bit AdamW" in " ".join(out.split())

@@ -171,6 +171,11 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         help="all-reduce the gradients on the last accumulation micro-step (default, no_sync) or on every one",
     )
     g.add_argument(
+        "--optimizer",
+        choices=["adamw", "adamw-8bit", "sgd"],
+        help="the optimizer's state: AdamW (default; fp32 moments), 8-bit AdamW (bitsandbytes), SGD with momentum",
+    )
+    g.add_argument(
         "--baseline-batch", type=int, metavar="B", help="the 1-GPU run's micro-batch, if it differs"
     )
     g.add_argument(

@@ -85,6 +85,7 @@ def workload_from_args(args):
         gen=args.gen,
         recompute=args.recompute,
         framework=getattr(args, "framework", None),
+        optimizer=getattr(args, "optimizer", None),
         accum_sync=getattr(args, "accum_sync", None),
         baseline_batch=getattr(args, "baseline_batch", None),
         baseline_accum=getattr(args, "baseline_accum", None),

@@ -42,6 +42,7 @@ class WorkloadSpecOut(Output):
         default=None, description="the 1-GPU run's micro-batch, where it differs"
     )
     baseline_accum: int | None = None
+    optimizer: str | None = Field(default=None, description="adamw, adamw-8bit or sgd: the optimizer's state")
     prompt: int | None = None
     gen: int | None = None
 
@@ -153,6 +154,7 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             accum_sync=w.accum_sync,
             baseline_batch=w.baseline_batch,
             baseline_accum=w.baseline_accum,
+            optimizer=w.optimizer,
         )
         if w.task == "train"
         else dict(prompt=w.prompt, gen=w.gen)

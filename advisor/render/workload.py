@@ -53,6 +53,8 @@ def title(a: Analysis) -> str:
                 "hf-trainer": "; HF Trainer (PyTorch DDP)",
                 "ddp": "; PyTorch DDP",
             }[w.framework]
+        if w.optimizer != "adamw":
+            what += {"adamw-8bit": "; 8-bit AdamW", "sgd": "; SGD with momentum"}[w.optimizer]
         if w.baseline_batch or w.baseline_accum:
             what += (
                 f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "

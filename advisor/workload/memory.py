@@ -28,14 +28,18 @@ def _gb(
     return Figure(None if value is None else value / GB, "GB", formula, inputs, consts, conf)
 
 
+_OPT_NAME = {"adamw": "AdamW", "adamw-8bit": "8-bit AdamW", "sgd": "SGD with momentum"}
+
+
 def _states(w: Workload, n: int) -> dict[str, Figure]:
     """Weights, gradients and Adam state per GPU for training strategy `w.strategy` on n GPUs."""
     p = w.model.params
     s = const("model_state_bytes_per_param", file=W)
+    opt = const("optimizer_state_bytes_per_param", file=W)
     if w.precision == "fp32" or w.strategy in ("ddp", "dataparallel"):  # fp32 weights and grads (autocast)
-        wb, gb, ob = s["amp_weights"], s["amp_grads"], s["adam_moments"]
+        wb, gb, ob = s["amp_weights"], s["amp_grads"], opt[f"{w.optimizer}_amp"]
     else:  # 16-bit weights and grads, fp32 master + moments in the optimizer
-        wb, gb, ob = s["weights_16"], s["grads_16"], s["adam_fp32"]
+        wb, gb, ob = s["weights_16"], s["grads_16"], opt[f"{w.optimizer}_16"]
     shard = {
         "ddp": (1, 1, 1),
         "dataparallel": (1, 1, 1),
@@ -54,12 +58,14 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
         "tp": "split over the tensor-parallel GPUs",
         "pp": "split over the pipeline stages",
     }[w.strategy]
-    consts = ["model_state_bytes_per_param"]
+    consts = ["model_state_bytes_per_param", "optimizer_state_bytes_per_param"]
     inputs = {"params": p, "gpus": n, "strategy": w.strategy, "layout": why}
     out = {
         "weights": _gb(p * wb / shard[0], f"params x {wb} B / {shard[0]}", inputs, consts),
         "gradients": _gb(p * gb / shard[1], f"params x {gb} B / {shard[1]}", inputs, consts),
-        "optimizer": _gb(p * ob / shard[2], f"params x {ob} B (Adam) / {shard[2]}", inputs, consts),
+        "optimizer": _gb(
+            p * ob / shard[2], f"params x {ob} B ({_OPT_NAME[w.optimizer]}) / {shard[2]}", inputs, consts
+        ),
     }
     if w.strategy in ("zero3", "fsdp") and n > 1 and w.model.layers:
         out["gathered_layers"] = _gb(

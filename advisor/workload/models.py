@@ -84,6 +84,8 @@ class Workload:
     # the 1-GPU run compared against, where the published comparison changed it
     baseline_batch: int | None = None
     baseline_accum: int | None = None
+    # the optimizer's state: AdamW (fp32 moments), 8-bit AdamW (bitsandbytes) or SGD with momentum
+    optimizer: Literal["adamw", "adamw-8bit", "sgd"] = "adamw"
 
     def but(self, **changes) -> Workload:
         return replace(self, **changes)

@@ -61,12 +61,12 @@ def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
 def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
     if not dev.mem_gbps:
         return _fig(0.0, "memory bandwidth unknown: optimizer step not counted", {})
-    b = const("adam_step_bytes_per_param", file=W)
+    b = const("adam_step_bytes_per_param", w.optimizer, file=W)
     eff = const("optimizer_memory_efficiency", file=W)
     t = w.model.params / shards * b / (dev.mem_gbps * 1e9 * eff)
     return _fig(
         t,
-        f"params / {shards} x adam_step_bytes_per_param / (memory bandwidth x efficiency)",
+        f"params / {shards} x adam_step_bytes_per_param[{w.optimizer}] / (memory bandwidth x efficiency)",
         {
             "params": w.model.params,
             "shards": shards,

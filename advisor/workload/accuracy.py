@@ -67,6 +67,11 @@ def _workload(run: dict) -> tuple[Workload, str]:
         prompt=None if run.get("prompt") is None else int(run["prompt"]),
         gen=None if run.get("gen") is None else int(run["gen"]),
         recompute=bool(run.get("recompute", False)),
+        framework=run.get("framework"),
+        accum_sync=run.get("accum_sync"),
+        optimizer=run.get("optimizer"),
+        baseline_batch=None if run.get("baseline_batch") is None else int(run["baseline_batch"]),
+        baseline_accum=None if run.get("baseline_accum") is None else int(run["baseline_accum"]),
     ), run.get("phase", "")
 
 

@@ -418,8 +418,8 @@ def _nccl(pair: PairPrediction, a: Node, b: Node) -> Layer:
         fix = (
             "Unset NCCL_P2P_DISABLE (it was a workaround for an early GeForce driver bug)."
             if "NCCL_P2P_DISABLE" in pair.nccl_reason
-            else f"Set NCCL_P2P_LEVEL=SYS (or {pair.path}) to let NCCL use P2P on this path; measure it with "
-            "nccl-tests before and after."
+            else f"Set NCCL_P2P_LEVEL={'SYS' if pair.path == 'SYS' else f'SYS (or {pair.path})'} to let NCCL "
+            "use P2P on this path; measure it with nccl-tests before and after."
         )
     else:
         fix = "Settle the driver layer first: without CUDA P2P NCCL always stages through host memory."

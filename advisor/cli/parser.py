@@ -171,6 +171,21 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         help="all-reduce the gradients on the last accumulation micro-step (default, no_sync) or on every one",
     )
     g.add_argument(
+        "--lora",
+        type=int,
+        metavar="RANK",
+        help="LoRA fine-tuning: adapters of this rank on every linear layer, the base frozen",
+    )
+    g.add_argument(
+        "--base-bits",
+        type=int,
+        choices=[16, 8, 4],
+        help="the frozen base's bits under LoRA (16 default; 4 is QLoRA's NF4)",
+    )
+    g.add_argument(
+        "--qlora", action="store_true", help="QLoRA: --lora (rank 16 unless given) with a 4-bit base"
+    )
+    g.add_argument(
         "--optimizer",
         choices=["adamw", "adamw-8bit", "sgd"],
         help="the optimizer's state: AdamW (default; fp32 moments), 8-bit AdamW (bitsandbytes), SGD with momentum",

@@ -55,6 +55,22 @@ def settings_from_args(args) -> dict[str, dict]:
     return {k: v for k, v in (("software", sw), ("bios", bios), ("kernel", kernel)) if v}
 
 
+def _lora(args) -> dict:
+    """--lora RANK, --base-bits, --qlora as Workload fields; a base width without LoRA is a mistake."""
+    rank, bits = getattr(args, "lora", None), getattr(args, "base_bits", None)
+    if getattr(args, "qlora", False):
+        rank, bits = rank or 16, 4 if bits is None else bits
+        if bits != 4:
+            raise UserError(f"--qlora stores the base in 4 bits; it cannot be given with --base-bits {bits}")
+    if rank is not None and rank < 1:
+        raise UserError(f"--lora must be a rank of 1 or more (got {rank})")
+    if bits is not None and rank is None:
+        raise UserError(
+            "--base-bits is the frozen base's width under LoRA: give --lora RANK (or --qlora) too"
+        )
+    return {"lora_rank": rank, "base_bits": bits}
+
+
 def workload_from_args(args):
     """The Workload the flags describe, or None when neither --train nor --infer is given."""
     name = args.train or args.infer
@@ -86,6 +102,7 @@ def workload_from_args(args):
         recompute=args.recompute,
         framework=getattr(args, "framework", None),
         optimizer=getattr(args, "optimizer", None),
+        **_lora(args),
         accum_sync=getattr(args, "accum_sync", None),
         baseline_batch=getattr(args, "baseline_batch", None),
         baseline_accum=getattr(args, "baseline_accum", None),

@@ -43,6 +43,13 @@ class WorkloadSpecOut(Output):
     )
     baseline_accum: int | None = None
     optimizer: str | None = Field(default=None, description="adamw, adamw-8bit or sgd: the optimizer's state")
+    lora_rank: int | None = Field(default=None, description="LoRA adapters' rank (null: full fine-tuning)")
+    base_bits: int | None = Field(
+        default=None, description="the frozen base's bits under LoRA (4: QLoRA's NF4)"
+    )
+    trainable_params: float | None = Field(
+        default=None, description="parameters the optimizer updates (LoRA: the adapters)"
+    )
     prompt: int | None = None
     gen: int | None = None
 
@@ -155,6 +162,9 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             baseline_batch=w.baseline_batch,
             baseline_accum=w.baseline_accum,
             optimizer=w.optimizer,
+            lora_rank=w.lora_rank,
+            base_bits=w.base_bits if w.lora_rank is not None else None,
+            trainable_params=round(w.trainable),
         )
         if w.task == "train"
         else dict(prompt=w.prompt, gen=w.gen)

@@ -55,6 +55,11 @@ def title(a: Analysis) -> str:
             }[w.framework]
         if w.optimizer != "adamw":
             what += {"adamw-8bit": "; 8-bit AdamW", "sgd": "; SGD with momentum"}[w.optimizer]
+        if w.lora_rank is not None:
+            what += (
+                f"; {'QLoRA' if w.base_bits == 4 else 'LoRA'} rank {w.lora_rank} "
+                f"({w.trainable / 1e6:.3g}M trained), base in {w.base_bits} bits"
+            )
         if w.baseline_batch or w.baseline_accum:
             what += (
                 f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "

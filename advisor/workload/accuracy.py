@@ -70,6 +70,8 @@ def _workload(run: dict) -> tuple[Workload, str]:
         framework=run.get("framework"),
         accum_sync=run.get("accum_sync"),
         optimizer=run.get("optimizer"),
+        lora_rank=None if run.get("lora_rank") is None else int(run["lora_rank"]),
+        base_bits=None if run.get("base_bits") is None else int(run["base_bits"]),
         baseline_batch=None if run.get("baseline_batch") is None else int(run["baseline_batch"]),
         baseline_accum=None if run.get("baseline_accum") is None else int(run["baseline_accum"]),
     ), run.get("phase", "")

@@ -91,6 +91,11 @@ def describe(w: Workload) -> str:
             f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
             f"{w.baseline_accum or w.accum}"
         )
+    if w.lora_rank is not None:
+        baseline = (
+            f", {'QLoRA' if w.base_bits == 4 else 'LoRA'} rank {w.lora_rank} on a {w.base_bits}-bit base"
+            + baseline
+        )
     return (
         f"{w.strategy_name} training of {w.model.label}{framework}, {w.precision}, micro-batch {w.batch}"
         f"{tokens}, {accum}" + (", recompute" if w.recompute else "") + baseline

@@ -60,6 +60,40 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
     }[w.strategy]
     consts = ["model_state_bytes_per_param", "optimizer_state_bytes_per_param"]
     inputs = {"params": p, "gpus": n, "strategy": w.strategy, "layout": why}
+    if w.lora_rank is not None:
+        # frozen base in base_bits (QLoRA's NF4 adds its quantization constants), adapters trained as
+        # full fine-tuning trains its weights: weights + gradients + optimizer state of the adapters only
+        t = w.trainable
+        base = const("lora_base_bytes_per_param", w.base_bits, file=W)
+        inputs |= {"trainable": round(t), "lora_rank": w.lora_rank, "base_bits": w.base_bits}
+        consts = [*consts, "lora_base_bytes_per_param"]
+        return {
+            "weights": _gb(
+                (p * base + t * wb) / shard[0],
+                f"(params x {base} B frozen base + adapters x {wb} B) / {shard[0]}",
+                inputs,
+                consts,
+            ),
+            "gradients": _gb(t * gb / shard[1], f"adapters x {gb} B / {shard[1]}", inputs, consts),
+            "optimizer": _gb(
+                t * ob / shard[2],
+                f"adapters x {ob} B ({_OPT_NAME[w.optimizer]}) / {shard[2]}",
+                inputs,
+                consts,
+            ),
+            **(
+                {
+                    "gathered_layers": _gb(
+                        2 * p / w.model.layers * base,
+                        "2 frozen layers unsharded at a time: 2 x params/L x base bytes",
+                        {"layers": w.model.layers},
+                        [],
+                    )
+                }
+                if w.strategy in ("zero3", "fsdp") and n > 1 and w.model.layers
+                else {}
+            ),
+        }
     out = {
         "weights": _gb(p * wb / shard[0], f"params x {wb} B / {shard[0]}", inputs, consts),
         "gradients": _gb(p * gb / shard[1], f"params x {gb} B / {shard[1]}", inputs, consts),

@@ -59,6 +59,21 @@ class ModelSpec:
         return self.name if self.custom else f"{self.key} ({self.params / 1e9:.3g}B parameters)"
 
 
+def lora_params(m: ModelSpec, rank: int) -> float:
+    """LoRA adapters of rank r on every linear layer of a decoder block (q, k, v, o, gate, up, down, as
+    PEFT's target_modules="all-linear"): an adapter on a d_in x d_out matrix has r x (d_in + d_out)
+    parameters, so r x L x (9h + 2 kv + 3 ffn) with kv = kv_heads x head_dim (Hu et al. 2021)."""
+    from advisor.base.errors import UserError
+
+    if not (m.layers and m.hidden and m.ffn):
+        raise UserError(
+            f"LoRA needs the model's layers, hidden and MLP sizes, which {m.label} does not have",
+            hint="use a decoder preset or give --layers --hidden --ffn",
+        )
+    kv = (m.kv_heads or m.heads or 1) * m.head_dim
+    return float(rank * m.layers * (9 * m.hidden + 2 * kv + 3 * m.ffn))
+
+
 @dataclass(frozen=True)
 class Workload:
     """The user's job. `batch` is the micro-batch per GPU for data parallel training, per model
@@ -86,6 +101,17 @@ class Workload:
     baseline_accum: int | None = None
     # the optimizer's state: AdamW (fp32 moments), 8-bit AdamW (bitsandbytes) or SGD with momentum
     optimizer: Literal["adamw", "adamw-8bit", "sgd"] = "adamw"
+    # LoRA: rank of the adapters on every linear layer (None: full fine-tuning); the frozen base in
+    # base_bits (16, 8, or 4 as QLoRA's NF4)
+    lora_rank: int | None = None
+    base_bits: Literal[16, 8, 4] = 16
+
+    @property
+    def trainable(self) -> float:
+        """Parameters the optimizer updates: all of them, or LoRA's adapters (lora_params)."""
+        if self.lora_rank is None:
+            return self.model.params
+        return lora_params(self.model, self.lora_rank)
 
     def but(self, **changes) -> Workload:
         return replace(self, **changes)

@@ -38,15 +38,26 @@ def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     if m.transformer:
         att = const("attention_flops_factor", file=W)
         per_param = const("recompute_flops_factor", file=W) if w.recompute else 6
-        flops_token = per_param * m.params + att["train"] * (per_param / 6) * m.layers * m.hidden * w.seq
+        consts = ["mfu_train", "attention_flops_factor"] + (["recompute_flops_factor"] if w.recompute else [])
+        att_scale = per_param / 6
+        params_term = f"{per_param} x params"
+        if w.lora_rank is not None:
+            # a frozen weight needs no weight gradient: its backward is the input gradient only
+            frozen = const("lora_frozen_flops_factor", file=W) + (per_param - 6)
+            per_param_flops = frozen * m.params + 6 * w.trainable
+            params_term = f"{frozen} x params (frozen) + 6 x adapters"
+            consts.append("lora_frozen_flops_factor")
+        else:
+            per_param_flops = per_param * m.params
+        flops_token = per_param_flops + att["train"] * att_scale * m.layers * m.hidden * w.seq
         flops = flops_token * w.batch * w.seq
         formula = (
-            f"({per_param} x params + 12 x L x h x s{' x 8/6' if w.recompute else ''}) x b x s / "
-            "(peak x mfu_train)"
+            f"({params_term} + 12 x L x h x s{' x 8/6' if w.recompute else ''}) x b x s / (peak x mfu_train)"
         )
         inputs = {"params": m.params, "L": m.layers, "h": m.hidden, "s": w.seq, "b": w.batch}
-        consts = ["mfu_train", "attention_flops_factor"] + (["recompute_flops_factor"] if w.recompute else [])
-        fwd_share = 2 / per_param
+        if w.lora_rank is not None:
+            inputs["adapters"] = round(w.trainable)
+        fwd_share = 2 / (frozen if w.lora_rank is not None else per_param)
     else:
         flops = 3 * m.forward_flops_per_sample * w.batch  # forward + backward (2x forward)
         formula = "3 x forward_flops_per_sample x b / (peak x mfu_train)"
@@ -63,12 +74,12 @@ def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
         return _fig(0.0, "memory bandwidth unknown: optimizer step not counted", {})
     b = const("adam_step_bytes_per_param", w.optimizer, file=W)
     eff = const("optimizer_memory_efficiency", file=W)
-    t = w.model.params / shards * b / (dev.mem_gbps * 1e9 * eff)
+    t = w.trainable / shards * b / (dev.mem_gbps * 1e9 * eff)
     return _fig(
         t,
-        f"params / {shards} x adam_step_bytes_per_param[{w.optimizer}] / (memory bandwidth x efficiency)",
+        f"trained params / {shards} x adam_step_bytes_per_param[{w.optimizer}] / (memory bandwidth x efficiency)",
         {
-            "params": w.model.params,
+            "params": w.trainable,
             "shards": shards,
             "bytes_per_param": b,
             "mem_gbps": dev.mem_gbps,
@@ -90,11 +101,13 @@ def gradient_size(w: Workload) -> Figure:
         if per == 4
         else f"{w.precision} gradients: ZeRO/FSDP reduce in 16 bits"
     )
+    if w.lora_rank is not None:
+        why += f"; LoRA rank {w.lora_rank}: only the adapters' gradients"
     return Figure(
-        w.model.params * per,
+        w.trainable * per,
         "B",
-        "params x bytes per gradient",
-        {"params": w.model.params, "bytes_per_gradient": per, "why": why},
+        "trained params x bytes per gradient",
+        {"params": w.trainable, "bytes_per_gradient": per, "why": why},
         ["grad_bytes"],
         "calibrated",
     )
@@ -112,7 +125,7 @@ def gradient_traffic(w: Workload, n: int) -> str:
         return ""
     g = gradient_size(w)
     size = (g.value or 0.0) / 1e9
-    head = f"{w.model.params / 1e9:.2f}B parameters x {g.inputs['bytes_per_gradient']} B ({g.inputs['why']}) = {size:.1f} GB"
+    head = f"{w.trainable / 1e9:.3g}B parameters x {g.inputs['bytes_per_gradient']} B ({g.inputs['why']}) = {size:.3g} GB"
     if n < 2:
         return head + "; one GPU reduces nothing"
     if w.strategy == "dataparallel":
@@ -222,7 +235,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         g = grad_bytes(w)
         bucket = const("zero_bucket_elements", file=W) * (4 if w.precision == "fp32" else 2)
         total, exp = _bucketed("reduce-scatter", g, bucket, fab, t_bwd, overlap_key(w))
-        gather = collective("all-gather", w.model.params * w.bytes_per_value, fab)
+        gather = collective("all-gather", w.trainable * w.bytes_per_value, fab)
         exposed = _fig(
             a * exp.value + gather.value,
             "accum x exposed reduce-scatter (every micro-step: gradients are partitioned) + "
@@ -235,11 +248,16 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             exp.constants + ["zero_bucket_elements"],
         )
         compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
-        comm_bytes = a * g + w.model.params * w.bytes_per_value
+        comm_bytes = a * g + w.trainable * w.bytes_per_value
     elif strategy in ("zero3", "fsdp"):
         opt = optimizer_time(w, dev, n)
         layers = w.model.layers or 1
-        wb = w.model.params * w.bytes_per_value
+        # FSDP gathers every layer's weights: with LoRA the frozen base too, in its own bytes
+        wb = (
+            w.model.params * const("lora_base_bytes_per_param", w.base_bits, file=W)
+            if w.lora_rank is not None
+            else w.model.params * w.bytes_per_value
+        )
         g = grad_bytes(w)
         ag = collective("all-gather", wb / layers, fab)
         rs = collective("reduce-scatter", g / layers, fab)

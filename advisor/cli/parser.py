@@ -196,6 +196,17 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     g.add_argument(
         "--baseline-accum", type=int, metavar="A", help="the 1-GPU run's accumulation, if it differs"
     )
+    g.add_argument(
+        "--quant",
+        metavar="FORMAT",
+        help="inference: the weights' format: fp8, int8, int4 (AWQ/GPTQ), nvfp4, or a GGUF type "
+        "(q8_0, q6_k, q5_k_m, q4_k_m, iq4_xs, q3_k_l, q2_k, ...); default the precision's",
+    )
+    g.add_argument(
+        "--kv-cache",
+        metavar="TYPE",
+        help="inference: the KV cache's type: f16, bf16, fp8 (vLLM), q8_0 or q4_0 (llama.cpp)",
+    )
     dims = p.add_argument_group(
         "model dimensions (over the preset's; with all of layers, hidden, ffn and vocab "
         "the parameter count is counted from them)"
@@ -205,8 +216,10 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         ("--hidden", "hidden size"),
         ("--heads", "attention heads"),
         ("--kv-heads", "key/value heads (grouped-query attention)"),
-        ("--ffn", "MLP inner size"),
+        ("--ffn", "MLP inner size (each expert's, for a mixture of experts)"),
         ("--vocab", "vocabulary size"),
+        ("--experts", "mixture of experts: experts per layer"),
+        ("--active-experts", "mixture of experts: experts each token is routed to"),
     ):
         dims.add_argument(flag, type=int, metavar="N", help=what)
     g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")

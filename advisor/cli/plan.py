@@ -71,6 +71,33 @@ def _lora(args) -> dict:
     return {"lora_rank": rank, "base_bits": bits}
 
 
+def _formats(args, task: str) -> dict:
+    """--quant and --kv-cache, checked against the formats rules/workload.yaml knows."""
+    from advisor.model.constants import constants
+
+    out = {}
+    for flag, key, const_name in (
+        ("quant", "quant", "weight_bits_per_param"),
+        ("kv_cache", "kv_cache", "kv_cache_bytes_per_value"),
+    ):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if task != "infer":
+            raise UserError(
+                f"--{flag.replace('_', '-')} is for inference (--infer); a quantized base for training is --qlora"
+            )
+        known = constants("workload.yaml")[const_name].value
+        value = value.strip().lower()
+        if value not in known:
+            raise UserError(
+                f"--{flag.replace('_', '-')} {value!r} is not a format advisor knows",
+                hint="one of " + ", ".join(known),
+            )
+        out[key] = value
+    return out
+
+
 def workload_from_args(args):
     """The Workload the flags describe, or None when neither --train nor --infer is given."""
     name = args.train or args.infer
@@ -103,6 +130,7 @@ def workload_from_args(args):
         framework=getattr(args, "framework", None),
         optimizer=getattr(args, "optimizer", None),
         **_lora(args),
+        **_formats(args, "train" if args.train else "infer"),
         accum_sync=getattr(args, "accum_sync", None),
         baseline_batch=getattr(args, "baseline_batch", None),
         baseline_accum=getattr(args, "baseline_accum", None),

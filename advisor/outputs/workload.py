@@ -52,6 +52,11 @@ class WorkloadSpecOut(Output):
     )
     prompt: int | None = None
     gen: int | None = None
+    quant: str | None = Field(default=None, description="inference: the weights' format (null: precision)")
+    kv_cache: str | None = Field(default=None, description="inference: the KV cache's type (null: precision)")
+    active_params: float | None = Field(
+        default=None, description="a mixture of experts: parameters each token passes through"
+    )
 
 
 class InterconnectOut(Output):
@@ -69,6 +74,10 @@ class MemoryOut(Output):
     usable_gb: float | None
     fits: bool
     notes: list[str]
+    max_sequences: int | None = Field(
+        default=None,
+        description="inference: concurrent sequences of prompt + gen tokens the KV cache space admits",
+    )
     derivation: dict[str, Derivation] | None = None
 
 
@@ -141,6 +150,10 @@ class WorkloadOutput(Output):
         default=None, description="Training: gradient size and what a ring moves of it per GPU"
     )
     assumptions: list[str]
+    run_as: list[str] = Field(
+        default_factory=list,
+        description="Inference: the vLLM / llama.cpp commands that serve the job as predicted",
+    )
     strategies: list[ConfigOut] | None = None
     strategies_not_possible: dict[str, str] | None = None
     derivation: WorkloadDerivation | None = None
@@ -167,8 +180,10 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             trainable_params=round(w.trainable),
         )
         if w.task == "train"
-        else dict(prompt=w.prompt, gen=w.gen)
+        else dict(prompt=w.prompt, gen=w.gen, quant=w.quant, kv_cache=w.kv_cache)
     )
+    if m.moe:
+        more["active_params"] = round(m.active)
     return WorkloadSpecOut(
         task=w.task,
         model=m.key if not m.custom else m.name,
@@ -186,7 +201,12 @@ def memory_out(mem: Memory, explain: bool) -> MemoryOut:
         {
             "derivation": {
                 k: Derivation.of(f)
-                for k, f in {**mem.terms, "total": mem.total, "usable": mem.usable}.items()
+                for k, f in {
+                    **mem.terms,
+                    "total": mem.total,
+                    "usable": mem.usable,
+                    **({"max_sequences": mem.max_sequences} if mem.max_sequences else {}),
+                }.items()
             }
         }
         if explain
@@ -198,6 +218,7 @@ def memory_out(mem: Memory, explain: bool) -> MemoryOut:
         usable_gb=_r(mem.usable.value, 2),
         fits=mem.fits,
         notes=list(mem.notes),
+        max_sequences=None if mem.max_sequences is None else mem.max_sequences.value,
         **extra,
     )
 
@@ -314,5 +335,6 @@ def workload_output(
         fit_note=a.fit_note or None,
         gradients=_gradients(a),
         assumptions=list(a.assumptions),
+        run_as=list(a.run_as),
         **more,
     )

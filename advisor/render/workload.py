@@ -42,6 +42,15 @@ def title(a: Analysis) -> str:
         f"prompt {w.prompt} "
         f"+ {w.gen} generated tokens"
     )
+    if w.task == "infer":
+        if w.quant:
+            what += f"; weights {w.quant}"
+        if w.kv_cache:
+            what += f"; KV cache {w.kv_cache}"
+    if m.moe:
+        what += (
+            f"; mixture of {m.experts} experts, {m.active_experts} per token ({m.active / 1e9:.3g}B active)"
+        )
     if w.task == "train":
         if w.accum > 1 and w.accum_sync == "every":
             what += " (gradients all-reduced on every micro-step)"
@@ -94,6 +103,11 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
         t.add_row(
             label,
             *[f"{_t(getattr(c, key).value)} ({100 * c.split()[key]:.0f}%)" if c.fits else "-" for c in cols],
+        )
+    if w.task == "infer":
+        t.add_row(
+            "sequences that fit (KV cache)",
+            *["-" if c.memory.max_sequences is None else str(c.memory.max_sequences.value) for c in cols],
         )
     if w.task == "train":
         t.add_row("optimizer step", *[_t(c.extra["optimizer"].value) if c.fits else "-" for c in cols])
@@ -174,4 +188,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             hang(
                 con, "  ", f"{k.name} = {k.value} {k.unit}  [dim]sources: {', '.join(k.sources)}[/]", indent=6
             )
+    if a.run_as:
+        con.print("[bold]Run it as[/] (the flags this prediction assumes):")
+        for line in a.run_as:
+            hang(con, "  • ", line, indent=4)
     con.print("Assumptions: " + " ".join(a.assumptions))

@@ -72,6 +72,8 @@ def _workload(run: dict) -> tuple[Workload, str]:
         optimizer=run.get("optimizer"),
         lora_rank=None if run.get("lora_rank") is None else int(run["lora_rank"]),
         base_bits=None if run.get("base_bits") is None else int(run["base_bits"]),
+        quant=run.get("quant"),
+        kv_cache=run.get("kv_cache"),
         baseline_batch=None if run.get("baseline_batch") is None else int(run["baseline_batch"]),
         baseline_accum=None if run.get("baseline_accum") is None else int(run["baseline_accum"]),
     ), run.get("phase", "")

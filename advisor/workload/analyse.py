@@ -46,6 +46,7 @@ class Analysis:
     strategies: list[Config] = field(default_factory=list)
     skipped_strategies: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
+    run_as: list[str] = field(default_factory=list)  # inference: the engine flags the prediction assumes
     fit_note: str = ""  # when nothing on this build fits: the least it needs, and what hardware would
     fit_least: str = ""  # the least memory any change on this build needs, in words
     fit_takes: str = ""  # when no catalog hardware fits either: how many of the largest card it would take
@@ -133,6 +134,9 @@ def analyse(
             except UserError as exc:
                 result.skipped_strategies[s] = exc.render()
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))
+    from advisor.workload.engines import run_as
+
+    result.run_as = run_as(w, n, fab.transport)
     from advisor.workload.advise import bottleneck, changes
 
     result.bottleneck = bottleneck(result)
@@ -160,6 +164,17 @@ def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
             "Decode reads all weights and the KV cache each step at decode_memory_efficiency of the memory "
             "bandwidth; prefill runs at mfu_prefill (low confidence)."
         )
+        if w.model.moe:
+            out.append(
+                "A mixture of experts: compute follows the active parameters; a decode step reads the shared "
+                "weights and the experts its tokens are routed to, routing taken as uniform "
+                "(1 - (1 - k/E)^tokens of them); expert parallelism is not modelled."
+            )
+        if w.quant:
+            out.append(
+                f"Weights in {w.quant}: memory and the bytes each step reads shrink; compute still runs at the "
+                "16-bit tensor peak (no faster low-precision math, no dequantization cost counted)."
+            )
     out.append(
         "Collectives follow NCCL's ring: alpha (NCCL's latency model for the transport) + k x bytes / the "
         "build's predicted all-reduce bus bandwidth."

@@ -28,13 +28,29 @@ def _fig(
 
 
 def _flops_per_token(w: Workload, context: float) -> float:
-    m = w.model
-    return 2 * m.params + const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
+    m = w.model  # a MoE token passes through its active parameters only
+    return 2 * m.active + const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
 
 
 def _kv_bytes_per_token(w: Workload) -> float:
     m = w.model
-    return 2 * m.layers * (m.kv_heads or m.heads) * m.head_dim * w.bytes_per_value
+    return 2 * m.layers * (m.kv_heads or m.heads) * m.head_dim * w.kv_bytes_per_value
+
+
+def experts_touched(w: Workload, tokens: float) -> float:
+    """The share of a MoE layer's experts that `tokens` tokens routed top-k of E touch, with routing
+    independent and uniform: 1 - (1 - k/E)^tokens (1 for a dense model). A decode step reads only
+    these experts' weights; prefill's many tokens touch nearly all."""
+    m = w.model
+    if not m.moe:
+        return 1.0
+    return 1.0 - (1.0 - (m.active_experts or 1) / m.experts) ** max(tokens, 1.0)  # type: ignore[operator]
+
+
+def _step_weights(w: Workload, tokens: float) -> float:
+    """Bytes of weights one step over `tokens` tokens reads: the dense share and the experts touched."""
+    total, experts = w.weight_bytes()
+    return total - experts + experts * experts_touched(w, tokens)
 
 
 def _compute_s(flops: float, dev: Device) -> float:
@@ -62,7 +78,6 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         replicas, seqs = 1, w.batch
     t = n if strategy == "tp" else 1
     p = n if strategy == "pp" else 1
-    weights = m.params * w.bytes_per_value
     kv_tok = _kv_bytes_per_token(w)
     ctx_prefill, ctx_decode = w.prompt, w.prompt + w.gen / 2
     act_bytes = m.hidden * w.bytes_per_value
@@ -71,13 +86,14 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
 
     # prefill: all prompts of the replica's sequences at once
     pf_flops = seqs * w.prompt * _flops_per_token(w, ctx_prefill)
-    pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(weights / t, dev))
+    pf_weights = _step_weights(w, seqs * w.prompt)
+    pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(pf_weights / t, dev))
     if strategy == "tp":
         pf_comm = collective("all-reduce", seqs * w.prompt * act_bytes, fab, 2 * m.layers)
     elif strategy == "pp":
         # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
         chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
-        pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(weights, dev))
+        pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(pf_weights, dev))
         pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, p - 1)
     else:
         pf_comm = Figure(0.0, "s", "no communication", {}, [])
@@ -99,7 +115,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     if strategy == "pp":
         micro = min(seqs, p)
         per_micro = seqs / micro
-        stage_mem = _memory_s(weights / p + per_micro * ctx_decode * kv_tok / p, dev)
+        stage_mem = _memory_s(_step_weights(w, per_micro) / p + per_micro * ctx_decode * kv_tok / p, dev)
         stage_cmp = _compute_s(per_micro * _flops_per_token(w, ctx_decode) / p, dev)
         hop = p2p(per_micro * act_bytes, fab, 1)
         t_stage = max(stage_mem, stage_cmp) + hop.value
@@ -109,7 +125,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         step_formula = "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
         step_inputs = {"micro_batches": micro, "stages": p, "stage_s": round(t_stage, 6)}
     else:
-        mem_s = _memory_s(weights / t + seqs * ctx_decode * kv_tok / t, dev)
+        step_weights = _step_weights(w, seqs)
+        mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / t, dev)
         cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
         work = max(mem_s, cmp_s)
         if strategy == "tp":
@@ -125,6 +142,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         )
         step_inputs = {
             "t": t,
+            "weights_read_gb": round(step_weights / 1e9, 3),
             "memory_s": round(mem_s, 6),
             "compute_s": round(cmp_s, 6),
             "comm_s": round(comm_tok, 6),

@@ -20,6 +20,7 @@ class Memory:
     usable: Figure
     fits: bool
     notes: list[str] = field(default_factory=list)
+    max_sequences: Figure | None = None  # inference: the concurrency the KV cache admits
 
 
 def _gb(
@@ -159,7 +160,7 @@ def kv_cache(w: Workload, n: int, sequences: int) -> Figure:
     )
     layers = math.ceil((m.layers or 0) / n) if w.strategy == "pp" else m.layers
     tokens = w.prompt + w.gen
-    value = 2 * layers * per_gpu_heads * m.head_dim * w.bytes_per_value * tokens * sequences
+    value = 2 * layers * per_gpu_heads * m.head_dim * w.kv_bytes_per_value * tokens * sequences
     return _gb(
         value,
         "2 (K,V) x layers x kv_heads x head_dim x bytes x (prompt + gen) x sequences",
@@ -167,11 +168,11 @@ def kv_cache(w: Workload, n: int, sequences: int) -> Figure:
             "layers": layers,
             "kv_heads_per_gpu": per_gpu_heads,
             "head_dim": m.head_dim,
-            "bytes": w.bytes_per_value,
+            "bytes": w.kv_bytes_per_value,
             "tokens": tokens,
             "sequences": sequences,
         },
-        [],
+        ["kv_cache_bytes_per_value"] if w.kv_cache else [],
     )
 
 
@@ -205,13 +206,36 @@ def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
 def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Memory:
     p = w.model.params
     split = n if w.strategy in ("tp", "pp") else 1
+    total, _ = w.weight_bytes()
+    fmt = w.quant or w.precision
+    consts = ["weight_bits_per_param"] if w.quant else []
     terms = {
         "weights": _gb(
-            p * w.bytes_per_value / split,
-            f"params x {w.bytes_per_value} B / {split}",
-            {"params": p, "split": split},
-            [],
+            total / split,
+            f"params in {fmt} ({total / p:.3g} B each) / {split}",
+            {"params": p, "split": split, "format": fmt},
+            consts,
         ),
-        "kv_cache": kv_cache(w, n if w.strategy in ("tp", "pp") else 1, sequences),
+        "kv_cache": kv_cache(w, split, sequences),
     }
-    return _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
+    mem = _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
+    # the concurrency the KV cache admits: the space left after the weights, over one sequence's cache
+    one = kv_cache(w, split, 1).value or 0.0
+    free = mem.usable.value - terms["weights"].value
+    per_gpu = max(0, math.floor(free / one)) if one > 0 else None
+    replicas = n if w.strategy == "replicas" else 1
+    mem.max_sequences = Figure(
+        None if per_gpu is None else per_gpu * replicas,
+        "sequences",
+        "floor((usable - weights) / KV cache of one sequence of prompt + gen tokens)"
+        + (f" x {replicas} replicas" if replicas > 1 else ""),
+        {
+            "usable_gb": round(mem.usable.value, 3),
+            "weights_gb": round(terms["weights"].value, 3),
+            "kv_per_sequence_gb": round(one, 4),
+            "replicas": replicas,
+        },
+        consts,
+        "low",
+    )
+    return mem

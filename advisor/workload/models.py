@@ -39,6 +39,28 @@ class ModelSpec:
     sources: tuple[str, ...] = ()
     custom: bool = False  # a parameter count given by the user, shape borrowed from `key`
     head_size: int | None = None  # config.json's head_dim where it is not hidden / heads (Qwen3, Gemma 2)
+    # mixture of experts: `experts` MLPs of size `ffn` per layer, `active_experts` of them per token
+    experts: int | None = None
+    active_experts: int | None = None
+
+    @property
+    def moe(self) -> bool:
+        return bool(self.experts and self.experts > 1)
+
+    @property
+    def expert_params(self) -> float:
+        """Parameters in all the experts' MLPs (3 h x ffn matrices each); 0 for a dense model."""
+        if not (self.moe and self.layers and self.hidden and self.ffn):
+            return 0.0
+        return float(self.layers * self.experts * 3 * self.hidden * self.ffn)  # type: ignore[operator]
+
+    @property
+    def active(self) -> float:
+        """Parameters one token passes through: all of a dense model's; a MoE's shared part and k of its
+        E experts per layer."""
+        if not self.expert_params:
+            return self.params
+        return self.params - self.expert_params * (1 - (self.active_experts or 1) / self.experts)  # type: ignore[operator]
 
     def with_params(self, params: float | None) -> ModelSpec:
         if not params:
@@ -71,7 +93,10 @@ def lora_params(m: ModelSpec, rank: int) -> float:
             hint="use a decoder preset or give --layers --hidden --ffn",
         )
     kv = (m.kv_heads or m.heads or 1) * m.head_dim
-    return float(rank * m.layers * (9 * m.hidden + 2 * kv + 3 * m.ffn))
+    q = (m.heads or 1) * m.head_dim
+    # q (h + q), k and v (h + kv each), o (q + h); each expert's gate/up/down 3 (h + ffn)
+    attn = 2 * (m.hidden + q) + 2 * (m.hidden + kv)
+    return float(rank * m.layers * (attn + (m.experts or 1) * 3 * (m.hidden + m.ffn)))
 
 
 @dataclass(frozen=True)
@@ -105,6 +130,9 @@ class Workload:
     # base_bits (16, 8, or 4 as QLoRA's NF4)
     lora_rank: int | None = None
     base_bits: Literal[16, 8, 4] = 16
+    # inference: the weights' format (None: `precision`) and the KV cache's (None: `precision`)
+    quant: str | None = None
+    kv_cache: str | None = None
 
     @property
     def trainable(self) -> float:
@@ -112,6 +140,29 @@ class Workload:
         if self.lora_rank is None:
             return self.model.params
         return lora_params(self.model, self.lora_rank)
+
+    def weight_bytes(self) -> tuple[float, float]:
+        """Bytes of all the weights and of the experts' share of them, in the weights' format: a GGUF
+        type's average bits per weight over the whole file (its own per-tensor mix); fp8, int8, int4 and
+        nvfp4 on the linear layers with the input and output embeddings left in 16 bits."""
+        from advisor.model.constants import const
+
+        m = self.model
+        if self.quant is None:
+            return m.params * self.bytes_per_value, m.expert_params * self.bytes_per_value
+        bits = const("weight_bits_per_param", self.quant, file="workload.yaml")
+        if self.quant.startswith(("q", "iq")):
+            return m.params * bits / 8, m.expert_params * bits / 8
+        embed = min(2.0 * m.vocab * m.hidden, m.params) if m.vocab and m.hidden else 0.0
+        return (m.params - embed) * bits / 8 + embed * 2, m.expert_params * bits / 8
+
+    @property
+    def kv_bytes_per_value(self) -> float:
+        from advisor.model.constants import const
+
+        if self.kv_cache is None:
+            return self.bytes_per_value
+        return const("kv_cache_bytes_per_value", self.kv_cache, file="workload.yaml")
 
     def but(self, **changes) -> Workload:
         return replace(self, **changes)

@@ -31,6 +31,8 @@ def presets() -> dict[str, ModelSpec]:
             ffn=p.get("ffn"),
             vocab=p.get("vocab"),
             head_size=p.get("head_dim"),
+            experts=p.get("experts"),
+            active_experts=p.get("active_experts"),
             forward_flops_per_sample=p.get("forward_flops_per_sample"),
             default_seq=p.get("default_seq"),
             aliases=tuple(p.get("aliases") or ()),
@@ -99,7 +101,7 @@ def nearest(params: float) -> ModelSpec:
     return base.with_params(params)
 
 
-DIMS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
+DIMS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
 
 
 def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
@@ -121,16 +123,24 @@ def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
         raise UserError(f"--kv-heads {shape.kv_heads} must divide the {heads} attention heads")
     if shape.hidden and heads and shape.hidden % heads:
         raise UserError(f"--hidden {shape.hidden} must be a multiple of the {heads} attention heads")
+    if shape.active_experts and not shape.experts:
+        raise UserError("--active-experts needs --experts (the experts per layer)")
+    if shape.experts and (shape.active_experts or 1) > shape.experts:
+        raise UserError(
+            f"--active-experts {shape.active_experts} is more than the {shape.experts} experts per layer"
+        )
     L, h, ffn, vocab = shape.layers, shape.hidden, shape.ffn, shape.vocab
     if not (L and h and ffn and vocab):
         return replace(shape, name=f"{spec.label} with {_said(given)}", custom=True)
     kv = (shape.kv_heads or heads or 1) * (h // (heads or 1))
-    params = L * (2 * h * h + 2 * h * kv + 3 * h * ffn) + 2 * vocab * h
+    params = L * (2 * h * h + 2 * h * kv + 3 * h * ffn * (shape.experts or 1)) + 2 * vocab * h
     _check_params(params, f"the dimensions given ({_said(given)})")
     return replace(
         shape,
         params=float(params),
-        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + 3h ffn) + 2 vocab h)",
+        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + 3h ffn"
+        + (" x experts" if shape.experts else "")
+        + ") + 2 vocab h)",
         custom=True,
     )
 

@@ -44,11 +44,11 @@ def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
         if w.lora_rank is not None:
             # a frozen weight needs no weight gradient: its backward is the input gradient only
             frozen = const("lora_frozen_flops_factor", file=W) + (per_param - 6)
-            per_param_flops = frozen * m.params + 6 * w.trainable
+            per_param_flops = frozen * m.active + 6 * w.trainable
             params_term = f"{frozen} x params (frozen) + 6 x adapters"
             consts.append("lora_frozen_flops_factor")
         else:
-            per_param_flops = per_param * m.params
+            per_param_flops = per_param * m.active  # a MoE token: its active parameters
         flops_token = per_param_flops + att["train"] * att_scale * m.layers * m.hidden * w.seq
         flops = flops_token * w.batch * w.seq
         formula = (

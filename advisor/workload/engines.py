@@ -1,0 +1,74 @@
+"""The serving engines' flags that run an inference job the way the model predicts it (issue 15 item 6).
+
+Flags as vLLM's engine arguments and llama.cpp's server document them:
+https://docs.vllm.ai/en/latest/configuration/engine_args.html,
+https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md.
+"""
+
+from __future__ import annotations
+
+from advisor.workload.models import Workload
+
+GGUF_PREFIXES = ("q", "iq")
+
+
+def _vllm(w: Workload, n: int, transport: str) -> str | None:
+    if w.quant and w.quant.startswith(GGUF_PREFIXES):
+        return None  # GGUF types are llama.cpp's
+    if w.kv_cache and w.kv_cache.startswith("q"):
+        return None
+    ctx = w.prompt + w.gen
+    parts = ["vllm serve MODEL"]
+    if n > 1 and w.strategy == "tp":
+        parts.append(f"--tensor-parallel-size {n}")
+    elif n > 1 and w.strategy == "pp":
+        parts.append(f"--pipeline-parallel-size {n}")
+    parts += [f"--max-num-seqs {w.batch}", f"--max-model-len {ctx}"]
+    if w.quant == "fp8":
+        parts.append("--quantization fp8")
+    if w.kv_cache == "fp8":
+        parts.append("--kv-cache-dtype fp8")
+    cmd = " ".join(parts)
+    if n > 1 and w.strategy == "replicas":
+        cmd = f"one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port 800i (i = 0..{n - 1})"
+    notes = []
+    if w.quant in ("int4", "nvfp4", "int8"):
+        notes.append(
+            {
+                "int4": "an AWQ or GPTQ checkpoint (vLLM reads its quantization_config)",
+                "nvfp4": "an NVFP4 checkpoint (ModelOpt; Blackwell tensor cores)",
+                "int8": "a W8A8 checkpoint (llm-compressor)",
+            }[w.quant]
+        )
+    if n > 1 and w.strategy == "tp" and transport != "P2P" and transport != "NVLink":
+        notes.append("without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted")
+    return f"vLLM: {cmd}" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _llama_cpp(w: Workload, n: int) -> str | None:
+    if w.quant and not w.quant.startswith(GGUF_PREFIXES):
+        return None
+    if w.kv_cache == "fp8":
+        return None
+    ctx = w.prompt + w.gen
+    parts = ["llama-server -m MODEL.gguf -ngl 999"]
+    if n > 1 and w.strategy == "tp":
+        parts.append("-sm row")  # each weight matrix split by rows over the GPUs
+    elif n > 1 and w.strategy == "pp":
+        parts.append("-sm layer")  # the default: consecutive layers on each GPU
+    parts += [f"-np {w.batch}", f"-c {ctx * w.batch}"]
+    if w.kv_cache in ("q8_0", "q4_0"):
+        parts.append(
+            f"-fa on -ctk {w.kv_cache} -ctv {w.kv_cache}"
+        )  # a quantized V cache needs flash attention
+    cmd = " ".join(parts)
+    if n > 1 and w.strategy == "replicas":
+        cmd = f"one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port 808i (i = 0..{n - 1})"
+    return f"llama.cpp: {cmd}"
+
+
+def run_as(w: Workload, n: int, transport: str) -> list[str]:
+    """The commands that serve `w` on n GPUs as the prediction assumes; none for training."""
+    if w.task != "infer":
+        return []
+    return [c for c in (_vllm(w, n, transport), _llama_cpp(w, n)) if c]

@@ -1,0 +1,127 @@
+"""Inference as people serve (issue 15 item 6): quantized weights and KV cache, the concurrency the KV
+cache admits, and mixtures of experts, each checked against the published figure it rests on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+TR = ("--cpu", "Threadripper PRO 7975WX", "--board", "WRX90E-SAGE")
+
+
+def _run(cli, gpu: str, *args) -> dict:
+    code, out, err = cli("workload", *TR, "--gpu", gpu, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _config(out: dict, gpus: int) -> dict:
+    return next(c for c in out["configurations"] if c["gpus"] == gpus)
+
+
+def test_a_q4_k_m_70b_weighs_what_llama_cpp_says(cli):
+    """llama.cpp's quantize README: Llama 3.1 70B in Q4_K_M is 43.1 GB (4.8944 bits/weight)."""
+    out = _run(cli, "RTX 6000 Ada:1", "--infer", "llama-3.1-70b", "--quant", "q4_k_m", "--batch", "1")
+    assert out["memory"]["per_gpu_gb"]["weights"] == pytest.approx(43.1, abs=0.2)
+    assert out["workload"]["quant"] == "q4_k_m"
+
+
+@pytest.mark.parametrize("gpu, measured", [("RTX 4090", 19.22), ("RTX 3090", 16.57)])
+def test_layer_split_70b_q4_k_m_decode_on_two_cards(cli, gpu, measured):
+    """XiongjieDai's llama.cpp benchmarks (May 2024, tg 512): Llama 3 70B Q4_K_M on 2 x 4090 19.22
+    tokens/s, on 2 x 3090 16.57; llama.cpp's layer split runs the halves one after the other."""
+    out = _run(
+        cli, f"{gpu}:2", "--infer", "llama-3.1-70b", "--quant", "q4_k_m", "--strategy", "pp",
+        "--batch", "1", "--prompt", "1", "--gen", "512",
+    )  # fmt: skip
+    assert not out["fits_one_gpu"]
+    predicted = 1000 / _config(out, 2)["decode_ms_per_token"]
+    assert predicted == pytest.approx(measured, rel=0.10)
+
+
+def test_tensor_parallel_on_two_cards_admits_more_than_twice_the_sequences(cli):
+    """The weights split in two leave more room per card, and each card holds half of every sequence's
+    KV heads: 2 cards take more than twice one card's concurrency."""
+    out = _run(cli, "RTX 4090:2", "--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "1")
+    one, two = (_config(out, n)["memory"]["max_sequences"] for n in (1, 2))
+    assert one >= 1 and two > 2 * one
+
+
+def test_an_fp8_kv_cache_doubles_the_concurrency(cli):
+    args = ("--infer", "llama-3.1-8b", "--batch", "1", "--prompt", "2048", "--gen", "512")
+    f16 = _run(cli, "RTX 4090:1", *args)["memory"]["max_sequences"]
+    fp8 = _run(cli, "RTX 4090:1", *args, "--kv-cache", "fp8")["memory"]["max_sequences"]
+    assert fp8 == pytest.approx(2 * f16, abs=1)
+    # the KV cache term itself halves
+    a = _run(cli, "RTX 4090:1", *args)["memory"]["per_gpu_gb"]["kv_cache"]
+    b = _run(cli, "RTX 4090:1", *args, "--kv-cache", "fp8")["memory"]["per_gpu_gb"]["kv_cache"]
+    assert b == pytest.approx(a / 2, rel=0.02)
+
+
+def test_a_mixture_of_experts_holds_all_its_weights_but_reads_few_per_token(cli):
+    """Qwen3-30B-A3B (30.5B total, 3.3B active, 8 of 128 experts): as big as a dense 32B in memory, far
+    faster to decode one sequence; with 64 sequences a step touches nearly every expert."""
+    args = ("--quant", "q4_k_m", "--prompt", "1", "--gen", "256")
+    moe = _run(cli, "RTX 4090:1", "--infer", "qwen3-30b-a3b", "--batch", "1", *args)
+    dense = _run(cli, "RTX 4090:1", "--infer", "qwen3-32b", "--batch", "1", *args)
+    assert moe["workload"]["active_params"] == pytest.approx(3.3e9, rel=0.03)
+    assert moe["memory"]["per_gpu_gb"]["weights"] > 0.9 * dense["memory"]["per_gpu_gb"]["weights"]
+    assert _config(moe, 1)["decode_ms_per_token"] < 0.25 * _config(dense, 1)["decode_ms_per_token"]
+    busy = _run(cli, "RTX 4090:1", "--infer", "qwen3-30b-a3b", "--batch", "64", *args)
+    # per sequence a busy step is cheaper, but the step reads most of the experts: slower per step
+    assert _config(busy, 1)["decode_ms_per_token"] > 3 * _config(moe, 1)["decode_ms_per_token"]
+
+
+def test_mixtral_counts_as_its_card_says():
+    from advisor.workload.presets import resolve
+
+    m = resolve("mixtral-8x7b")
+    # Mistral: 46.7B total, 12.9B used per token
+    assert m.active == pytest.approx(12.9e9, rel=0.01)
+    from advisor.workload.presets import with_dims
+
+    # the same shape given as dimensions counts the same total
+    d = with_dims(
+        resolve("llama-3.1-8b"),
+        {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "vocab": 32000,
+         "experts": 8, "active_experts": 2},
+    )  # fmt: skip
+    assert d.params == pytest.approx(46.7e9, rel=0.01) and d.active == pytest.approx(12.9e9, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--train", "llama-3.1-8b", "--quant", "int4"), "--quant is for inference"),
+        (("--infer", "llama-3.1-8b", "--quant", "q4_k_x"), "'q4_k_x' is not a format advisor knows"),
+        (("--infer", "llama-3.1-8b", "--kv-cache", "int3"), "'int3' is not a format advisor knows"),
+        (("--infer", "llama-3.1-8b", "--active-experts", "2"), "--active-experts needs --experts"),
+        (("--infer", "llama-3.1-8b", "--experts", "4", "--active-experts", "8"), "more than the 4 experts"),
+    ],
+)
+def test_bad_inference_formats_exit_2(cli, args, says):
+    code, _, err = cli("workload", *TR, "--gpu", "RTX 4090:2", *args)
+    assert code == 2
+    assert says in " ".join(err.split())
+
+
+def test_the_engine_flags_that_give_the_prediction(cli):
+    """vLLM for a 16-bit TP job (with why its custom all-reduce is off without P2P), llama.cpp alone
+    for a GGUF type, each with the split, concurrency and KV cache type the prediction assumed."""
+    hero = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2")
+    code, out, _ = cli(
+        "workload", *hero, "--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "8",
+        "--kv-cache", "fp8", "--json",
+    )  # fmt: skip
+    (vllm,) = json.loads(out)["run_as"]
+    assert "--tensor-parallel-size 2" in vllm and "--max-num-seqs 8" in vllm
+    assert "--kv-cache-dtype fp8" in vllm and "custom all-reduce" in vllm
+    code, out, _ = cli(
+        "workload", *hero, "--infer", "llama-3.1-70b", "--quant", "q4_k_m", "--strategy", "pp",
+        "--batch", "1", "--json",
+    )  # fmt: skip
+    (llama,) = json.loads(out)["run_as"]
+    assert llama.startswith("llama.cpp:") and "-sm layer" in llama
+    code, out, _ = cli("workload", *hero, "--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "4")
+    assert "Run it as" in out and "vllm serve MODEL --tensor-parallel-size 2" in " ".join(out.split())

@@ -56,6 +56,33 @@ def test_other_nodes_and_slowest_channel():
         parse("nccl-log", "NCCL INFO Bootstrap : Using eth0\n", "x.log")
 
 
+def test_rings_and_tree_roots_from_a_two_vm_log():
+    """nccl-tests#321 (NCCL 2.26.5, two VMs of 2 H20s): rank 0's rings and each channel's tree root go
+    into the notes; the pair inside the first VM is P2P (CUMEM), the hops between VMs are NET."""
+    m = load(LOGS / "nccltests321_vm_h20_2x2_rings_trees.txt")
+    (r,) = m.find("nccl_transport")
+    assert (r.a, r.b, r.value) == (0, 1, "P2P") and "via P2P/CUMEM" in r.note
+    assert "rings over 4 channel(s), by rank: 0 3 2 1 | 0 1 2 3" in r.note
+    # channel 0's root is rank 1 ("0/3/-1->1->-1"), channel 1's rank 0, 2's rank 3, 3's rank 2
+    assert "tree roots by channel: [0] rank 1, [1] rank 0, [2] rank 3, [3] rank 2" in r.note
+    assert "NCCL 2.26.5+cuda12.2" in r.note and "NCCL_P2P_LEVEL=NVL" in r.note
+
+
+def test_nccl_before_2_13_wrote_shm_as_direct_shared_memory():
+    """NCCL 2.7-2.12 src/transport/shm.cc: INFO(..., "Channel %02d : %d[%lx] -> %d[%lx] via direct shared
+    memory", ...); the line below is that format filled in, with 2.7's tree format (reverse tree after
+    "|") beside it."""
+    text = (
+        "h:1:2 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1|-1->0->1/-1/-1 [1] 1/-1/-1->0->-1|-1->0->1/-1/-1\n"
+        "h:1:2 [1] NCCL INFO Channel 00 : 1[1a000] -> 2[af000] via direct shared memory\n"
+        "h:1:2 [2] NCCL INFO Channel 00 : 2[af000] -> 3[b1000] via P2P/IPC\n"
+    )
+    m = parse("auto", text, "old.log")
+    assert _pairs(m) == {(0, 1): "SHM", (1, 2): "P2P"}
+    shm = next(r for r in m.find("nccl_transport") if r.value == "SHM")
+    assert "direct shared memory" in shm.note and "tree roots by channel: [0] rank 0, [1] rank 0" in shm.note
+
+
 def test_compare_names_where_nccl_and_the_plan_differ(cli, write):
     build = write(
         "b.yaml",

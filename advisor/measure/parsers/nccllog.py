@@ -12,7 +12,9 @@ NCCL prints one line per channel and peer when it connects, e.g.
 `nccl_transport` result for the pair, lower GPU first (P2P or SHM, with NCCL's own words in the note);
 a pair whose channels disagree keeps the slowest (SHM before P2P). Lines `[send] via NET/...` connect to another node and are
 left out of the pairs. NCCL's version and the P2P settings it was told (`NCCL_P2P_LEVEL set by
-environment to ...`, `NCCL_P2P_DISABLE`) go into the notes.
+environment to ...`, `NCCL_P2P_DISABLE`) go into the notes, and so do the rings rank 0 prints
+(`Channel 00/04 :    0   1   2   3`, by rank) and each channel's tree root (`Trees [0] 1/-1/-1->0->-1`:
+the rank whose parent is -1). NCCL up to 2.12 wrote SHM as "via direct shared memory".
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ _CHANNEL = re.compile(
     r"(?P<send> \[(?:send|receive)\])? via (?P<via>[A-Za-z0-9_/ ]+?)\s*$"
 )
 _VERSION = re.compile(r"NCCL version ([0-9][0-9.]*[0-9](?:\+\S+)?)")
+# rank 0 prints each ring once it is built (src/graph/rings.cc): "Channel 00/04 :    0   1   2   3"
+_RING = re.compile(r"NCCL INFO Channel (?P<c>\d+)/(?P<n>\d+) :(?P<ranks>(?:\s+\d+)+)\s*$")
+# every rank prints its place in each channel's tree (src/init.cc): "Trees [0] 1/-1/-1->0->-1 [1] ...";
+# NCCL 2.7 appended the reverse tree after "|"
+_TREES = re.compile(r"NCCL INFO Trees(?P<trees>(?: \[\d+\] -?\d+/-?\d+/-?\d+->\d+->-?\d+(?:\|\S+)?)+)")
+_TREE = re.compile(r"\[(?P<c>\d+)\] (?P<down>-?\d+/-?\d+/-?\d+)->(?P<rank>\d+)->(?P<up>-?\d+)")
+# NCCL up to 2.12 wrote its SHM transport as "via direct shared memory" (src/transport/shm.cc)
+_OLD_SHM = "direct shared memory"
+
 _ENV = re.compile(r"NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _RANK_ORDER = {"SHM": 0, "NET": 0, "P2P": 1}
 
@@ -41,16 +52,28 @@ def parse(text: str, filename: str) -> Measurement:
     version = None
     env: dict[str, str] = {}
     hosts: list[str] = []
+    rings: dict[int, str] = {}
+    roots: dict[int, int] = {}
     for line in numbered_lines(text):
         s = line.text.strip()
         if version is None and (v := _VERSION.search(s)):
             version = v.group(1)
+        if r := _RING.search(s):
+            rings.setdefault(int(r.group("c")), " ".join(r.group("ranks").split()))
+            continue
+        if t := _TREES.search(s):
+            for node in _TREE.finditer(t.group("trees")):
+                if node.group("up") == "-1":
+                    roots.setdefault(int(node.group("c")), int(node.group("rank")))
+            continue
         if e := _ENV.search(s):
             env[e.group(1)] = e.group(2)
         m = _CHANNEL.match(s)
         if not m:
             continue
         via = m.group("via").strip()
+        if via == _OLD_SHM:
+            via = "SHM/direct shared memory"
         if m.group("send") or via.startswith("NET"):
             continue  # another node
         if m.group("host") not in hosts:
@@ -84,6 +107,13 @@ def parse(text: str, filename: str) -> Measurement:
     notes += [f"{k}={v} (set by environment)" for k, v in sorted(env.items())]
     if by_bus:
         notes.append("GPUs numbered by PCI bus id (older NCCL logs write the bus id in brackets)")
+    if rings:
+        orders = list(dict.fromkeys(rings[c] for c in sorted(rings)))
+        notes.append(f"rings over {len(rings)} channel(s), by rank: " + " | ".join(orders))
+    if roots:
+        notes.append(
+            "tree roots by channel: " + ", ".join(f"[{c}] rank {r}" for c, r in sorted(roots.items()))
+        )
     results = [
         Result(
             metric="nccl_transport",

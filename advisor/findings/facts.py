@@ -355,6 +355,11 @@ class RowFacts(Facts):
         "'on' or 'off': whether the prediction has P2P for the pair ('unknown' for other rows)"
     )
     transport: str = fact("the predicted transport on the slowest all-reduce hop (allreduce rows)")
+    copy_kind: str = fact(
+        "host rows: 'ce' (copy engines: cudaMemcpy, nvbandwidth *_ce) or 'sm' (nvbandwidth's SM copy "
+        "kernels, compared only where no copy-engine figure was measured); 'unknown' for other rows",
+        source=MEASUREMENT,
+    )
 
 
 # Names a rule of each scope may use, and the model each name has.

@@ -48,6 +48,7 @@ def _causes(
     pair: PairFacts | None = None,
     tool_p2p: bool | None = None,
     transport: str = "",
+    copy: str = "unknown",
 ) -> list[Finding]:
     if not row.flagged:
         return []
@@ -67,6 +68,7 @@ def _causes(
         tool_p2p="unknown" if tool_p2p is None else ("on" if tool_p2p else "off"),
         predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"),
         transport=transport,
+        copy_kind=copy,
     )
     return evaluate_compare(ctx.rules, ctx.build, facts, gpu, pair)
 
@@ -85,20 +87,24 @@ def compare(
         ("h2d_all_gbps", "h2d_all"),
         ("d2h_all_gbps", "d2h_all"),
     ):
-        by_gpu: dict[int, list[float]] = {}
+        # copy engines (cudaMemcpy, nvbandwidth *_ce) are what the prediction models; nvbandwidth's SM copy
+        # kernels (*_sm) are compared only where no copy-engine figure was measured, and said so
+        by_gpu: dict[int, dict[str, list[float]]] = {}
         for r in meas.find(metric):
             if r.gpu is not None and not (r.note and "pageable" in r.note):  # compare pinned with pinned
-                by_gpu.setdefault(r.gpu, []).append(float(r.value))
-        for i, values in sorted(by_gpu.items()):
+                kind = "sm" if r.note and "_memcpy_sm" in r.note else "ce"
+                by_gpu.setdefault(r.gpu, {}).setdefault(kind, []).append(float(r.value))
+        for i, kinds in sorted(by_gpu.items()):
             if i not in gpus:
                 continue
+            copy = "ce" if "ce" in kinds else "sm"
             p = getattr(gpus[i], attr).value
-            m = round(statistics.median(values), 3)
+            m = round(statistics.median(kinds[copy]), 3)
             ratio = m / p if p else None
             row = Row(
                 metric, f"GPU{i}", round(p, 2), m, ratio, ratio is not None and abs(ratio - 1) > tolerance
             )
-            row.causes = _causes(ctx, row, "host", ratio, gpu=ctx.gpus[i])
+            row.causes = _causes(ctx, row, "host", ratio, gpu=ctx.gpus[i], copy=copy)
             rows.append(row)
     for r in meas.find("link_width") + meas.find("link_gen"):
         if r.gpu in gpus:

@@ -465,3 +465,23 @@ async def test_save_as_into_a_folder_that_does_not_exist_asks_before_making_it(s
         await pilot.press("c")
         await settle(pilot)
         assert target.is_file() and app.planner.path == target and not app.planner.dirty
+
+
+def test_a_saved_build_keeps_every_section_it_was_given():
+    """The BIOS and kernel sections (issue 16) were left out of the saved file: every field of a build
+    written out and read back is the same build."""
+    import yaml
+
+    from advisor.model.build import Build
+    from advisor.session.planner import build_yaml
+
+    data = yaml.safe_load(HERO.read_text())
+    data |= {
+        "bios": {"rebar": True, "above_4g": True, "iommu": "on", "acs": "off"},
+        "kernel": {"iommu": "pt"},
+        "software": {"driver": "patched-p2p", "engine": "vllm", "display_gpus": [0]},
+    }
+    build = Build.model_validate(data)
+    again = Build.model_validate(yaml.safe_load(build_yaml(build)))
+    assert again == build
+    assert again.bios.above_4g is True and again.kernel.iommu == "pt" and again.software.display_gpus == [0]

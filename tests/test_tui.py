@@ -509,3 +509,40 @@ async def test_build_edit_keys_act_only_in_the_build_panel():
         await pilot.press("x")
         await settle(pilot)
         assert gpus() == 1
+
+
+async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follows(tmp_path):
+    """Issue 16 in the app: the Software and BIOS dialog says the patched driver with large BAR off and
+    vLLM as the engine; the build panel shows it, the build file keeps it, and the pair's readiness fails
+    at the driver layer with the BIOS fix."""
+    from textual.widgets import Select, Switch
+
+    from advisor.tui.dialogs import FormDialog
+
+    copy = tmp_path / "hero.yaml"
+    copy.write_text(Path(HERO).read_text())
+    app = AdvisorApp(str(copy))
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_software()
+        await settle(pilot)
+        assert isinstance(app.screen, FormDialog)
+        app.screen.query_one("#f-driver", Select).value = "patched-p2p"
+        app.screen.query_one("#f-large_bar", Switch).value = False
+        app.screen.query_one("#f-above_4g", Select).value = "on"
+        app.screen.query_one("#f-engine", Select).value = "vllm"
+        app.screen._apply()
+        await settle(pilot)
+        lines = build_lines(app)
+        assert "patched-p2p driver" in lines and "large BAR off" in lines and "Above 4G on" in lines
+        assert "vllm" in lines
+        b = app.planner.build
+        assert b.bios.above_4g is True and b.software.engine == "vllm" and b.software.large_bar is False
+        from advisor.model.readiness import readiness
+
+        (pair,) = readiness(app.planner.prediction)
+        driver = next(layer for layer in pair.layers if layer.layer == "driver")
+        assert driver.verdict == "FAIL" and "large (Resizable) BAR" in driver.why
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    saved = copy.read_text()
+    assert "above_4g: true" in saved and "engine: vllm" in saved and "large_bar: false" in saved

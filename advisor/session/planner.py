@@ -219,12 +219,15 @@ def build_yaml(build: Build, header: str = HEADER) -> str:
         "nvlink",
         "topology",
         "software",
+        "bios",
+        "kernel",
         "psu_w",
         "psu_12v_2x6",
         "ram_gb",
         "dimms",
     ]
-    data = {k: data[k] for k in order if k in data}
+    # every field the build has, in this order first: a field left out of the list is still saved
+    data = {k: data[k] for k in [*order, *(k for k in data if k not in order)] if k in data}
     return header + dumps(data)
 
 
@@ -531,6 +534,12 @@ class Planner:
     def set_software(self, **settings: Any) -> list[str]:
         sw = self.build.software.model_dump() | settings
         return self._edit(software=sw)
+
+    def set_settings(self, software: dict, bios: dict, kernel: dict) -> list[str]:
+        """The software, BIOS and kernel sections together (one undo step); a BIOS or kernel value of
+        None stays unknown."""
+        sw = self.build.software.model_dump() | software
+        return self._edit(software=sw, bios=bios, kernel=kernel)
 
     def toggle_nvlink(self, a: int, b: int) -> list[str]:
         pair = sorted((a, b))

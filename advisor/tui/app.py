@@ -426,13 +426,28 @@ class AdvisorApp(App):
         )
 
     def action_software(self) -> None:
-        sw = self.planner.build.software
+        b = self.planner.build
+        sw = b.software
+        tristate = {True: "on", False: "off", None: "unknown"}
 
         def done(v: dict | None) -> None:
             if v:
                 v["nccl_p2p_level"] = None if v["nccl_p2p_level"] == "default" else v["nccl_p2p_level"]
                 v["framework"] = None if v["framework"] == "unknown" else v["framework"]
-                self.edit(self.planner.set_software, **v)
+                v["engine"] = None if v["engine"] == "none" else v["engine"]
+                above = v.pop("above_4g")
+                # the BIOS and kernel sections say what the software settings say, so the two never disagree
+                bios = b.bios.model_dump() | {"above_4g": {"on": True, "off": False}.get(above)}
+                if bios["rebar"] is not None:
+                    bios["rebar"] = v["large_bar"]
+                if bios["acs"] is not None:
+                    bios["acs"] = v["acs"]
+                if bios["iommu"] == "off" and v["iommu"] != "off":
+                    bios["iommu"] = "on"
+                kernel = b.kernel.model_dump()
+                if kernel["iommu"] is not None:
+                    kernel["iommu"] = {"passthrough": "pt", "on": "on", "off": "off"}[v["iommu"]]
+                self.edit(self.planner.set_settings, v, bios, kernel)
 
         self.push_screen(
             FormDialog(
@@ -442,6 +457,7 @@ class AdvisorApp(App):
                     ("iommu", "IOMMU", ["passthrough", "on", "off"], sw.iommu),
                     ("acs", "PCIe ACS", ["off", "on"], sw.acs),
                     ("large_bar", "large / resizable BAR", "bool", sw.large_bar),
+                    ("above_4g", "Above 4G decoding", ["unknown", "on", "off"], tristate[b.bios.above_4g]),
                     (
                         "nccl_p2p_level",
                         "NCCL_P2P_LEVEL",
@@ -456,6 +472,7 @@ class AdvisorApp(App):
                         ["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"],
                         sw.framework or "unknown",
                     ),
+                    ("engine", "serving engine", ["none", "vllm", "sglang"], sw.engine or "none"),
                 ],
             ),
             done,

@@ -154,6 +154,14 @@ class BuildPanel(Vertical):
         soft = f"{sw.driver} driver, IOMMU {sw.iommu}, ACS {sw.acs}"
         if sw.nccl_p2p_level or sw.nccl_p2p_disable:
             soft += ", NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}")
+        if not sw.large_bar:
+            soft += ", large BAR off"
+        if b.bios.above_4g is not None:
+            soft += f", Above 4G {'on' if b.bios.above_4g else 'off'}"
+        if b.kernel.iommu is not None:
+            soft += f", kernel iommu={b.kernel.iommu}"
+        if sw.engine:
+            soft += f", {sw.engine}"
         line("software", "Soft", soft)
         line("nvlink", "NVLink", ", ".join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or "no bridge")
         items.clear_options()

@@ -87,7 +87,7 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
         "--bios",
         action="append",
         metavar="KEY=VALUE",
-        help="a BIOS setting, repeatable: rebar=on|off, above_4g=on|off, iommu=on|off, acs=on|off",
+        help="a BIOS setting, repeatable: rebar=on|off, above_4g=on|off, iommu=on|off, acs=on|off, nps=1|2|4 (AMD NUMA nodes per socket)",
     )
     s.add_argument(
         "--kernel-iommu",

@@ -20,7 +20,7 @@ def build_from_args(args):
 
 
 _ON_OFF = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
-BIOS_KEYS = {"rebar": "on|off", "above_4g": "on|off", "iommu": "on|off", "acs": "on|off"}
+BIOS_KEYS = {"rebar": "on|off", "above_4g": "on|off", "iommu": "on|off", "acs": "on|off", "nps": "1|2|4"}
 
 
 def settings_from_args(args) -> dict[str, dict]:
@@ -43,7 +43,11 @@ def settings_from_args(args) -> dict[str, dict]:
                 f"--bios {item!r}: write KEY=VALUE with KEY one of {', '.join(BIOS_KEYS)}",
                 hint="e.g. --bios rebar=on --bios acs=off --bios iommu=on",
             )
-        if key in ("rebar", "above_4g"):
+        if key == "nps":
+            if value not in ("1", "2", "4"):
+                raise UserError(f"--bios {item!r}: nps is 1, 2 or 4 (AMD NUMA nodes per socket)")
+            bios[key] = int(value)
+        elif key in ("rebar", "above_4g"):
             if value not in _ON_OFF:
                 raise UserError(f"--bios {item!r}: {key} is on or off")
             bios[key] = _ON_OFF[value]

@@ -95,6 +95,12 @@ class Bios(Strict):
     above_4g: bool | None = Field(default=None, description="Above 4G Decoding (64-bit MMIO above 4 GB) on")
     iommu: Literal["on", "off"] | None = Field(default=None, description="IOMMU (AMD-Vi / VT-d) in the BIOS")
     acs: Literal["on", "off"] | None = Field(default=None, description="PCIe ACS on root and switch ports")
+    nps: Literal[1, 2, 4] | None = Field(
+        default=None,
+        description="AMD EPYC/Threadripper PRO NUMA nodes per socket (NPS1/2/4). NPS4 puts each quadrant's "
+        "root complexes in a NUMA node of its own, so nvidia-smi and NCCL call GPUs on two root complexes "
+        "of one socket SYS; NPS2's split of the quadrants is board-specific and not modelled",
+    )
 
 
 class Kernel(Strict):

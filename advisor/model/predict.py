@@ -424,24 +424,49 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             )
             via = "staged"
     level, level_why = nccl_level(machine)
+    # AMD's NPS4 makes each quadrant of a socket its own NUMA node: GPUs on two root complexes of one
+    # socket then sit under two NUMA nodes, which NVML and NCCL both read as SYS (the data path is the same)
+    split = path == "NODE" and _nps(machine) == 4
+    seen = "SYS" if split else path
+    # NCCL has no NODE class: a PCIe path through the CPU is PHB within one NUMA node (NCCL's
+    # src/graph/paths.cc), SYS between NUMA nodes
+    nccl_class = "SYS" if split else ("PHB" if path == "NODE" else path)
+    split_why = (
+        " (NPS4: the root complexes are in two NUMA nodes)"
+        if split
+        else (" (nvidia-smi's NODE: NCCL counts a path through the CPU as PHB)" if path == "NODE" else "")
+    )
     if nvlink and level != "LOC":
         nccl_p2p, transport, nreason = True, "NVLink", "NVLink is always used"
-    elif p2p and level != "LOC" and class_rank(path) <= _LEVEL_RANK[level]:
-        nccl_p2p, transport, nreason = True, "P2P", f"path {path} is within P2P level {level} ({level_why})"
+    elif p2p and level != "LOC" and class_rank(nccl_class) <= _LEVEL_RANK[level]:
+        nccl_p2p, transport, nreason = (
+            True,
+            "P2P",
+            f"path {nccl_class}{split_why} is within P2P level {level} ({level_why})",
+        )
     elif p2p:
         nccl_p2p, transport, nreason = (
             False,
             "SHM",
-            (f"path {path} is beyond P2P level {level} ({level_why}); set NCCL_P2P_LEVEL=SYS to allow it"),
+            (
+                f"path {nccl_class}{split_why} is beyond P2P level {level} ({level_why}); set "
+                "NCCL_P2P_LEVEL=SYS to allow it"
+            ),
         )
     else:
         nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
-    nvml = path
-    if path == "NODE" and machine.sockets == 1:
+    nvml = seen
+    if path == "NODE" and machine.sockets == 1 and not split:
         nvml = const("nvml_label_across_root_complexes", machine.segment or "default")
     return PairPrediction(
         a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via, uni, bidi, latency, nvml
     )
+
+
+def _nps(machine: Machine) -> int | None:
+    """The BIOS's NUMA nodes per socket on an AMD platform, where the build says it."""
+    bios = getattr(machine.build, "bios", None)
+    return bios.nps if bios is not None and machine.cpu_vendor == "amd" else None
 
 
 def _ring(g: MachineGraph, gpus: list[Node]) -> list[Node]:

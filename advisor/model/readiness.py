@@ -149,6 +149,12 @@ def _hardware(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer
         why = "PHB: through the CPU's host bridge (the root complex)"
     elif p == "NODE":
         why = "NODE: through the CPU, between two of its root complexes"
+        if pair.nvml_path == "SYS":
+            why += " (nvidia-smi prints SYS: " + (
+                "NPS4 puts them in two NUMA nodes)"
+                if "NPS4" in pair.nccl_reason
+                else "a single-socket workstation reports no NUMA affinity)"
+            )
     else:
         link = pred.machine.inter_socket or "inter-socket link"
         why = f"SYS: across the sockets over {link}"

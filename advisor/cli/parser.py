@@ -79,6 +79,14 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
         help="NVIDIA's stock driver, or a patched open kernel module that enables GeForce P2P",
     )
     s.add_argument("--engine", choices=["vllm", "sglang"], help="the serving engine, for its own P2P gate")
+    s.add_argument(
+        "--os", choices=["linux", "windows"], help="the operating system (windows: the WDDM driver model)"
+    )
+    s.add_argument(
+        "--virtualization",
+        choices=["none", "vm", "vm-clique"],
+        help="GPUs passed through to a virtual machine (vm), with x-nv-gpudirect-clique set (vm-clique)",
+    )
     s.add_argument("--nccl-p2p-disable", action="store_true", help="NCCL_P2P_DISABLE=1")
     s.add_argument(
         "--nccl-p2p-level", choices=["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"], help="NCCL_P2P_LEVEL"

@@ -30,6 +30,9 @@ def settings_from_args(args) -> dict[str, dict]:
         sw["driver"] = {"stock": "stock", "patched": "patched-p2p"}[args.driver]
     if getattr(args, "engine", None):
         sw["engine"] = args.engine
+    for flag in ("os", "virtualization"):
+        if getattr(args, flag, None):
+            sw[flag] = getattr(args, flag)
     if getattr(args, "nccl_p2p_disable", False):
         sw["nccl_p2p_disable"] = True
     if getattr(args, "nccl_p2p_level", None):

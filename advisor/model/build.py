@@ -72,6 +72,17 @@ class Software(Strict):
         description="false = peer access not enabled by the program (p2pBandwidthLatencyTest's P2P=Disabled rows)",
     )
     framework: Literal["ddp", "dataparallel", "fsdp", "deepspeed"] | None = None
+    os: Literal["linux", "windows"] = Field(
+        default="linux",
+        description="The operating system the GPUs run under: windows means the WDDM driver model, where "
+        "the driver grants no peer access and staged copies take ~40 us",
+    )
+    virtualization: Literal["none", "vm", "vm-clique"] = Field(
+        default="none",
+        description="none: bare metal; vm: the GPUs passed through to a virtual machine (QEMU/KVM, "
+        "Proxmox, cloud guests), where the guest's emulated host bridge makes the driver refuse P2P; "
+        "vm-clique: the same with x-nv-gpudirect-clique set on every GPU, so the driver grants it",
+    )
     engine: Literal["vllm", "sglang"] | None = Field(
         default=None,
         description="The serving engine, for its own P2P gate (custom all-reduce); null: not a serving build",

@@ -230,6 +230,14 @@ def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
     sw = machine.software
     if not sw.cuda_p2p:
         return False, "peer access not enabled (P2P=Disabled test mode)"
+    if sw.os == "windows":
+        return False, "Windows (WDDM): the driver grants no peer access between these GPUs"
+    if sw.virtualization == "vm":
+        return (
+            False,
+            "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list "
+            "(nvidia-smi topo -p2p r reads CNS)",
+        )
     for n in (a, b):
         gpu = n.gpu
         if gpu is None:
@@ -408,19 +416,33 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 uni.keys | {"staged_bidi_factor": _key("staged_bidi_factor", arch)},
             )
             extra = const("latency_staged_sys_extra_us", arch) if path == "SYS" else 0.0
+            base_name = "latency_staged_wddm_us" if machine.software.os == "windows" else "latency_staged_us"
+            vm = (
+                const("latency_staged_vm_extra_us", arch)
+                if machine.software.virtualization != "none"
+                else 0.0
+            )
             latency = _fig(
-                const("latency_staged_us", arch) + extra,
+                const(base_name, arch) + extra + vm,
                 "us",
-                "latency_staged_us[arch]"
-                + (" + latency_staged_sys_extra_us[arch] (across sockets)" if extra else ""),
-                {"arch": arch, **({"sys_extra_us": extra} if extra else {})},
-                ["latency_staged_us"] + (["latency_staged_sys_extra_us"] if extra else []),
-                keys={"latency_staged_us": _key("latency_staged_us", arch)}
+                f"{base_name}[arch]"
+                + (" + latency_staged_sys_extra_us[arch] (across sockets)" if extra else "")
+                + (" + latency_staged_vm_extra_us[arch] (in a virtual machine)" if vm else ""),
+                {
+                    "arch": arch,
+                    **({"sys_extra_us": extra} if extra else {}),
+                    **({"vm_extra_us": vm} if vm else {}),
+                },
+                [base_name]
+                + (["latency_staged_sys_extra_us"] if extra else [])
+                + (["latency_staged_vm_extra_us"] if vm else []),
+                keys={base_name: _key(base_name, arch)}
                 | (
                     {"latency_staged_sys_extra_us": _key("latency_staged_sys_extra_us", arch)}
                     if extra
                     else {}
-                ),
+                )
+                | ({"latency_staged_vm_extra_us": _key("latency_staged_vm_extra_us", arch)} if vm else {}),
             )
             via = "staged"
     level, level_why = nccl_level(machine)

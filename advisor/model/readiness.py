@@ -30,6 +30,10 @@ NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troublesho
 NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
 NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-level"
 SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+WDDM = "https://github.com/ikawrakow/ik_llama.cpp/issues/629"
+VM_P2P = "https://github.com/noonghunna/club-3090/blob/main/docs/PCIE_P2P.md"
+VM_HANG = "https://github.com/NVIDIA/nccl/issues/2335"
+VM_CLIQUE = "https://github.com/cloud-hypervisor/cloud-hypervisor/pull/6235"
 VLLM_CAR = (
     "https://github.com/vllm-project/vllm/blob/00d618aab60448acdf3fac3e9c4e2e22d0c6c753/"
     "vllm/distributed/device_communicators/custom_all_reduce.py"
@@ -299,7 +303,49 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
             "the program does not enable peer access (P2P=Disabled)",
             "Enable peer access (cudaDeviceEnablePeerAccess; frameworks do it themselves).",
         )
+    if sw.os == "windows":
+        return Layer(
+            "driver",
+            "FAIL",
+            "Windows runs the GPUs under the WDDM driver model, where the driver grants no peer access "
+            "('CANNOT Access Peer'): every copy is staged through host memory, ~40 us a hop",
+            "Run the machine on Linux for multi-GPU work.",
+            CHECK_P2P,
+            [WDDM],
+        )
+    if sw.virtualization == "vm":
+        return Layer(
+            "driver",
+            "FAIL",
+            "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list, so "
+            "it refuses peer access (nvidia-smi topo -p2p r reads CNS)",
+            "Pass the GPUs through with x-nv-gpudirect-clique=0 on every one (QEMU's vfio-pci option; "
+            "Proxmox: args:), then check that topo -p2p r reads OK; or run on bare metal.",
+            CHECK_P2P,
+            [VM_P2P, VM_CLIQUE],
+        )
     items: list[Layer] = []
+    if sw.virtualization == "vm-clique":
+        geforce = [n.gpu.name for n in (a, b) if n.gpu is not None and not n.gpu.p2p.stock_linux]
+        if geforce:
+            return Layer(
+                "driver",
+                "FAIL",
+                f"in the VM the clique makes the driver grant P2P between {geforce[0]}s, but the copies do "
+                "not arrive (the peer mapping is a private mirror) and NCCL's first collective hangs",
+                "Set NCCL_P2P_DISABLE=1 in the guest, or run the GeForce cards on bare metal.",
+                CHECK_P2P,
+                [VM_HANG, VM_P2P],
+            )
+        items.append(
+            Layer(
+                "driver",
+                "PASS",
+                "x-nv-gpudirect-clique tells the driver in the VM that the GPUs can reach each other",
+                check=CHECK_P2P,
+                sources=[VM_CLIQUE],
+            )
+        )
     seen = set()
     for n, other in ((a, b), (b, a)):
         gpu = n.gpu

@@ -473,6 +473,8 @@ class AdvisorApp(App):
                         sw.framework or "unknown",
                     ),
                     ("engine", "serving engine", ["none", "vllm", "sglang"], sw.engine or "none"),
+                    ("os", "operating system", ["linux", "windows"], sw.os),
+                    ("virtualization", "virtual machine", ["none", "vm", "vm-clique"], sw.virtualization),
                 ],
             ),
             done,

@@ -162,6 +162,10 @@ class BuildPanel(Vertical):
             soft += f", kernel iommu={b.kernel.iommu}"
         if sw.engine:
             soft += f", {sw.engine}"
+        if sw.os != "linux":
+            soft += f", {sw.os.capitalize()} (WDDM)"
+        if sw.virtualization != "none":
+            soft += f", in a {'VM with the P2P clique' if sw.virtualization == 'vm-clique' else 'VM'}"
         line("software", "Soft", soft)
         line("nvlink", "NVLink", ", ".join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or "no bridge")
         items.clear_options()

@@ -98,6 +98,7 @@ def test_mixtral_counts_as_its_card_says():
         (("--infer", "llama-3.1-8b", "--kv-cache", "int3"), "'int3' is not a format advisor knows"),
         (("--infer", "llama-3.1-8b", "--active-experts", "2"), "--active-experts needs --experts"),
         (("--infer", "llama-3.1-8b", "--experts", "4", "--active-experts", "8"), "more than the 4 experts"),
+        (("--infer", "llama-3.1-8b", "--experts", "8"), "--experts needs --active-experts"),
     ],
 )
 def test_bad_inference_formats_exit_2(cli, args, says):
@@ -123,5 +124,10 @@ def test_the_engine_flags_that_give_the_prediction(cli):
     )  # fmt: skip
     (llama,) = json.loads(out)["run_as"]
     assert llama.startswith("llama.cpp:") and "-sm layer" in llama
+    code, out, _ = cli(
+        "workload", *hero, "--infer", "llama-3.1-8b", "--quant", "fp8", "--kv-cache", "q8_0", "--json"
+    )
+    (none,) = json.loads(out)["run_as"]
+    assert none.startswith("no engine advisor knows serves --quant fp8 with --kv-cache q8_0")
     code, out, _ = cli("workload", *hero, "--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "4")
     assert "Run it as" in out and "vllm serve MODEL --tensor-parallel-size 2" in " ".join(out.split())

@@ -71,4 +71,10 @@ def run_as(w: Workload, n: int, transport: str) -> list[str]:
     """The commands that serve `w` on n GPUs as the prediction assumes; none for training."""
     if w.task != "infer":
         return []
-    return [c for c in (_vllm(w, n, transport), _llama_cpp(w, n)) if c]
+    out = [c for c in (_vllm(w, n, transport), _llama_cpp(w, n)) if c]
+    if not out:
+        out.append(
+            f"no engine advisor knows serves --quant {w.quant} with --kv-cache {w.kv_cache}: vLLM takes fp8, "
+            "int8, int4 and nvfp4 weights with an fp8 KV cache, llama.cpp GGUF types with q8_0 or q4_0"
+        )
+    return out

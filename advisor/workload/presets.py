@@ -125,6 +125,11 @@ def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
         raise UserError(f"--hidden {shape.hidden} must be a multiple of the {heads} attention heads")
     if shape.active_experts and not shape.experts:
         raise UserError("--active-experts needs --experts (the experts per layer)")
+    if shape.experts and not shape.active_experts:
+        raise UserError(
+            "--experts needs --active-experts: how many experts each token is routed to",
+            hint="e.g. --experts 8 --active-experts 2 (Mixtral), --experts 128 --active-experts 8 (Qwen3 MoE)",
+        )
     if shape.experts and (shape.active_experts or 1) > shape.experts:
         raise UserError(
             f"--active-experts {shape.active_experts} is more than the {shape.experts} experts per layer"

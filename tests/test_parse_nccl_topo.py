@@ -54,6 +54,21 @@ def test_export_reads_back_to_the_plans_paths(build) -> None:
     assert got == {(q.a, q.b): nccl_class(q.path) for q in pred.pairs}
 
 
+def test_under_nps4_the_export_gives_each_root_complex_its_numa_node() -> None:
+    """bios.nps 4: NCCL reads each root complex's GPUs under a <cpu> of its own, so pairs across root
+    complexes of one socket read back SYS, as the plan's NCCL class says; the switch pairs stay PIX."""
+    from advisor.model.build import Build
+
+    build = build_from_data(load_file(ROOT / "tests/fixtures/builds/8x-rtxpro6000-esc8000a.yaml"))
+    build = Build.model_validate(build.model_dump() | {"bios": {"nps": 4}})
+    pred = evaluate(build, load_catalog())
+    text = export(pred)
+    got = paths(read(text, "exported.xml"))
+    assert got == {(q.a, q.b): nccl_class(q.nccl_path) for q in pred.pairs}
+    assert "SYS" in got.values() and "PIX" in got.values()
+    assert text.count("<cpu ") > pred.machine.sockets
+
+
 def test_export_keeps_nvlink_bridges_chipset_slots_and_switch_trees(write) -> None:
     catalog = load_catalog()
     cases = {

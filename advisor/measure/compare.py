@@ -150,7 +150,7 @@ def compare(
         if r.tool == "nccl-topo":  # NCCL's classes: NODE is its PHB, NV# its NVL
             from advisor.measure.ncclxml import nccl_class
 
-            want = nccl_class(pair.path)
+            want = nccl_class(pair.nccl_path)
         row = Row("path", f"GPU{pair.a}-GPU{pair.b}", want, str(r.value), None, str(r.value) != want)
         row.causes = _causes(ctx, row, "path", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)

@@ -124,10 +124,25 @@ def export(pred) -> str:
         for c in children.get(nid, []):
             emit(c, depth)
 
+    bios = getattr(m.build, "bios", None)
+    nps4 = bios is not None and bios.nps == 4 and m.cpu_vendor == "amd"
+    numa = 0
     for s in range(m.sockets):
-        lines.append(f"  <cpu {attrs(numaid=s, arch='x86_64', vendor=vendor or None)}>")
-        walk(f"cpu{s}", 2)
-        lines.append("  </cpu>")
+        # NPS4: each of a socket's root complexes is a NUMA node of its own, and NCCL gives each its <cpu>
+        groups = (
+            [[c] for c in children.get(f"cpu{s}", [])]
+            if nps4 and any(c.kind == "host_bridge" for c in children.get(f"cpu{s}", []))
+            else [None]
+        )
+        for group in groups:
+            lines.append(f"  <cpu {attrs(numaid=numa, arch='x86_64', vendor=vendor or None)}>")
+            if group is None:
+                walk(f"cpu{s}", 2)
+            else:
+                for c in group:
+                    emit(c, 2)
+            lines.append("  </cpu>")
+            numa += 1
     lines.append("</system>")
     return "\n".join(lines) + "\n"
 

@@ -67,9 +67,13 @@ class PairPrediction:
     bidi: Figure
     latency: Figure
     nvml_path: str = ""  # the class nvidia-smi topo -m prints (SYS for NODE on a single-socket workstation)
+    nccl_path: str = (
+        ""  # the class NCCL gives it: no NODE (a path through the CPU is PHB), SYS across NUMA nodes
+    )
 
     def __post_init__(self) -> None:
         self.nvml_path = self.nvml_path or self.path
+        self.nccl_path = self.nccl_path or ("PHB" if self.path == "NODE" else self.path)
 
 
 @dataclass
@@ -481,7 +485,20 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     if path == "NODE" and machine.sockets == 1 and not split:
         nvml = const("nvml_label_across_root_complexes", machine.segment or "default")
     return PairPrediction(
-        a.index, b.index, path, p2p, p2p_reason, nccl_p2p, transport, nreason, via, uni, bidi, latency, nvml
+        a.index,
+        b.index,
+        path,
+        p2p,
+        p2p_reason,
+        nccl_p2p,
+        transport,
+        nreason,
+        via,
+        uni,
+        bidi,
+        latency,
+        nvml,
+        nccl_class,
     )
 
 

@@ -206,3 +206,27 @@ def test_nvml_names_the_gpus_and_gives_their_memory_and_bar1(monkeypatch):
     # a BAR1 smaller than the memory, though not the 256 MiB of large BAR off
     (small,) = [f for f in r.findings if f.id == "DOC004" and f.subject.endswith(GPU0)]
     assert small.severity == "info" and "smaller than its 49152 MiB" in small.message
+
+
+def test_a_virtual_machine_guest_is_named_with_the_clique_fix(cli, tmp_path):
+    """The recorded dump with its first host bridge planted as QEMU's q35 one ([8086:29c0], what a guest
+    shows; club-3090's PCIE_P2P.md): DOC009 says P2P is refused there and gives the clique fix; the dump
+    as recorded (bare metal) stays without it."""
+    text = DUMP.read_text()
+    first = text.splitlines()[0]
+    assert first.startswith("00:00.0 Host bridge [0600]:")
+    guest = tmp_path / "guest-lspci.txt"
+    guest.write_text(
+        text.replace(
+            first,
+            "00:00.0 Host bridge [0600]: Intel Corporation 82G33/G31/P35/P31 Express DRAM Controller [8086:29c0]",
+            1,
+        )
+    )
+    code, out, err = cli("doctor", "--lspci", str(guest), "--json")
+    assert code == 1, err
+    (vm,) = _ids(json.loads(out))["DOC009"]
+    assert "virtual machine" in vm["message"] and "CNS" in vm["message"]
+    assert "x-nv-gpudirect-clique=0" in vm["fix"] and "NCCL_P2P_DISABLE=1" in vm["fix"]
+    _, bare = _doctor(cli)
+    assert "DOC009" not in _ids(bare)

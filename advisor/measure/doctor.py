@@ -29,6 +29,12 @@ NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troublesho
 AER_DOC = "https://docs.kernel.org/PCI/pcieaer-howto.html"
 SYSFS_DOC = "https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci"
 NUMA_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity"
+VM_P2P = "https://github.com/noonghunna/club-3090/blob/main/docs/PCIE_P2P.md"
+VM_HANG = "https://github.com/NVIDIA/nccl/issues/2335"
+QEMU_IDS = "https://github.com/qemu/qemu/blob/master/include/hw/pci/pci_ids.h"
+# the host bridge QEMU's q35 machine presents to a guest (PCI_DEVICE_ID_INTEL_Q35_MCH): the NVIDIA driver
+# does not know it and refuses peer access behind it
+QEMU_Q35_HOST_BRIDGE = ("8086", "29c0")
 
 _DEVICE = re.compile(
     r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:\[]{1,80}?)(?:\s*\[[0-9a-fA-F]{4}\])?:\s+(.*)$"
@@ -476,6 +482,29 @@ def check(
                     sources=[NCCL_ACS],
                 )
             )
+    q35 = next(
+        (
+            d
+            for d in devs.values()
+            if d.cls == "Host bridge" and (d.vendor, d.device) == QEMU_Q35_HOST_BRIDGE
+        ),
+        None,
+    )
+    if q35 is not None and len(gpus) >= 2:
+        out.append(
+            DoctorFinding(
+                id="DOC009",
+                severity="warning",
+                subject="virtual machine",
+                message=f"This is a virtual machine: {q35.bdf} is QEMU's emulated q35 host bridge "
+                "[8086:29c0], which the NVIDIA driver does not know, so it refuses peer access between the GPUs "
+                "(nvidia-smi topo -p2p r reads CNS) and NCCL stages every copy through host memory.",
+                fix="On the host, pass each GPU with x-nv-gpudirect-clique=0 (a QEMU vfio-pci option; Proxmox: "
+                "args:) and check that topo -p2p r reads OK. Between GeForce cards the clique's P2P does not "
+                "deliver and NCCL's first collective hangs: keep NCCL_P2P_DISABLE=1 there.",
+                sources=[VM_P2P, VM_HANG, QEMU_IDS],
+            )
+        )
     mode, how = iommu_mode(cmdline, root)
     if mode == "on" and gpus:
         out.append(

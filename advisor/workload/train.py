@@ -219,7 +219,11 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         else:
             # DataParallel: weights replicated from GPU0 and gradients reduced to it on every micro-step,
             # without overlap; the whole step is then slowed by the measured single-process overhead.
-            wbytes = w.model.params * 4
+            wbytes = (
+                w.model.params * const("lora_base_bytes_per_param", w.base_bits, file=W) + w.trainable * 4
+                if w.lora_rank is not None
+                else w.model.params * 4
+            )  # with LoRA the frozen base is replicated in its own bytes, the adapters in fp32
             rep = collective("all-gather", wbytes * n / (n - 1) if n > 1 else 0, fab, a)
             red = collective("reduce-scatter", g * n / (n - 1) if n > 1 else 0, fab, a)
             exposed = _fig(

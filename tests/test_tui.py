@@ -374,10 +374,19 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
         await settle(pilot)
         accumulated = float(re.search(r"Speed-up: ([0-9.]+)x", text_of(app, "#wl-report")).group(1))
         assert accumulated > slow
+        app.query_one("#wl-format", Select).value = "qlora"
+        await settle(pilot)
+        report = " ".join(text_of(app, "#wl-report").split())
+        assert "QLoRA rank 16" in report and "base in 4 bits" in report
         app.query_one("#wl-task", Select).value = "infer"
         await settle(pilot)
         report = text_of(app, "#wl-report")
         assert "time to first" in report and "decode per token" in report and "tokens/s" in report
+        assert app.query_one("#wl-format", Select).value == "none"  # the inference formats, 16-bit first
+        app.query_one("#wl-format", Select).value = "q4_k_m"
+        await settle(pilot)
+        report = " ".join(text_of(app, "#wl-report").split())
+        assert "weights q4_k_m" in report and "llama.cpp: llama-server" in report
         app.query_one("#wl-batch", Input).value = "0"
         await settle(pilot)
         assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")

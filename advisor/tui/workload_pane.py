@@ -1,6 +1,7 @@
 """Will N GPUs beat one? The workload model (advisor.workload) on the build being planned.
 
-A small form (job, model, strategy, batch, sequence, accumulation, GPUs) and the same report as
+A small form (job, model, strategy, weights: LoRA/QLoRA or a quantized format, batch, sequence,
+accumulation, GPUs) and the same report as
 `advisor workload`, redrawn when the form or the build changes.
 """
 
@@ -21,6 +22,18 @@ from advisor.session.planner import Planner
 STRATEGIES = {
     "train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
     "infer": ("tp", "pp", "replicas"),
+}
+# what the weights are, by job: full fine-tuning or LoRA/QLoRA; 16-bit or quantized inference weights
+FORMATS = {
+    "train": (("full", "full"), ("LoRA", "lora"), ("QLoRA", "qlora")),
+    "infer": (
+        ("16-bit", "none"),
+        ("fp8", "fp8"),
+        ("int4", "int4"),
+        ("Q8_0", "q8_0"),
+        ("Q6_K", "q6_k"),
+        ("Q4_K_M", "q4_k_m"),
+    ),
 }
 
 
@@ -45,6 +58,14 @@ class WorkloadPane(Vertical):
                 allow_blank=False,
                 id="wl-strategy",
                 tooltip="parallel strategy",
+            )
+            yield Select(
+                list(FORMATS["train"]),
+                value="full",
+                allow_blank=False,
+                id="wl-format",
+                tooltip="training: full fine-tuning, LoRA or QLoRA (rank 16); inference: the weights' "
+                "format (int4: AWQ/GPTQ; Q8_0-Q4_K_M: GGUF)",
             )
         with Horizontal(classes="wl-row"):
             yield Label("batch", classes="wl-label")
@@ -87,6 +108,7 @@ class WorkloadPane(Vertical):
             values[key] = int(raw)
         model = resolve(str(self.query_one("#wl-model", Select).value))
         strategy = str(self.query_one("#wl-strategy", Select).value)
+        fmt = str(self.query_one("#wl-format", Select).value)
         if task == "infer":
             return defaults.workload(
                 "infer",
@@ -95,7 +117,13 @@ class WorkloadPane(Vertical):
                 batch=values["batch"],
                 prompt=values["seq"],
                 gpus=values["gpus"],
+                quant=None if fmt in ("none", "full", "lora", "qlora") else fmt,
             )
+        lora = {"lora": {"lora_rank": 16}, "qlora": {"lora_rank": 16, "base_bits": 4}}.get(fmt, {})
+        if lora:
+            from advisor.workload.models import lora_params
+
+            lora_params(model, 16)  # a model without the shape LoRA needs says so here
         return defaults.workload(
             "train",
             model,
@@ -104,6 +132,7 @@ class WorkloadPane(Vertical):
             seq=values["seq"],
             accum=values["accum"],
             gpus=values["gpus"],
+            **lora,
         )
 
     def on_resize(self) -> None:
@@ -148,6 +177,9 @@ class WorkloadPane(Vertical):
             choices = STRATEGIES[task]
             strategy.set_options([(s, s) for s in choices])
             strategy.value = d.STRATEGY[task]
+            fmt = self.query_one("#wl-format", Select)
+            fmt.set_options(list(FORMATS[task]))
+            fmt.value = FORMATS[task][0][1]
             model = resolve(str(self.query_one("#wl-model", Select).value))
             self.query_one("#wl-seq", Input).value = str(d.PROMPT if task == "infer" else d.seq_for(model))
         self.app.redraw_view("workload")

@@ -483,11 +483,7 @@ def check(
                 )
             )
     q35 = next(
-        (
-            d
-            for d in devs.values()
-            if d.cls == "Host bridge" and (d.vendor, d.device) == QEMU_Q35_HOST_BRIDGE
-        ),
+        (d for d in devs.values() if d.cls == "Host bridge" and (d.vendor, d.device) == QEMU_Q35_HOST_BRIDGE),
         None,
     )
     if q35 is not None and len(gpus) >= 2:

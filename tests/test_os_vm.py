@@ -74,3 +74,14 @@ def test_the_settings_in_a_build_file_and_a_bad_one(cli, write):
     )
     code, _, err = cli("plan", str(bad))
     assert code == 2 and "m.yaml" in err and "os" in err
+
+
+def test_gen5_host_copies_reach_their_published_share_of_the_link(cli):
+    """Issue 14 item 5: Gen5 x16 host copies measured 55.3-56.4 GB/s H2D (8x RTX 5090, tinygrad's
+    open-gpu-kernel-modules#29; 8x H800) where Gen4's 0.84 of the raw rate gave 52.9; Gen4 keeps 0.84."""
+    gen5 = _plan(cli, "--cpu", "Threadripper PRO 7975WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 5090:2")
+    g = gen5["gpus"][0]
+    assert g["link"]["gen"] == 5 and 55.28 <= g["h2d_gbps"] <= 56.41
+    assert 55.1 <= g["d2h_gbps"] <= 57.4
+    gen4 = _plan(cli, *TR_ADA)["gpus"][0]
+    assert gen4["link"]["gen"] == 4 and gen4["h2d_gbps"] == pytest.approx(0.84 * 31.5, rel=0.01)

@@ -135,12 +135,20 @@ def _directed(path: list[str]) -> list[tuple[str, str]]:
     return list(pairwise(path))
 
 
-def _capacities(g: MachineGraph, eff: float) -> dict[tuple[str, str], float]:
+def _capacities(g: MachineGraph, name: str) -> dict[tuple[str, str], float]:
+    """Each PCIe link's rate for host copies: raw x the host-copy efficiency of its generation."""
     cap = {}
     for u, v, e in g.edges(data=True):
         if e.get("gbps") and e["kind"] != "nvlink":
-            cap[(u, v)] = cap[(v, u)] = e["gbps"] * eff
+            cap[(u, v)] = cap[(v, u)] = e["gbps"] * const(name, _key(name, e.get("gen") or 0))
     return cap
+
+
+def _path_gen(g: MachineGraph, path: list[str]) -> int:
+    """The lowest PCIe generation of the links on a path (0 when none says)."""
+    return min(
+        (g.edges[u, v].get("gen") or 0 for u, v in pairwise(path) if "gbps" in g.edges[u, v]), default=0
+    )
 
 
 def predict(machine: Machine) -> Prediction:
@@ -151,32 +159,36 @@ def predict(machine: Machine) -> Prediction:
         "Links train at the negotiated generation under load (an idle link may read Gen1).",
         "The inter-socket link is not modelled as a bottleneck; SYS pairs use a measured penalty.",
     ]
-    h2d_eff, d2h_eff = const("h2d_efficiency"), const("d2h_efficiency")
     gp: list[GpuPrediction] = []
     up_flows, down_flows = {}, {}
     for n in gpus:
         path = host_path(g, n.id)
         raw, where = _bottleneck(g, path)
-        inputs = {"link": n.link.label, "bottleneck": where, "raw_gbps": round(raw, 3)}
+        gen = _path_gen(g, path)
+        h2d_key, d2h_key = _key("h2d_efficiency", gen), _key("d2h_efficiency", gen)
+        h2d_eff, d2h_eff = const("h2d_efficiency", h2d_key), const("d2h_efficiency", d2h_key)
+        inputs = {"link": n.link.label, "bottleneck": where, "raw_gbps": round(raw, 3), "gen": gen}
         h2d = _fig(
             raw * h2d_eff,
             "GB/s",
-            "raw rate of the narrowest link to host x h2d_efficiency",
+            "raw rate of the narrowest link to host x h2d_efficiency[gen]",
             inputs | {"h2d_efficiency": h2d_eff},
             ["pcie_lane_gbps", "h2d_efficiency"],
+            keys={"h2d_efficiency": h2d_key},
         )
         d2h = _fig(
             raw * d2h_eff,
             "GB/s",
-            "raw rate of the narrowest link to host x d2h_efficiency",
+            "raw rate of the narrowest link to host x d2h_efficiency[gen]",
             inputs | {"d2h_efficiency": d2h_eff},
             ["pcie_lane_gbps", "d2h_efficiency"],
+            keys={"d2h_efficiency": d2h_key},
         )
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
         gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
     if len(gpus) > 1:
-        caps = {"h2d_all": _capacities(g, h2d_eff), "d2h_all": _capacities(g, d2h_eff)}
+        caps = {"h2d_all": _capacities(g, "h2d_efficiency"), "d2h_all": _capacities(g, "d2h_efficiency")}
         down = max_min_share(down_flows, caps["h2d_all"])
         up = max_min_share(up_flows, caps["d2h_all"])
         for p in gp:
@@ -527,12 +539,16 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             edges = [] if p.nccl_transport == "NVLink" else _directed(pcie_path(g, n.id, m.id))
             hops.append((f"{n.index}->{m.index}", p.nccl_transport, rate, p2p_eff))
         else:
-            legs = [_bottleneck(g, host_path(g, x.id))[0] for x in (n, m)]
-            rate = min(legs) * const("h2d_efficiency")
+            legs = [
+                _bottleneck(g, host_path(g, x.id))[0]
+                * const("h2d_efficiency", _key("h2d_efficiency", _path_gen(g, host_path(g, x.id))))
+                for x in (n, m)
+            ]
+            rate = min(legs)
             edges = _directed(host_path(g, n.id)) + _directed(list(reversed(host_path(g, m.id))))
             hops.append((f"{n.index}->{m.index}", "SHM", rate, shm_eff))
         flows[f"{n.index}->{m.index}"] = (rate, edges)
-    shared = max_min_share(flows, _capacities(g, const("h2d_efficiency")))
+    shared = max_min_share(flows, _capacities(g, "h2d_efficiency"))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
     nvlink_ring = any(t == "NVLink" for _, t, _, _ in per_hop)

@@ -131,3 +131,33 @@ def test_the_engine_flags_that_give_the_prediction(cli):
     assert none.startswith("no engine advisor knows serves --quant fp8 with --kv-cache q8_0")
     code, out, _ = cli("workload", *hero, "--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "4")
     assert "Run it as" in out and "vllm serve MODEL --tensor-parallel-size 2" in " ".join(out.split())
+
+
+def test_max_concurrency_serves_what_each_kv_cache_admits(cli):
+    """--max-concurrency: one card serves as many sequences as its KV cache holds, two cards with TP as
+    many as theirs (more than twice: the weights split too), and the throughputs compare those."""
+    out = _run(cli, "RTX 4090:2", "--infer", "llama-3.1-8b", "--strategy", "tp", "--max-concurrency")
+    spec = out["workload"]
+    one, two = _config(out, 1), _config(out, 2)
+    assert spec["max_concurrency"] is True
+    assert (
+        spec["batch"] == two["memory"]["max_sequences"]
+        and spec["baseline_batch"] == one["memory"]["max_sequences"]
+    )
+    assert spec["batch"] > 2 * spec["baseline_batch"] >= 2
+    assert one["fits"] and two["fits"]
+    assert out["speedup"] == pytest.approx(two["tokens_per_s"] / one["tokens_per_s"], rel=0.01)
+    (vllm, _) = out["run_as"]
+    assert f"--max-num-seqs {spec['batch']}" in vllm
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--train", "llama-3.1-8b", "--max-concurrency"), "--max-concurrency is for inference"),
+        (("--infer", "llama-3.1-8b", "--max-concurrency", "--batch", "4"), "leave --batch out"),
+    ],
+)
+def test_max_concurrency_with_training_or_a_batch_exits_2(cli, args, says):
+    code, _, err = cli("workload", *TR, "--gpu", "RTX 4090:2", *args)
+    assert code == 2 and says in " ".join(err.split())

@@ -154,6 +154,12 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         f"sequences (default {d.BATCH['infer']})",
     )
     g.add_argument(
+        "--max-concurrency",
+        action="store_true",
+        help="inference: as many concurrent sequences as each configuration's KV cache admits, 1 GPU "
+        "and N each their own (instead of --batch)",
+    )
+    g.add_argument(
         "--seq",
         type=int,
         metavar="S",

@@ -122,9 +122,15 @@ def workload_from_args(args):
         value = getattr(args, flag, None)
         if value is not None and value < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be 1 or more (got {value})")
+    if getattr(args, "max_concurrency", False):
+        if args.train:
+            raise UserError("--max-concurrency is for inference (--infer): training sets --batch")
+        if args.batch is not None:
+            raise UserError("--max-concurrency sets the number of sequences: leave --batch out")
     return defaults.workload(
         "train" if args.train else "infer",
         spec,
+        max_concurrency=getattr(args, "max_concurrency", False) or None,
         strategy=args.strategy,
         precision=args.precision,
         batch=args.batch,

@@ -54,6 +54,10 @@ class WorkloadSpecOut(Output):
     gen: int | None = None
     quant: str | None = Field(default=None, description="inference: the weights' format (null: precision)")
     kv_cache: str | None = Field(default=None, description="inference: the KV cache's type (null: precision)")
+    max_concurrency: bool | None = Field(
+        default=None,
+        description="inference: batch is what the KV cache admits on N GPUs, baseline_batch on one",
+    )
     active_params: float | None = Field(
         default=None, description="a mixture of experts: parameters each token passes through"
     )
@@ -180,7 +184,14 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             trainable_params=round(w.trainable),
         )
         if w.task == "train"
-        else dict(prompt=w.prompt, gen=w.gen, quant=w.quant, kv_cache=w.kv_cache)
+        else dict(
+            prompt=w.prompt,
+            gen=w.gen,
+            quant=w.quant,
+            kv_cache=w.kv_cache,
+            max_concurrency=w.max_concurrency or None,
+            baseline_batch=w.baseline_batch,
+        )
     )
     if m.moe:
         more["active_params"] = round(m.active)

@@ -43,6 +43,11 @@ def title(a: Analysis) -> str:
         f"+ {w.gen} generated tokens"
     )
     if w.task == "infer":
+        if w.max_concurrency:
+            what += (
+                f" (as many as the KV cache admits: {w.batch} on {a.gpus} GPU{'s' if a.gpus > 1 else ''}, "
+                f"{w.baseline_batch or w.batch} on one)"
+            )
         if w.quant:
             what += f"; weights {w.quant}"
         if w.kv_cache:

@@ -85,6 +85,14 @@ def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
     return cfg, fab
 
 
+def admitted(w: Workload, pred: Prediction, n: int) -> int:
+    """The concurrent sequences of prompt + gen tokens the KV cache of `w` on n GPUs admits (at least
+    1: a model that does not fit one sequence is then reported as not fitting)."""
+    one, _ = configure(w.but(batch=1, baseline_batch=None), pred, n)
+    m = one.memory.max_sequences
+    return max(1, int(m.value)) if m is not None and m.value is not None else 1
+
+
 def ratio(a: Config, b: Config) -> float | None:
     """Throughput of a over b, where both fit."""
     if not (a.fits and b.fits) or not b.throughput.value:
@@ -102,6 +110,8 @@ def analyse(
     catalog = catalog or load_catalog()
     pred = pred or evaluate(build, catalog)
     n = check(w, len(pred.machine.gpus))
+    if w.task == "infer" and w.max_concurrency:
+        w = w.but(batch=admitted(w, pred, n), baseline_batch=admitted(w, pred, 1))
     base = w.but(
         batch=w.baseline_batch or w.batch,
         accum=w.baseline_accum or w.accum,
@@ -128,9 +138,10 @@ def analyse(
     if w.task == "infer" and n > 1:
         for s in INFER_STRATEGIES:
             try:
-                result.strategies.append(
-                    many if s == w.strategy else configure(w.but(strategy=s), pred, n)[0]
-                )
+                other = w.but(strategy=s)
+                if w.max_concurrency:
+                    other = other.but(batch=admitted(other, pred, n))
+                result.strategies.append(many if s == w.strategy else configure(other, pred, n)[0])
             except UserError as exc:
                 result.skipped_strategies[s] = exc.render()
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))

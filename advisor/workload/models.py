@@ -133,6 +133,9 @@ class Workload:
     # inference: the weights' format (None: `precision`) and the KV cache's (None: `precision`)
     quant: str | None = None
     kv_cache: str | None = None
+    # inference: serve as many sequences as each configuration's KV cache admits (batch is then set per
+    # configuration by the analysis)
+    max_concurrency: bool = False
 
     @property
     def trainable(self) -> float:

@@ -25,6 +25,9 @@ def test_adapter_count_matches_peft_for_llama_3_8b_rank_16():
     from advisor.workload.presets import resolve
 
     assert lora_params(resolve("llama-3.1-8b"), 16) == 41_943_040
+    # BERT's MLP has two matrices (intermediate, output), not a gated MLP's three: per layer q, k, v and
+    # the attention output (h + h each) and h + ffn twice, with h 1024 and ffn 4096
+    assert lora_params(resolve("bert-large"), 8) == 8 * 24 * (4 * 2048 + 2 * (1024 + 4096))
 
 
 def test_qlora_makes_an_8b_model_fit_a_24gb_card_that_full_fine_tuning_does_not(cli):

@@ -42,6 +42,9 @@ class ModelSpec:
     # mixture of experts: `experts` MLPs of size `ffn` per layer, `active_experts` of them per token
     experts: int | None = None
     active_experts: int | None = None
+    # matrices in each MLP: 3 for the gated MLPs of Llama-style decoders (gate, up, down), 2 for GPT-2,
+    # OPT and BERT (fc1, fc2)
+    mlp_matrices: int = 3
 
     @property
     def moe(self) -> bool:
@@ -82,9 +85,10 @@ class ModelSpec:
 
 
 def lora_params(m: ModelSpec, rank: int) -> float:
-    """LoRA adapters of rank r on every linear layer of a decoder block (q, k, v, o, gate, up, down, as
+    """LoRA adapters of rank r on every linear layer of a block (q, k, v, o and the MLP's matrices, as
     PEFT's target_modules="all-linear"): an adapter on a d_in x d_out matrix has r x (d_in + d_out)
-    parameters, so r x L x (9h + 2 kv + 3 ffn) with kv = kv_heads x head_dim (Hu et al. 2021)."""
+    parameters, so r x L x (9h + 2 kv + 3 ffn) for a gated MLP with kv = kv_heads x head_dim (Hu et al.
+    2021), and 2 (h + ffn) for the MLP of GPT-2, OPT or BERT."""
     from advisor.base.errors import UserError
 
     if not (m.layers and m.hidden and m.ffn):
@@ -94,9 +98,9 @@ def lora_params(m: ModelSpec, rank: int) -> float:
         )
     kv = (m.kv_heads or m.heads or 1) * m.head_dim
     q = (m.heads or 1) * m.head_dim
-    # q (h + q), k and v (h + kv each), o (q + h); each expert's gate/up/down 3 (h + ffn)
+    # q (h + q), k and v (h + kv each), o (q + h); each MLP's matrices (gate/up/down, or fc1/fc2) h + ffn
     attn = 2 * (m.hidden + q) + 2 * (m.hidden + kv)
-    return float(rank * m.layers * (attn + (m.experts or 1) * 3 * (m.hidden + m.ffn)))
+    return float(rank * m.layers * (attn + (m.experts or 1) * m.mlp_matrices * (m.hidden + m.ffn)))
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ def presets() -> dict[str, ModelSpec]:
             vocab=p.get("vocab"),
             head_size=p.get("head_dim"),
             experts=p.get("experts"),
+            mlp_matrices=p.get("mlp_matrices", 3),
             active_experts=p.get("active_experts"),
             forward_flops_per_sample=p.get("forward_flops_per_sample"),
             default_seq=p.get("default_seq"),
@@ -138,12 +139,13 @@ def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
     if not (L and h and ffn and vocab):
         return replace(shape, name=f"{spec.label} with {_said(given)}", custom=True)
     kv = (shape.kv_heads or heads or 1) * (h // (heads or 1))
-    params = L * (2 * h * h + 2 * h * kv + 3 * h * ffn * (shape.experts or 1)) + 2 * vocab * h
+    mlp = shape.mlp_matrices
+    params = L * (2 * h * h + 2 * h * kv + mlp * h * ffn * (shape.experts or 1)) + 2 * vocab * h
     _check_params(params, f"the dimensions given ({_said(given)})")
     return replace(
         shape,
         params=float(params),
-        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + 3h ffn"
+        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + {mlp}h ffn"
         + (" x experts" if shape.experts else "")
         + ") + 2 vocab h)",
         custom=True,

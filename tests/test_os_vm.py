@@ -85,3 +85,25 @@ def test_gen5_host_copies_reach_their_published_share_of_the_link(cli):
     assert 55.1 <= g["d2h_gbps"] <= 57.4
     gen4 = _plan(cli, *TR_ADA)["gpus"][0]
     assert gen4["link"]["gen"] == 4 and gen4["h2d_gbps"] == pytest.approx(0.84 * 31.5, rel=0.01)
+
+
+def test_host_buffers_on_the_other_socket_cost_what_the_link_measured(cli, write):
+    """gearshifft#82: a QPI host, P100 on Gen3 x16, bandwidthTest 12,150.7 MB/s H2D local and 3,783.4
+    remote (D2H 12,890.6 and 2,539.2); on Sapphire Rapids' UPI the remote buffer cost nothing."""
+    tree = (
+        "topology:\n  inter_socket: {link}\n  sockets:\n"
+        "    - {{vendor: intel, root_ports: [{{id: r0, children: [{{gpu: RTX 3090, gen: 3}}]}}]}}\n"
+        "    - {{vendor: intel, root_ports: [{{id: r1, children: [{{gpu: RTX 3090, gen: 3}}]}}]}}\n"
+    )
+    qpi = write("qpi.yaml", tree.format(link="QPI"))
+    local = _plan(cli, str(qpi))["gpus"][0]
+    remote_plan = _plan(cli, str(qpi), "--host-memory", "remote")
+    remote = remote_plan["gpus"][0]
+    assert remote["h2d_gbps"] / local["h2d_gbps"] == pytest.approx(3783.4 / 12150.7, rel=0.03)
+    assert remote["d2h_gbps"] / local["d2h_gbps"] == pytest.approx(2539.2 / 12890.6, rel=0.03)
+    assert "other socket" in remote_plan["assumptions"][0]
+    upi = write("upi.yaml", tree.format(link="UPI"))
+    assert _plan(cli, str(upi), "--host-memory", "remote")["gpus"][0]["h2d_gbps"] == local["h2d_gbps"]
+    # one socket: there is no other socket's memory
+    one = _plan(cli, *TR_ADA, "--host-memory", "remote")
+    assert one["gpus"][0]["h2d_gbps"] == _plan(cli, *TR_ADA)["gpus"][0]["h2d_gbps"]

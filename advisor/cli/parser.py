@@ -83,6 +83,11 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
         "--os", choices=["linux", "windows"], help="the operating system (windows: the WDDM driver model)"
     )
     s.add_argument(
+        "--host-memory",
+        choices=["local", "remote"],
+        help="pinned host buffers on the GPU's own socket (local, default) or the other one (remote)",
+    )
+    s.add_argument(
         "--virtualization",
         choices=["none", "vm", "vm-clique"],
         help="GPUs passed through to a virtual machine (vm), with x-nv-gpudirect-clique set (vm-clique)",

@@ -30,7 +30,7 @@ def settings_from_args(args) -> dict[str, dict]:
         sw["driver"] = {"stock": "stock", "patched": "patched-p2p"}[args.driver]
     if getattr(args, "engine", None):
         sw["engine"] = args.engine
-    for flag in ("os", "virtualization"):
+    for flag in ("os", "virtualization", "host_memory"):
         if getattr(args, flag, None):
             sw[flag] = getattr(args, flag)
     if getattr(args, "nccl_p2p_disable", False):

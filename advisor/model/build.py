@@ -77,6 +77,11 @@ class Software(Strict):
         description="The operating system the GPUs run under: windows means the WDDM driver model, where "
         "the driver grants no peer access and staged copies take ~40 us",
     )
+    host_memory: Literal["local", "remote"] = Field(
+        default="local",
+        description="where the pinned host buffers of host<->GPU copies live: on the GPU's own socket "
+        "(local, as nvbandwidth binds them) or the other one (remote, e.g. numactl --membind to the far node)",
+    )
     virtualization: Literal["none", "vm", "vm-clique"] = Field(
         default="none",
         description="none: bare metal; vm: the GPUs passed through to a virtual machine (QEMU/KVM, "

@@ -144,6 +144,23 @@ def _capacities(g: MachineGraph, name: str) -> dict[tuple[str, str], float]:
     return cap
 
 
+def _remote(f: Figure, direction: str, link: str | None) -> Figure:
+    """A host copy whose pinned buffer is on the other socket: scaled by what that inter-socket link
+    measured (low confidence: a few published machines)."""
+    name = f"remote_{direction}_factor"
+    key = _key(name, link or "default")
+    factor = const(name, key)
+    return _fig(
+        f.value * factor if f.value is not None else None,
+        f.unit,
+        f"{f.formula} x {name}[{key}] (the buffer on the other socket's memory)",
+        f.inputs | {name: factor, "inter_socket": link},
+        [*f.constants, name],
+        "low",
+        f.keys | {name: key},
+    )
+
+
 def _path_gen(g: MachineGraph, path: list[str]) -> int:
     """The lowest PCIe generation of the links on a path (0 when none says)."""
     return min(
@@ -155,7 +172,9 @@ def predict(machine: Machine) -> Prediction:
     g = build_graph(machine)
     gpus = machine.gpus
     assumptions: list[str] = [
-        "Host memory for each GPU is on its own socket (NUMA-local pinned buffers).",
+        "Host memory for each GPU is on its own socket (NUMA-local pinned buffers)."
+        if machine.software.host_memory == "local" or machine.sockets < 2
+        else "Host copies use pinned buffers on the other socket's memory (software.host_memory: remote).",
         "Links train at the negotiated generation under load (an idle link may read Gen1).",
         "The inter-socket link is not modelled as a bottleneck; SYS pairs use a measured penalty.",
     ]
@@ -184,6 +203,8 @@ def predict(machine: Machine) -> Prediction:
             ["pcie_lane_gbps", "d2h_efficiency"],
             keys={"d2h_efficiency": d2h_key},
         )
+        if machine.software.host_memory == "remote" and machine.sockets > 1:
+            h2d, d2h = (_remote(f, name, machine.inter_socket) for f, name in ((h2d, "h2d"), (d2h, "d2h")))
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
         gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))

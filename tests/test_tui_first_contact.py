@@ -301,10 +301,10 @@ async def test_the_machine_tree_of_eight_gpus_behind_switches_wraps_under_each_b
         text = str(app.query_one("#machine-text").render()).splitlines()
         assert all(len(line) <= tree.scrollable_content_region.width for line in text)
         check_tree_shape(text)
-        assert sum("H2D/D2H 52.9/52.9 GB/s" in line for line in text) == 8
+        assert sum("H2D/D2H 55.8/56.1 GB/s" in line for line in text) == 8
         await pilot.resize_terminal(160, 45)  # wider: the lines join again
         await settle(pilot)
         wide = str(app.query_one("#machine-text").render()).splitlines()
         check_tree_shape(wide)
         assert len(wide) < len(text)
-        assert any("GPU0 RTX PRO 6000" in line and "H2D/D2H 52.9/52.9 GB/s" in line for line in wide)
+        assert any("GPU0 RTX PRO 6000" in line and "H2D/D2H 55.8/56.1 GB/s" in line for line in wide)

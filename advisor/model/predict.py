@@ -135,12 +135,14 @@ def _directed(path: list[str]) -> list[tuple[str, str]]:
     return list(pairwise(path))
 
 
-def _capacities(g: MachineGraph, name: str) -> dict[tuple[str, str], float]:
-    """Each PCIe link's rate for host copies: raw x the host-copy efficiency of its generation."""
+def _capacities(g: MachineGraph, name: str, by_gen: bool = True) -> dict[tuple[str, str], float]:
+    """Each PCIe link's rate for host copies: raw x the host-copy efficiency of its generation (or the
+    default entry, for the all-reduce whose efficiency was fitted over it)."""
     cap = {}
     for u, v, e in g.edges(data=True):
         if e.get("gbps") and e["kind"] != "nvlink":
-            cap[(u, v)] = cap[(v, u)] = e["gbps"] * const(name, _key(name, e.get("gen") or 0))
+            key = _key(name, e.get("gen") or 0) if by_gen else "default"
+            cap[(u, v)] = cap[(v, u)] = e["gbps"] * const(name, key)
     return cap
 
 
@@ -560,16 +562,14 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             edges = [] if p.nccl_transport == "NVLink" else _directed(pcie_path(g, n.id, m.id))
             hops.append((f"{n.index}->{m.index}", p.nccl_transport, rate, p2p_eff))
         else:
-            legs = [
-                _bottleneck(g, host_path(g, x.id))[0]
-                * const("h2d_efficiency", _key("h2d_efficiency", _path_gen(g, host_path(g, x.id))))
-                for x in (n, m)
-            ]
-            rate = min(legs)
+            # allreduce_shm_efficiency was fitted over this leg rate at the default host-copy efficiency,
+            # Gen5 cases included: the product is what the calibration holds, so the legs keep it
+            legs = [_bottleneck(g, host_path(g, x.id))[0] for x in (n, m)]
+            rate = min(legs) * const("h2d_efficiency", "default")
             edges = _directed(host_path(g, n.id)) + _directed(list(reversed(host_path(g, m.id))))
             hops.append((f"{n.index}->{m.index}", "SHM", rate, shm_eff))
         flows[f"{n.index}->{m.index}"] = (rate, edges)
-    shared = max_min_share(flows, _capacities(g, "h2d_efficiency"))
+    shared = max_min_share(flows, _capacities(g, "h2d_efficiency", by_gen=False))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
     nvlink_ring = any(t == "NVLink" for _, t, _, _ in per_hop)

@@ -387,6 +387,10 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
         await settle(pilot)
         report = " ".join(text_of(app, "#wl-report").split())
         assert "weights q4_k_m" in report and "llama.cpp: llama-server" in report
+        app.query_one("#wl-batch", Input).value = "max"
+        await settle(pilot)
+        report = " ".join(text_of(app, "#wl-report").split())
+        assert "as many as the KV cache admits" in report
         app.query_one("#wl-batch", Input).value = "0"
         await settle(pilot)
         assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")

@@ -72,8 +72,8 @@ class WorkloadPane(Vertical):
             yield Input(
                 str(d.BATCH["train"]),
                 id="wl-batch",
-                type="integer",
-                tooltip="micro-batch per GPU (train); sequences (infer)",
+                tooltip="micro-batch per GPU (train); concurrent sequences, or max for as many as the KV "
+                "cache admits (infer)",
             )
             yield Label("seq", classes="wl-label")
             yield Input(
@@ -98,13 +98,20 @@ class WorkloadPane(Vertical):
 
         task = self.query_one("#wl-task", Select).value
         values = {}
+        most = False
         for key, low in (("batch", 1), ("seq", 1), ("accum", 1), ("gpus", 1)):
             raw = self.query_one(f"#wl-{key}", Input).value.strip()
             if not raw and key == "gpus":
                 values[key] = None
                 continue
+            if key == "batch" and task == "infer" and raw.lower() == "max":
+                most, values[key] = True, 1  # as many sequences as each configuration's KV cache admits
+                continue
             if not raw.isdigit() or int(raw) < low:
-                raise UserError(f"{key}: a whole number of at least {low}")
+                more = (
+                    ", or max (as many as the KV cache admits)" if key == "batch" and task == "infer" else ""
+                )
+                raise UserError(f"{key}: a whole number of at least {low}{more}")
             values[key] = int(raw)
         model = resolve(str(self.query_one("#wl-model", Select).value))
         strategy = str(self.query_one("#wl-strategy", Select).value)
@@ -118,6 +125,7 @@ class WorkloadPane(Vertical):
                 prompt=values["seq"],
                 gpus=values["gpus"],
                 quant=None if fmt in ("none", "full", "lora", "qlora") else fmt,
+                max_concurrency=most or None,
             )
         lora = {"lora": {"lora_rank": 16}, "qlora": {"lora_rank": 16, "base_bits": 4}}.get(fmt, {})
         if lora:

@@ -161,3 +161,15 @@ def test_max_concurrency_serves_what_each_kv_cache_admits(cli):
 def test_max_concurrency_with_training_or_a_batch_exits_2(cli, args, says):
     code, _, err = cli("workload", *TR, "--gpu", "RTX 4090:2", *args)
     assert code == 2 and says in " ".join(err.split())
+
+
+def test_a_build_that_serves_with_sglang_gets_sglangs_flags(cli):
+    code, out, err = cli(
+        "workload", *TR, "--gpu", "RTX 6000 Ada:2", "--engine", "sglang", "--infer", "llama-3.1-8b",
+        "--strategy", "tp", "--batch", "16", "--kv-cache", "fp8", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    # an fp8 KV cache is not llama.cpp's: SGLang's line alone, in vLLM's place
+    (server,) = json.loads(out)["run_as"]
+    assert server.startswith("SGLang: python -m sglang.launch_server") and "--tp-size 2" in server
+    assert "--max-running-requests 16" in server and "--kv-cache-dtype fp8_e5m2" in server

@@ -147,7 +147,7 @@ def analyse(
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))
     from advisor.workload.engines import run_as
 
-    result.run_as = run_as(w, n, fab.transport)
+    result.run_as = run_as(w, n, fab.transport, getattr(build.software, "engine", None))
     from advisor.workload.advise import bottleneck, changes
 
     result.bottleneck = bottleneck(result)

@@ -1,7 +1,8 @@
 """The serving engines' flags that run an inference job the way the model predicts it (issue 15 item 6).
 
-Flags as vLLM's engine arguments and llama.cpp's server document them:
+Flags as vLLM's engine arguments, SGLang's server arguments and llama.cpp's server document them:
 https://docs.vllm.ai/en/latest/configuration/engine_args.html,
+https://docs.sglang.ai/backend/server_arguments.html,
 https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md.
 """
 
@@ -45,6 +46,28 @@ def _vllm(w: Workload, n: int, transport: str) -> str | None:
     return f"vLLM: {cmd}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
+def _sglang(w: Workload, n: int) -> str | None:
+    """SGLang's server (https://docs.sglang.ai/backend/server_arguments.html): tensor and data parallel
+    sizes, the running-request cap, the context length, fp8 weights and KV cache."""
+    if w.quant and (w.quant.startswith(GGUF_PREFIXES) or w.quant == "nvfp4"):
+        return None
+    if w.kv_cache and w.kv_cache.startswith("q"):
+        return None
+    parts = ["python -m sglang.launch_server --model-path MODEL"]
+    if n > 1 and w.strategy == "tp":
+        parts.append(f"--tp-size {n}")
+    elif n > 1 and w.strategy == "replicas":
+        parts.append(f"--dp-size {n}")
+    elif n > 1 and w.strategy == "pp":
+        parts.append(f"--pp-size {n}")
+    parts += [f"--max-running-requests {w.batch}", f"--context-length {w.prompt + w.gen}"]
+    if w.quant == "fp8":
+        parts.append("--quantization fp8")
+    if w.kv_cache == "fp8":
+        parts.append("--kv-cache-dtype fp8_e5m2")
+    return "SGLang: " + " ".join(parts)
+
+
 def _llama_cpp(w: Workload, n: int) -> str | None:
     if w.quant and not w.quant.startswith(GGUF_PREFIXES):
         return None
@@ -67,11 +90,13 @@ def _llama_cpp(w: Workload, n: int) -> str | None:
     return f"llama.cpp: {cmd}"
 
 
-def run_as(w: Workload, n: int, transport: str) -> list[str]:
-    """The commands that serve `w` on n GPUs as the prediction assumes; none for training."""
+def run_as(w: Workload, n: int, transport: str, engine: str | None = None) -> list[str]:
+    """The commands that serve `w` on n GPUs as the prediction assumes (SGLang in vLLM's place when the
+    build names it as its engine); none for training."""
     if w.task != "infer":
         return []
-    out = [c for c in (_vllm(w, n, transport), _llama_cpp(w, n)) if c]
+    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport)
+    out = [c for c in (server, _llama_cpp(w, n)) if c]
     if not out:
         out.append(
             f"no engine advisor knows serves --quant {w.quant} with --kv-cache {w.kv_cache}: vLLM takes fp8, "

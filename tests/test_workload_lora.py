@@ -103,3 +103,8 @@ def test_dataparallel_replicates_the_frozen_base_in_its_own_bytes(cli):
     assert code == 0, err
     qlora = next(c for c in json.loads(out)["configurations"] if c["gpus"] == 2)["exposed_comm_s"]
     assert qlora < 0.3 * full
+
+
+def test_lora_flags_on_an_inference_job_exit_2(cli):
+    code, _, err = cli("workload", *HERO_4090, "--infer", "llama-3.1-8b", "--qlora")
+    assert code == 2 and "are for training" in " ".join(err.split())

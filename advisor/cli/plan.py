@@ -62,9 +62,13 @@ def settings_from_args(args) -> dict[str, dict]:
     return {k: v for k, v in (("software", sw), ("bios", bios), ("kernel", kernel)) if v}
 
 
-def _lora(args) -> dict:
+def _lora(args, task: str = "train") -> dict:
     """--lora RANK, --base-bits, --qlora as Workload fields; a base width without LoRA is a mistake."""
     rank, bits = getattr(args, "lora", None), getattr(args, "base_bits", None)
+    if task == "infer" and (rank is not None or bits is not None or getattr(args, "qlora", False)):
+        raise UserError(
+            "--lora, --base-bits and --qlora are for training (--train); a quantized model to serve is --quant"
+        )
     if getattr(args, "qlora", False):
         rank, bits = rank or 16, 4 if bits is None else bits
         if bits != 4:
@@ -142,7 +146,7 @@ def workload_from_args(args):
         recompute=args.recompute,
         framework=getattr(args, "framework", None),
         optimizer=getattr(args, "optimizer", None),
-        **_lora(args),
+        **_lora(args, "train" if args.train else "infer"),
         **_formats(args, "train" if args.train else "infer"),
         accum_sync=getattr(args, "accum_sync", None),
         baseline_batch=getattr(args, "baseline_batch", None),

@@ -108,3 +108,8 @@ def test_dataparallel_replicates_the_frozen_base_in_its_own_bytes(cli):
 def test_lora_flags_on_an_inference_job_exit_2(cli):
     code, _, err = cli("workload", *HERO_4090, "--infer", "llama-3.1-8b", "--qlora")
     assert code == 2 and "are for training" in " ".join(err.split())
+
+
+def test_training_flags_on_an_inference_job_exit_2(cli):
+    code, _, err = cli("workload", *HERO_4090, "--infer", "llama-3.1-8b", "--framework", "megatron")
+    assert code == 2 and "--framework: for training" in " ".join(err.split())

@@ -126,6 +126,11 @@ def workload_from_args(args):
         value = getattr(args, flag, None)
         if value is not None and value < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be 1 or more (got {value})")
+    if args.infer:
+        given = [f for f in ("framework", "accum_sync", "optimizer") if getattr(args, f, None) is not None]
+        if given:
+            flags = ", ".join("--" + f.replace("_", "-") for f in given)
+            raise UserError(f"{flags}: for training (--train); an inference job has no gradients to reduce")
     if getattr(args, "max_concurrency", False):
         if args.train:
             raise UserError("--max-concurrency is for inference (--infer): training sets --batch")

@@ -20,17 +20,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.measure.parsers.lspci import GEN_BY_SPEED
+from advisor.model.p2p_sources import AIKITORIA, NCCL_ACS, TINYGRAD, VM_HANG, VM_P2P
 
 Severity = Literal["error", "warning", "info"]
 
-AIKITORIA = "https://github.com/aikitoria/open-gpu-kernel-modules/blob/08dc34555bf8cdacdd89237da42419e6ce5efdc4/README.md"
-TINYGRAD = "https://github.com/tinygrad/open-gpu-kernel-modules/blob/1f40371d287b0e7079e972e7468c09e0a29e2768/README.md"
-NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"
 AER_DOC = "https://docs.kernel.org/PCI/pcieaer-howto.html"
 SYSFS_DOC = "https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci"
 NUMA_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity"
-VM_P2P = "https://github.com/noonghunna/club-3090/blob/main/docs/PCIE_P2P.md"
-VM_HANG = "https://github.com/NVIDIA/nccl/issues/2335"
 QEMU_IDS = "https://github.com/qemu/qemu/blob/master/include/hw/pci/pci_ids.h"
 # the host bridge QEMU's q35 machine presents to a guest (PCI_DEVICE_ID_INTEL_Q35_MCH): the NVIDIA driver
 # does not know it and refuses peer access behind it

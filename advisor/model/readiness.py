@@ -19,20 +19,16 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.model.machine import Machine, Node
+from advisor.model.p2p_sources import AIKITORIA, NCCL_ACS, TINYGRAD, VM_HANG, VM_P2P
 from advisor.model.predict import PairPrediction, Prediction
 
 Verdict = Literal["PASS", "FAIL", "UNKNOWN"]
 
-TINYGRAD = "https://github.com/tinygrad/open-gpu-kernel-modules/blob/1f40371d287b0e7079e972e7468c09e0a29e2768/README.md"
-AIKITORIA = "https://github.com/aikitoria/open-gpu-kernel-modules/blob/08dc34555bf8cdacdd89237da42419e6ce5efdc4/README.md"
 AIKITORIA_DISPLAY = "https://github.com/aikitoria/open-gpu-kernel-modules/issues/11"
-NCCL_ACS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"
 NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
 NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-level"
 SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
 WDDM = "https://github.com/ikawrakow/ik_llama.cpp/issues/629"
-VM_P2P = "https://github.com/noonghunna/club-3090/blob/main/docs/PCIE_P2P.md"
-VM_HANG = "https://github.com/NVIDIA/nccl/issues/2335"
 VM_CLIQUE = "https://github.com/cloud-hypervisor/cloud-hypervisor/pull/6235"
 VLLM_CAR = (
     "https://github.com/vllm-project/vllm/blob/00d618aab60448acdf3fac3e9c4e2e22d0c6c753/"

@@ -67,13 +67,10 @@ class PairPrediction:
     bidi: Figure
     latency: Figure
     nvml_path: str = ""  # the class nvidia-smi topo -m prints (SYS for NODE on a single-socket workstation)
-    nccl_path: str = (
-        ""  # the class NCCL gives it: no NODE (a path through the CPU is PHB), SYS across NUMA nodes
-    )
+    nccl_path: str = ""  # NCCL's class (_pair): no NODE (through the CPU is PHB), SYS across NUMA nodes
 
     def __post_init__(self) -> None:
         self.nvml_path = self.nvml_path or self.path
-        self.nccl_path = self.nccl_path or ("PHB" if self.path == "NODE" else self.path)
 
 
 @dataclass
@@ -365,7 +362,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         switched = any(g.nodes[n]["kind"] == "switch" for n in route)
         attach = "switch" if switched else "direct"
         if p2p:
-            gen = min((g.edges[u, v].get("gen") or 0) for u, v in pairwise(route) if "gbps" in g.edges[u, v])
+            gen = _path_gen(g, route)
             eff_key = "default" if switched else _key("p2p_pcie_efficiency", gen)
             eff = const("p2p_pcie_efficiency", eff_key)
             factor, why = 1.0, []

@@ -11,6 +11,7 @@ from advisor.model.engine import evaluate
 from advisor.model.predict import Figure, Prediction
 from advisor.workload.hardware import Fabric, device, fabric
 from advisor.workload.infer import infer_config
+from advisor.workload.memory import inference_memory
 from advisor.workload.models import INFER_STRATEGIES, TRAIN_STRATEGIES, Workload
 from advisor.workload.result import Config
 from advisor.workload.train import train_config
@@ -88,8 +89,8 @@ def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
 def admitted(w: Workload, pred: Prediction, n: int) -> int:
     """The concurrent sequences of prompt + gen tokens the KV cache of `w` on n GPUs admits (at least
     1: a model that does not fit one sequence is then reported as not fitting)."""
-    one, _ = configure(w.but(batch=1, baseline_batch=None), pred, n)
-    m = one.memory.max_sequences
+    dev = device(pred, n, w.precision, need_mem_bw=True)
+    m = inference_memory(w, n, dev.vram_gb, 1).max_sequences
     return max(1, int(m.value)) if m is not None and m.value is not None else 1
 
 

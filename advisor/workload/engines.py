@@ -13,10 +13,15 @@ from advisor.workload.models import Workload
 GGUF_PREFIXES = ("q", "iq")
 
 
+def _gguf(w: Workload) -> bool:
+    """GGUF weights or a GGUF KV-cache type: llama.cpp's formats, not vLLM's or SGLang's."""
+    return bool(
+        (w.quant and w.quant.startswith(GGUF_PREFIXES)) or (w.kv_cache and w.kv_cache.startswith("q"))
+    )
+
+
 def _vllm(w: Workload, n: int, transport: str) -> str | None:
-    if w.quant and w.quant.startswith(GGUF_PREFIXES):
-        return None  # GGUF types are llama.cpp's
-    if w.kv_cache and w.kv_cache.startswith("q"):
+    if _gguf(w):
         return None
     ctx = w.prompt + w.gen
     parts = ["vllm serve MODEL"]
@@ -49,9 +54,7 @@ def _vllm(w: Workload, n: int, transport: str) -> str | None:
 def _sglang(w: Workload, n: int) -> str | None:
     """SGLang's server (https://docs.sglang.ai/backend/server_arguments.html): tensor and data parallel
     sizes, the running-request cap, the context length, fp8 weights and KV cache."""
-    if w.quant and (w.quant.startswith(GGUF_PREFIXES) or w.quant == "nvfp4"):
-        return None
-    if w.kv_cache and w.kv_cache.startswith("q"):
+    if _gguf(w) or w.quant == "nvfp4":
         return None
     parts = ["python -m sglang.launch_server --model-path MODEL"]
     if n > 1 and w.strategy == "tp":

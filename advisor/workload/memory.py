@@ -220,7 +220,7 @@ def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Mem
     }
     mem = _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
     # the concurrency the KV cache admits: the space left after the weights, over one sequence's cache
-    one = kv_cache(w, split, 1).value or 0.0
+    one = (terms["kv_cache"].value or 0.0) / sequences  # the cache grows linearly with the sequences
     free = mem.usable.value - terms["weights"].value
     per_gpu = max(0, math.floor(free / one)) if one > 0 else None
     replicas = n if w.strategy == "replicas" else 1

@@ -264,3 +264,30 @@ def test_a_one_socket_epyc_on_a_two_socket_server_uses_the_slots_of_its_own_sock
     assert all(g["link"] and g["link"]["width"] == 16 for g in plan["gpus"])
     assert {g["slot"].split()[0] for g in plan["gpus"]} <= {"SLOT8", "SLOT9", "SLOT10", "SLOT11", "SLOT12"}
     assert any("runs in one socket only" in n for n in plan["allocation_notes"])
+
+
+def _staged(plan_json, write, gpu):
+    build = write(
+        "staged.yaml",
+        "cpu: amd-ryzen-threadripper-pro-5975wx\nboard: asus-pro-ws-wrx80e-sage-se-wifi\n"
+        f"gpus: [{{model: {gpu}, count: 2}}]\nsoftware: {{cuda_p2p: false}}\n",
+    )
+    plan = plan_json(str(build), "--explain")
+    pair = _pair(plan, 0, 1)
+    assert pair["via"] == "staged"
+    return pair
+
+
+def test_staged_copies_follow_the_card_family_not_the_architecture_name(plan_json, write):
+    # the same Gen4 x16 links: the GeForce 3090 measured 11.2-11.4 GB/s staged, the A100 80GB PCIe
+    # 21.4-21.8 (both Ampere), so one architecture key cannot serve both
+    geforce = _staged(plan_json, write, "RTX 3090")
+    a100 = _staged(plan_json, write, "A100 80GB PCIe")
+    assert 10.5 < geforce["uni_gbps"] < 12 and 20.5 < a100["uni_gbps"] < 23
+    assert "staged_efficiency[ampere-geforce]" in geforce["derivation"]["uni"]["formula"]
+    assert "staged_efficiency[ampere-datacenter]" in a100["derivation"]["uni"]["formula"]
+    assert geforce["confidence"] == a100["confidence"] == "calibrated"
+    # no staged copy of an Ampere workstation card is published: the figure says it is a guess
+    a6000 = _staged(plan_json, write, "RTX A6000")
+    assert "staged_efficiency[default]" in a6000["derivation"]["uni"]["formula"]
+    assert a6000["confidence"] == "low"

@@ -88,6 +88,25 @@ def _arch(node: Node) -> str:
     return node.gpu.architecture if node.gpu else "default"
 
 
+def _family(a: Node, b: Node) -> str | None:
+    """'ampere-datacenter' and the like when both GPUs share architecture and segment: the key for
+    constants where cards of one architecture measure apart (GeForce 3090 vs A100 staged copies)."""
+    if a.gpu is None or b.gpu is None:
+        return None
+    if (a.gpu.architecture, a.gpu.segment) != (b.gpu.architecture, b.gpu.segment):
+        return None
+    return f"{a.gpu.architecture}-{a.gpu.segment}"
+
+
+def _fkey(name: str, arch: str, family: str | None) -> str:
+    """The key const(name, ...) should read: the architecture-and-segment family where the constant
+    has an entry for it, else the architecture (which falls back to `default`)."""
+    value = constants()[name].value
+    if family and isinstance(value, dict) and family in value:
+        return family
+    return arch
+
+
 def _bottleneck(g: MachineGraph, path: list[str]) -> tuple[float, str]:
     best = None
     for u, v in pairwise(path):
@@ -322,6 +341,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     p2p, p2p_reason = cuda_p2p(machine, a, b, path)
     nvlink = path.startswith("NV") and machine.software.cuda_p2p
     arch = _arch(a) if _arch(a) == _arch(b) else "default"
+    family = _family(a, b)
     if nvlink:
         p2p, p2p_reason = True, "NVLink bridge"
         e = g.edges[a.id, b.id]
@@ -346,14 +366,15 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             uni.confidence,
             uni.keys,
         )
-        lat = const("latency_nvlink_us", arch)
+        lk = _fkey("latency_nvlink_us", arch, family)
+        lat = const("latency_nvlink_us", lk)
         latency = _fig(
             lat,
             "us",
-            "latency_nvlink_us",
-            {"arch": arch},
+            f"latency_nvlink_us[{_key('latency_nvlink_us', lk)}]",
+            {"arch": arch, **({"family": family} if family else {})},
             ["latency_nvlink_us"],
-            keys={"latency_nvlink_us": _key("latency_nvlink_us", arch)},
+            keys={"latency_nvlink_us": _key("latency_nvlink_us", lk)},
         )
         via = "nvlink"
     else:
@@ -429,39 +450,50 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 r, w = _bottleneck(g, host_path(g, n.id))
                 legs.append((r, w))
             raw, where = min(legs)
-            eff = const("staged_efficiency", arch)
-            conf = "low" if arch not in ("ada", "ampere", "hopper", "blackwell") else "calibrated"
+            sk = _key("staged_efficiency", _fkey("staged_efficiency", arch, family))
+            eff = const("staged_efficiency", sk)
+            # measured families only: an architecture's other segments (the A6000 beside the 3090
+            # and the A100) and unknown cards read `default`, which is a guess between them
+            conf = "low" if sk == "default" else "calibrated"
             uni = _fig(
                 raw * eff,
                 "GB/s",
-                "slower leg's raw link rate to host x staged_efficiency[arch] "
+                f"slower leg's raw link rate to host x staged_efficiency[{sk}] "
                 "(device -> pinned host buffer -> device)",
-                {"slower_leg": where, "raw_gbps": round(raw, 3), "arch": arch, "staged_efficiency": eff},
+                {
+                    "slower_leg": where,
+                    "raw_gbps": round(raw, 3),
+                    "arch": arch,
+                    **({"family": family} if family else {}),
+                    "staged_efficiency": eff,
+                },
                 ["pcie_lane_gbps", "staged_efficiency"],
                 conf,
-                {"staged_efficiency": _key("staged_efficiency", arch)},
+                {"staged_efficiency": sk},
             )
-            bf = const("staged_bidi_factor", arch)
+            bk = _key("staged_bidi_factor", _fkey("staged_bidi_factor", arch, family))
+            bf = const("staged_bidi_factor", bk)
             bidi = _fig(
                 uni.value * bf,
                 "GB/s",
-                "uni x staged_bidi_factor[arch] (both directions share host memory)",
+                f"uni x staged_bidi_factor[{bk}] (both directions share host memory)",
                 {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf},
                 ["pcie_lane_gbps", "staged_efficiency", "staged_bidi_factor"],
                 conf,
-                uni.keys | {"staged_bidi_factor": _key("staged_bidi_factor", arch)},
+                uni.keys | {"staged_bidi_factor": bk},
             )
             extra = const("latency_staged_sys_extra_us", arch) if path == "SYS" else 0.0
             base_name = "latency_staged_wddm_us" if machine.software.os == "windows" else "latency_staged_us"
+            lk = _key(base_name, _fkey(base_name, arch, family))
             vm = (
                 const("latency_staged_vm_extra_us", arch)
                 if machine.software.virtualization != "none"
                 else 0.0
             )
             latency = _fig(
-                const(base_name, arch) + extra + vm,
+                const(base_name, lk) + extra + vm,
                 "us",
-                f"{base_name}[arch]"
+                f"{base_name}[{lk}]"
                 + (" + latency_staged_sys_extra_us[arch] (across sockets)" if extra else "")
                 + (" + latency_staged_vm_extra_us[arch] (in a virtual machine)" if vm else ""),
                 {
@@ -472,7 +504,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 [base_name]
                 + (["latency_staged_sys_extra_us"] if extra else [])
                 + (["latency_staged_vm_extra_us"] if vm else []),
-                keys={base_name: _key(base_name, arch)}
+                keys={base_name: lk}
                 | (
                     {"latency_staged_sys_extra_us": _key("latency_staged_sys_extra_us", arch)}
                     if extra
@@ -546,17 +578,59 @@ def _ring(g: MachineGraph, gpus: list[Node]) -> list[Node]:
     return sorted(gpus, key=lambda n: (order.get(n.id, 1 << 30), n.index))
 
 
+def _nccl_sm(node: Node) -> str:
+    """The key of nccl_nvlink_link_gbps for a GPU: NCCL's ncclTopoNVLinkBw() branches on the compute
+    capability (>= 10.0, >= 9.0, == 8.6, >= 8.0, >= 7.0, >= 6.0; anything else reads SM80's)."""
+    cc = node.gpu.compute_capability if node.gpu else None
+    try:
+        major, minor = (int(x) for x in (cc or "").split(".")[:2])
+    except ValueError:
+        return "default"
+    v = major * 10 + minor
+    for key, lo in (("sm100", 100), ("sm90", 90)):
+        if v >= lo:
+            return key
+    if v == 86:
+        return "sm86"
+    for key, lo in (("sm80", 80), ("sm70", 70), ("sm60", 60)):
+        if v >= lo:
+            return key
+    return "default"
+
+
+def _nvlink_hop(g: MachineGraph, n: Node, m: Node) -> tuple[float, str, str]:
+    """What NCCL moves over an NVLink bridge per direction: links x its per-link effective rate (SM
+    copies with 128-byte payloads, below the copy engines' rate the copy figures use), the slower
+    GPU's rate. Returns (GB/s, nccl_nvlink_link_gbps key, why)."""
+    links = g.edges[n.id, m.id].get("links") or 0
+    key = min((_nccl_sm(x) for x in (n, m)), key=lambda k: const("nccl_nvlink_link_gbps", k))
+    per = const("nccl_nvlink_link_gbps", key)
+    return links * per, key, f"{links} links x nccl_nvlink_link_gbps[{key}] {per}"
+
+
 def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[PairPrediction]) -> Figure:
     by = {(p.a, p.b): p for p in pairs}
     by.update({(p.b, p.a): p for p in pairs})
     flows, hops = {}, []
     p2p_eff, shm_eff = const("allreduce_p2p_efficiency"), const("allreduce_shm_efficiency")
+    nvl_keys: dict[str, str] = {}
+    nvl_why: dict[str, str] = {}
     for i, n in enumerate(ring):
         m = ring[(i + 1) % len(ring)]
         p = by[(n.index, m.index)]
-        if p.nccl_transport in ("NVLink", "P2P"):
+        if p.nccl_transport == "NVLink":
+            rate, key, why = _nvlink_hop(g, n, m)
+            if not rate:
+                rate, why = p.uni.value or 0.0, "the bridge's link count is unknown: its copy rate"
+            arch = _arch(n) if _arch(n) == _arch(m) else "default"
+            ek = _key("allreduce_nvlink_efficiency", arch)
+            nvl_keys |= {"nccl_nvlink_link_gbps": key, "allreduce_nvlink_efficiency": ek}
+            nvl_why[f"{n.index}->{m.index}"] = why
+            hops.append((f"{n.index}->{m.index}", "NVLink", rate, const("allreduce_nvlink_efficiency", ek)))
+            edges = []
+        elif p.nccl_transport == "P2P":
             rate = p.uni.value or 0.0
-            edges = [] if p.nccl_transport == "NVLink" else _directed(pcie_path(g, n.id, m.id))
+            edges = _directed(pcie_path(g, n.id, m.id))
             hops.append((f"{n.index}->{m.index}", p.nccl_transport, rate, p2p_eff))
         else:
             # allreduce_shm_efficiency was fitted over this leg rate at the default host-copy efficiency,
@@ -573,16 +647,29 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     low = nvlink_ring or any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring)
     inputs_note = (
         {
-            "confidence_note": "no published all-reduce over NVLink bridges in the calibration: the PCIe "
-            "ring efficiency is applied to the NVLink hops, which overstates them (issue 14 item 2)"
+            "confidence_note": "two published all-reduces over NVLink bridges, one per architecture "
+            "(A100 PCIe 208 GB/s, H100 PCIe 116 GB/s, both 2 GPUs): each efficiency rests on its one case, "
+            "and the H100's half of NCCL's own per-link rate is not explained"
+            + (
+                "; none over a GA102 bridge (3090, A6000) is published: the A100's efficiency is used"
+                if "sm86" in nvl_keys.values()
+                else ""
+            ),
+            "nvlink_hops": nvl_why,
         }
         if nvlink_ring
         else {}
     )
+    used = {
+        "NVLink": ["nccl_nvlink_link_gbps", "allreduce_nvlink_efficiency"],
+        "P2P": ["allreduce_p2p_efficiency", "h2d_efficiency"],
+        "SHM": ["allreduce_shm_efficiency", "h2d_efficiency"],
+    }[transport]
     return _fig(
         rate * eff,
         "GB/s",
-        "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency",
+        "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency"
+        + (" (an NVLink hop: links x NCCL's per-link rate)" if transport == "NVLink" else ""),
         {
             "gpus": len(ring),
             "ring": [n.index for n in ring],
@@ -593,8 +680,9 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             "hops": {h[0]: h[1] for h in per_hop},
         }
         | inputs_note,
-        ["allreduce_p2p_efficiency" if transport != "SHM" else "allreduce_shm_efficiency", "h2d_efficiency"],
+        used,
         "low" if low else "calibrated",
+        nvl_keys if transport == "NVLink" else None,
     )
 
 

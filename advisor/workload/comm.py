@@ -44,7 +44,11 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
         [
             "nccl_base_latency_us",
             "nccl_hop_latency_us",
-            "allreduce_p2p_efficiency" if fab.transport != "SHM" else "allreduce_shm_efficiency",
+            *(
+                [c for c in fab.allreduce.constants if c != "h2d_efficiency"]
+                if fab.allreduce
+                else ["allreduce_p2p_efficiency" if fab.transport != "SHM" else "allreduce_shm_efficiency"]
+            ),
         ],
         fab.allreduce.confidence if fab.allreduce else "low",
     )

@@ -291,3 +291,32 @@ def test_staged_copies_follow_the_card_family_not_the_architecture_name(plan_jso
     a6000 = _staged(plan_json, write, "RTX A6000")
     assert "staged_efficiency[default]" in a6000["derivation"]["uni"]["formula"]
     assert a6000["confidence"] == "low"
+
+
+def _two_socket_pair(plan_json, write, gpu, cpu="EPYC 9124"):
+    build = write(
+        "dual.yaml",
+        f"""
+topology:
+  inter_socket: xGMI
+  sockets:
+    - {{cpu: "{cpu}", vendor: amd, root_ports: [{{id: "00:01.1", host_bridge: "00", children: [{{gpu: "{gpu}"}}]}}]}}
+    - {{cpu: "{cpu}", vendor: amd, root_ports: [{{id: "80:01.1", host_bridge: "80", children: [{{gpu: "{gpu}"}}]}}]}}
+""",
+    )
+    pair = _pair(plan_json(str(build), "--explain"), 0, 1)
+    assert pair["path"] == "SYS" and pair["via"] == "pcie-p2p"
+    return pair
+
+
+def test_dual_genoa_caps_gen5_p2p_between_sockets_but_not_gen4(plan_json, write):
+    # published: dual EPYC 9124, RTX PRO 6000 Blackwell, 42.0-44.4 GB/s across sockets vs 57.3 within;
+    # dual EPYC 9374F with Gen4 RTX 6000 Ada cards: 26.32 across, 26.33 within
+    gen5 = _two_socket_pair(plan_json, write, "RTX PRO 6000 Blackwell Server")
+    assert 39 < gen5["uni_gbps"] < 45
+    assert "p2p_inter_socket_cap_gbps[amd-epyc-9004]" in gen5["derivation"]["uni"]["formula"]
+    gen4 = _two_socket_pair(plan_json, write, "RTX 6000 Ada")
+    assert 25 < gen4["uni_gbps"] < 28 and "inter_socket_cap" not in gen4["derivation"]["uni"]["formula"]
+    # dual Turin measured 50-56 across sockets: no cap
+    turin = _two_socket_pair(plan_json, write, "RTX PRO 6000 Blackwell Server", cpu="EPYC 9575F")
+    assert turin["uni_gbps"] > 50

@@ -406,15 +406,22 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 factor *= const("acs_factor")
                 why.append("acs_factor (ACS redirects P2P through the root complex)")
                 consts.append("acs_factor")
-            uni = _fig(
-                raw * eff * factor,
-                "GB/s",
-                "raw rate of the narrowest link on the path x p2p_pcie_efficiency"
-                + "".join(f" x {w}" for w in why),
-                {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff, "gen": gen},
-                consts,
-                keys=keys,
+            value = raw * eff * factor
+            formula = "raw rate of the narrowest link on the path x p2p_pcie_efficiency" + "".join(
+                f" x {w}" for w in why
             )
+            inputs = {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff, "gen": gen}
+            cpu_family = machine.cpu.family if machine.cpu is not None else None
+            cap = const("p2p_inter_socket_cap_gbps", cpu_family) if path == "SYS" and not switched else None
+            if cap is not None and value > cap:
+                # a flow between sockets crosses one inter-socket link: on some platforms that link, not
+                # the GPUs' Gen5 x16, is the narrowest hop (Gen4 cards stay below it)
+                value = cap
+                formula = f"p2p_inter_socket_cap_gbps[{cpu_family}] (the inter-socket link, below: {formula})"
+                inputs["inter_socket_cap_gbps"] = cap
+                consts.append("p2p_inter_socket_cap_gbps")
+                keys["p2p_inter_socket_cap_gbps"] = _key("p2p_inter_socket_cap_gbps", cpu_family)
+            uni = _fig(value, "GB/s", formula, inputs, consts, keys=keys)
             bf = const("p2p_pcie_bidi_factor")
             bidi = _fig(
                 uni.value * 2 * bf,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import yaml
 
@@ -82,3 +83,90 @@ def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(c
     s = report["summary"]
     assert s["leave_one_out"]["figures"] == s["all"]["figures"]
     assert s["leave_one_out"]["median_abs_error_pct"] >= s["in_sample"]["median_abs_error_pct"]
+
+
+def test_the_compute_constants_are_the_fit_of_the_published_one_gpu_steps(cli):
+    """gemm_efficiency and activation_traffic_factor (issue 15 item 3) are the least-squares fit of the
+    published 1-GPU transformer training steps; their sources are exactly those cases, and the report
+    gives each step in sample and with both constants refitted without it."""
+    from advisor.model.constants import constants
+    from advisor.workload.accuracy import compute_fit, compute_rows
+
+    rows, left = compute_rows()
+    gemm, traffic = compute_fit(rows)
+    c = constants("workload.yaml")
+    assert c["gemm_efficiency"].value == round(gemm, 3)
+    assert c["activation_traffic_factor"].value == round(traffic, 1)
+    used = {r.case for r in rows}
+    for name in ("gemm_efficiency", "activation_traffic_factor"):
+        assert {s for s in c[name].sources if not s.startswith("http")} == used
+    # a case left out of the fit says why (TinyLlama rows that cannot be full-step figures)
+    assert left and all(item["reason"] for item in left)
+    report = _report(cli)["compute_fit"]
+    assert {r["case"] for r in report["rows"]} == used
+    assert all(abs(r["loo_error_pct"]) < 40 for r in report["rows"])
+    code, out, _ = cli("accuracy", "--workload")
+    assert "1-GPU training micro-step (the compute fit)" in out and "leave-one-out" in out
+
+
+def test_one_gpu_training_speed_follows_bandwidth_as_well_as_peak(cli):
+    """Published (Lambda, BERT-large fp16): the RTX 6000 Ada (2.2x the 4090's FP32-accumulate peak, about
+    the same memory bandwidth) trains no faster than the 4090 per sample. A single MFU said 2.2x faster."""
+
+    def per_sample_ms(gpu: str, batch: int) -> float:
+        code, out, err = cli(
+            "workload",
+            "--cpu",
+            "Threadripper PRO 7985WX",
+            "--board",
+            "Pro WS WRX90E-SAGE SE",
+            "--gpu",
+            f"{gpu}:1",
+            "--train",
+            "bert-large",
+            "--seq",
+            "384",
+            "--batch",
+            str(batch),
+            "--precision",
+            "fp16",
+            "--json",
+        )
+        assert code == 0, err
+        c = json.loads(out)["configurations"][0]
+        return 1000 / c["samples_per_s"]
+
+    ada, rtx4090 = per_sample_ms("RTX 6000 Ada", 64), per_sample_ms("RTX 4090", 28)
+    measured = 10.75 / 12.66  # 4090 / 6000 Ada per-sample time, published
+    single_mfu = 364.2 / 165.2  # what one MFU for both cards gave: the ratio of their peaks
+    # the two-term model is still off (the 6000 Ada also runs at a lower clock than its peak assumes), but
+    # at least halves the single MFU's log error
+    assert abs(math.log(rtx4090 / ada / measured)) < abs(math.log(single_mfu / measured)) / 2
+
+
+def test_the_compute_model_meets_nanogpt_on_a_4090_out_of_sample(cli):
+    """nanoGPT's GPT-2 124M (batch 12, block 1024, bf16) on one RTX 4090 reported 29% of an A100's
+    312 TFLOPS in nanoGPT's estimate_mfu (karpathy/nanoGPT#182); no constant was fitted on it."""
+    code, out, err = cli(
+        "workload",
+        "--cpu",
+        "i9-14900K",
+        "--board",
+        "ROG Maximus Z790 Hero",
+        "--gpu",
+        "RTX 4090:1",
+        "--train",
+        "gpt2",
+        "--batch",
+        "12",
+        "--seq",
+        "1024",
+        "--precision",
+        "bf16",
+        "--json",
+    )
+    assert code == 0, err
+    tokens_per_s = json.loads(out)["configurations"][0]["samples_per_s"] * 1024
+    flops_per_token = 6 * 124e6 + 12 * 12 * 768 * 1024  # nanoGPT's estimate_mfu (PaLM appendix B)
+    mfu_of_a100 = tokens_per_s * flops_per_token / 312e12
+    assert 0.24 < mfu_of_a100 < 0.34

@@ -54,12 +54,13 @@ def test_base_bits_change_only_the_frozen_weights(cli):
 
 
 def test_lora_compute_skips_the_frozen_weights_gradient(cli):
-    """Forward 2N + input gradient 2N per token instead of 6N: about two thirds of full fine-tuning's
-    compute on one GPU (attention and the adapters add a little)."""
+    """Forward 2N + input gradient 2N per token instead of 6N: two thirds of full fine-tuning's GEMM
+    work. The memory-bound part of the step (activations through normalisations and element-wise ops)
+    does not shrink, so the step lands between two thirds and the LoRA paper's measured 25% saving."""
     full, lora = _run(cli), _run(cli, "--lora", "16")
     c_full = next(c for c in full["configurations"] if c["gpus"] == 1)["compute_s"]
     c_lora = next(c for c in lora["configurations"] if c["gpus"] == 1)["compute_s"]
-    assert 0.62 < c_lora / c_full < 0.72
+    assert 0.66 < c_lora / c_full < 0.78
 
 
 def test_fsdp_under_lora_still_gathers_the_frozen_base(cli):

@@ -130,6 +130,7 @@ def render_workload_accuracy(console: Console | None = None) -> None:
     print_table(con, cols, out, title="1-GPU vs N-GPU speed-ups (calibration/workload-cases.yaml)", group=0)
     for sk in skipped:
         hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
+    _compute_fit_table(con)
     for label in ("out_of_sample", "in_sample", "leave_one_out", "communication_bound"):
         p = s[label]
         if p["figures"]:
@@ -141,3 +142,41 @@ def render_workload_accuracy(console: Console | None = None) -> None:
                 f"{p['within_25pct']} within 25%; slower-than-one-GPU called right "
                 f"{p['slower_than_one_gpu_right']}/{p['figures']}",
             )
+
+
+def _compute_fit_table(con: Console) -> None:
+    """The 1-GPU training step times gemm_efficiency and activation_traffic_factor are fitted on, each
+    predicted in sample and with both constants refitted without it."""
+    import statistics
+
+    from advisor.workload.accuracy import compute_fit, compute_rows, compute_summary
+
+    rows, left = compute_rows()
+    if not rows:
+        return
+    table = compute_summary(rows)
+    cols = [Col("case", "key"), Col("measured", justify="right"), Col("predicted", justify="right")]
+    cols += [Col("error", justify="right"), Col("left out", justify="right"), Col("error", justify="right")]
+    out = [
+        [
+            escape(r["case"]),
+            f"{r['measured_ms']:.0f} ms",
+            f"{r['predicted_ms']:.0f} ms",
+            f"{r['error_pct']:+.0f}%",
+            f"{r['loo_predicted_ms']:.0f} ms",
+            f"{r['loo_error_pct']:+.0f}%",
+        ]
+        for r in table
+    ]
+    print_table(con, cols, out, title="1-GPU training micro-step (the compute fit)", group=0)
+    gemm, traffic = compute_fit(rows)
+    med = statistics.median(abs(r["error_pct"]) for r in table)
+    loo = statistics.median(abs(r["loo_error_pct"]) for r in table)
+    hang(
+        con,
+        "compute fit: ",
+        f"gemm_efficiency {gemm:.3f}, activation_traffic_factor {traffic:.2f} over {len(rows)} published "
+        f"1-GPU steps; median absolute error {med:.1f}% in sample, {loo:.1f}% leave-one-out",
+    )
+    for lf in left:
+        hang(con, "[yellow]not in the compute fit[/]: ", f"{escape(lf['case'])}: {escape(lf['reason'])}")

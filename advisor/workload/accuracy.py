@@ -166,19 +166,125 @@ def fit_table(catalog: Catalog | None = None):
     return table
 
 
+@dataclass
+class ComputeRow:
+    """One published 1-GPU training step of a transformer, split the way the compute model splits it."""
+
+    case: str
+    measured_s: float  # one micro-step, from the published throughput (optimizer step taken out)
+    gemm_s: float  # FLOPs / peak: the GEMM term at gemm_efficiency 1
+    memory_s: float  # activations / (bandwidth x decode_memory_efficiency): the memory term per unit factor
+    accum: int = 1
+
+    def predict(self, gemm_eff: float, traffic: float) -> float:
+        return self.gemm_s / gemm_eff + self.memory_s * traffic
+
+
+def compute_rows(catalog: Catalog | None = None) -> tuple[list[ComputeRow], list[dict]]:
+    """The 1-GPU figures gemm_efficiency and activation_traffic_factor are fitted on: every described
+    transformer training case, except those whose `compute_fit: false` says why their 1-GPU figure
+    cannot be used (given as the second list)."""
+    from advisor.model.constants import const
+    from advisor.workload.hardware import device
+    from advisor.workload.train import activation_bytes, optimizer_time, transformer_flops
+
+    catalog = catalog or load_catalog()
+    items, _ = _cases(catalog)
+    rows, left = [], []
+    for case, _build, pred, w, _phase, values in items:
+        if w.task != "train" or not w.model.transformer or 1 not in values:
+            continue
+        if case.get("compute_fit") is False:
+            left.append({"case": case["id"], "reason": case.get("compute_fit_why", "")})
+            continue
+        dev = device(pred, 1, w.precision, True)
+        rate = values[1]
+        metric = case["measured"]["metric"]
+        step = (
+            rate
+            if metric in TIME_METRICS
+            else w.batch * w.accum / (rate / w.seq if metric == "tokens_per_s" else rate)
+        )
+        micro = (step - optimizer_time(w, dev, 1).value) / w.accum
+        flops = transformer_flops(w)[0]
+        acts = activation_bytes(w)[0] * (
+            const("recompute_flops_factor", file="workload.yaml") / 6 if w.recompute else 1
+        )
+        eff = const("decode_memory_efficiency", file="workload.yaml")
+        rows.append(
+            ComputeRow(
+                case["id"],
+                micro,
+                flops / (dev.peak_tflops * 1e12),
+                acts / (dev.mem_gbps * 1e9 * eff),
+                w.accum,
+            )
+        )
+    return rows, left
+
+
+def compute_fit(rows: list[ComputeRow], leave_out: str | None = None) -> tuple[float, float]:
+    """(gemm_efficiency, activation_traffic_factor) minimising the squared relative error of the 1-GPU
+    micro-step times: least squares in x = 1/gemm_efficiency and y = the factor, t = x g + y m."""
+    sel = [r for r in rows if r.case != leave_out]
+    # minimise sum((x g + y m) / t - 1)^2: the normal equations of a 2-parameter linear fit
+    gg = sum((r.gemm_s / r.measured_s) ** 2 for r in sel)
+    mm = sum((r.memory_s / r.measured_s) ** 2 for r in sel)
+    gm = sum(r.gemm_s * r.memory_s / r.measured_s**2 for r in sel)
+    g1 = sum(r.gemm_s / r.measured_s for r in sel)
+    m1 = sum(r.memory_s / r.measured_s for r in sel)
+    det = gg * mm - gm * gm
+    x = (g1 * mm - m1 * gm) / det
+    y = (gg * m1 - gm * g1) / det
+    return 1 / x, y
+
+
+COMPUTE_FITTED = ("gemm_efficiency", "activation_traffic_factor")
+
+
+def compute_summary(rows: list[ComputeRow]) -> list[dict]:
+    """Each 1-GPU figure: measured, predicted in sample and with the two constants refitted without it."""
+    from advisor.model.constants import const
+
+    now = (
+        const("gemm_efficiency", file="workload.yaml"),
+        const("activation_traffic_factor", file="workload.yaml"),
+    )
+    out = []
+    for r in rows:
+        pin = r.predict(*now)
+        ploo = r.predict(*compute_fit(rows, leave_out=r.case))
+        out.append(
+            {
+                "case": r.case,
+                "measured_ms": round(1e3 * r.measured_s, 2),
+                "predicted_ms": round(1e3 * pin, 2),
+                "error_pct": round(100 * (pin / r.measured_s - 1), 1),
+                "loo_predicted_ms": round(1e3 * ploo, 2),
+                "loo_error_pct": round(100 * (ploo / r.measured_s - 1), 1),
+            }
+        )
+    return out
+
+
 def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
     from advisor.model.constants import overridden
 
     catalog = catalog or load_catalog()
     items, skipped = _cases(catalog)
     table = fit_table(catalog)
+    crow, _ = compute_rows(catalog)
+    computed = {r.case for r in crow}
     rows: list[Row] = []
     for item in items:
         cid = item[0]["id"]
-        fitted = cid in table or bool(item[0].get("fitted"))
+        fitted = cid in table or cid in computed or bool(item[0].get("fitted"))
         loo = None
-        if cid in table:
-            with overridden(**{FITTED: fit(table, leave_out=cid)}):
+        if cid in table or cid in computed:
+            over = {FITTED: fit(table, leave_out=cid)} if cid in table else {}
+            if cid in computed:
+                over |= dict(zip(COMPUTE_FITTED, compute_fit(crow, leave_out=cid), strict=True))
+            with overridden(**over):
                 loo = _predict(item, catalog)
         for i, (n, measured, predicted, note) in enumerate(_predict(item, catalog)):
             rows.append(Row(cid, n, measured, predicted, fitted, note, loo[i][2] if loo else None))
@@ -218,8 +324,21 @@ def render(rows: list[Row], skipped: list[dict], as_json: bool) -> str:
 
     s = summary(rows)
     if as_json:
+        crow, left = compute_rows()
+        gemm, traffic = compute_fit(crow) if crow else (None, None)
         return json.dumps(
-            {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
+            {
+                "summary": s,
+                "rows": [r.to_json() for r in rows],
+                "not_described": skipped,
+                "compute_fit": {
+                    "gemm_efficiency": None if gemm is None else round(gemm, 4),
+                    "activation_traffic_factor": None if traffic is None else round(traffic, 3),
+                    "rows": compute_summary(crow),
+                    "not_used": left,
+                },
+            },
+            indent=2,
         )
     lines = [f"{'case':58} {'GPUs':>4} {'measured':>9} {'predicted':>9} {'error':>7}"]
     for r in rows:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from advisor.base.errors import UserError
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
+from advisor.model.constants import const
 from advisor.model.engine import evaluate
 from advisor.model.predict import Figure, Prediction
 from advisor.workload.hardware import Fabric, device, fabric
@@ -164,10 +165,22 @@ def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
             "--batch is the micro-batch per GPU for data-parallel strategies (DDP, DataParallel, ZeRO, FSDP) "
             "and per model replica for TP and PP; speed-up compares samples per second."
         )
-        out.append(
-            "Compute runs at mfu_train of the catalog's dense tensor peak (low confidence, not measured on "
-            "your code); attention uses flash attention (no s x s scores stored)."
-        )
+        if w.model.transformer:
+            scores = (
+                "are written to memory (unfused, as in BERT's reference code)"
+                if const("attention_scores_in_memory", w.model.kind, file="workload.yaml")
+                else "stay on chip (FlashAttention / SDPA)"
+            )
+            out.append(
+                "Compute is two terms: the GEMMs at gemm_efficiency of the catalog's dense tensor peak, and "
+                "the memory-bound ops moving activation_traffic_factor x the activations at the memory "
+                f"bandwidth (both fitted on published 1-GPU steps, not on your code); attention scores {scores}."
+            )
+        else:
+            out.append(
+                "Compute runs at mfu_train of the catalog's dense tensor peak (low confidence, not measured on "
+                "your code)."
+            )
         if w.strategy == "ddp":
             out.append("DDP accumulates with no_sync: one gradient all-reduce per optimizer step.")
     else:

@@ -1,6 +1,7 @@
 """Training step time on k GPUs: DDP, DataParallel, ZeRO-2, ZeRO-3/FSDP, tensor and pipeline parallel.
 
-Compute follows PaLM's model FLOPs at the MFU of rules/workload.yaml; communication runs on the
+Compute: a transformer's PaLM model FLOPs at gemm_efficiency of the peak plus its memory-bound ops at
+the memory bandwidth (a CNN: its FLOPs at mfu_train); communication runs on the
 build's predicted all-reduce bus bandwidth (comm.py). Formulas: ../shared/reference/workload-models.md.
 """
 
@@ -34,39 +35,111 @@ def _fig(
 def micro_step_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     """Forward + backward of one micro-batch on one GPU, and the forward's share of it."""
     m = w.model
-    mfu = const("mfu_train", m.kind, file=W)
     if m.transformer:
-        att = const("attention_flops_factor", file=W)
-        per_param = const("recompute_flops_factor", file=W) if w.recompute else 6
-        consts = ["mfu_train", "attention_flops_factor"] + (["recompute_flops_factor"] if w.recompute else [])
-        att_scale = per_param / 6
-        params_term = f"{per_param} x params"
-        if w.lora_rank is not None:
-            # a frozen weight needs no weight gradient: its backward is the input gradient only
-            frozen = const("lora_frozen_flops_factor", file=W) + (per_param - 6)
-            per_param_flops = frozen * m.active + 6 * w.trainable
-            params_term = f"{frozen} x params (frozen) + 6 x adapters"
-            consts.append("lora_frozen_flops_factor")
-        else:
-            per_param_flops = per_param * m.active  # a MoE token: its active parameters
-        flops_token = per_param_flops + att["train"] * att_scale * m.layers * m.hidden * w.seq
-        flops = flops_token * w.batch * w.seq
-        formula = (
-            f"({params_term} + 12 x L x h x s{' x 8/6' if w.recompute else ''}) x b x s / (peak x mfu_train)"
-        )
-        inputs = {"params": m.params, "L": m.layers, "h": m.hidden, "s": w.seq, "b": w.batch}
-        if w.lora_rank is not None:
-            inputs["adapters"] = round(w.trainable)
-        fwd_share = 2 / (frozen if w.lora_rank is not None else per_param)
-    else:
-        flops = 3 * m.forward_flops_per_sample * w.batch  # forward + backward (2x forward)
-        formula = "3 x forward_flops_per_sample x b / (peak x mfu_train)"
-        inputs = {"forward_flops_per_sample": m.forward_flops_per_sample, "b": w.batch}
-        consts = ["mfu_train"]
-        fwd_share = 1 / 3
+        return _transformer_compute(w, dev)
+    mfu = const("mfu_train", m.kind, file=W)
+    flops = 3 * m.forward_flops_per_sample * w.batch  # forward + backward (2x forward)
     t = flops / (dev.peak_tflops * 1e12 * mfu)
-    inputs |= {"flops": flops, "peak_tflops": dev.peak_tflops, "mfu_train": mfu}
-    return _fig(t, formula, inputs, consts), fwd_share
+    return _fig(
+        t,
+        "3 x forward_flops_per_sample x b / (peak x mfu_train)",
+        {
+            "forward_flops_per_sample": m.forward_flops_per_sample,
+            "b": w.batch,
+            "flops": flops,
+            "peak_tflops": dev.peak_tflops,
+            "mfu_train": mfu,
+        },
+        ["mfu_train"],
+    ), 1 / 3
+
+
+def transformer_flops(w: Workload) -> tuple[float, str, list[str], float]:
+    """PaLM's model FLOPs of one micro-batch's forward + backward (6N + 12 L h s per token; a frozen LoRA
+    base skips its weight gradients; recompute adds a forward), the formula, its constants, and the
+    forward's share."""
+    m = w.model
+    att = const("attention_flops_factor", file=W)
+    per_param = const("recompute_flops_factor", file=W) if w.recompute else 6
+    consts = ["attention_flops_factor"] + (["recompute_flops_factor"] if w.recompute else [])
+    params_term = f"{per_param} x params"
+    if w.lora_rank is not None:
+        # a frozen weight needs no weight gradient: its backward is the input gradient only
+        frozen = const("lora_frozen_flops_factor", file=W) + (per_param - 6)
+        per_param_flops = frozen * m.active + 6 * w.trainable
+        params_term = f"{frozen} x params (frozen) + 6 x adapters"
+        consts.append("lora_frozen_flops_factor")
+        fwd_share = 2 / frozen
+    else:
+        per_param_flops = per_param * m.active  # a MoE token: its active parameters
+        fwd_share = 2 / per_param
+    flops_token = per_param_flops + att["train"] * (per_param / 6) * m.layers * m.hidden * w.seq
+    formula = f"({params_term} + 12 x L x h x s{' x 8/6' if w.recompute else ''}) x b x s"
+    return flops_token * w.batch * w.seq, formula, consts, fwd_share
+
+
+def activation_bytes(w: Workload) -> tuple[float, bool]:
+    """Korthikanti et al.'s activation memory of one micro-batch, summed over the layers: L s b (34 h +
+    5 a s) bytes at 2-byte activations, the 5 a s term only where the attention scores are written to
+    memory (not under FlashAttention / SDPA); x 2 for fp32 training. Returns (bytes, scores counted)."""
+    m = w.model
+    scores = bool(const("attention_scores_in_memory", m.kind, file=W))
+    per_token = 34 * m.hidden + (5 * (m.heads or 0) * w.seq if scores else 0)
+    scale = 2.0 if w.precision == "fp32" else 1.0
+    return m.layers * w.seq * w.batch * per_token * scale, scores
+
+
+def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
+    """Two terms, as a roofline: the GEMMs at gemm_efficiency of the dense tensor peak, plus the
+    memory-bound work (normalisations, softmax, element-wise ops) moving activation_traffic_factor x
+    the activations through memory. The fit and its leave-one-out errors: `advisor accuracy --workload`."""
+    flops, flops_formula, consts, fwd_share = transformer_flops(w)
+    gemm = const("gemm_efficiency", file=W)
+    t_gemm = flops / (dev.peak_tflops * 1e12 * gemm)
+    acts, scores = activation_bytes(w)
+    k = const("activation_traffic_factor", file=W)
+    mem_eff = const("decode_memory_efficiency", file=W)
+    recompute = const("recompute_flops_factor", file=W) / 6 if w.recompute else 1.0
+    t_mem = acts * k * recompute / (dev.mem_gbps * 1e9 * mem_eff) if dev.mem_gbps else 0.0
+    inputs = {
+        "params": w.model.params,
+        "L": w.model.layers,
+        "h": w.model.hidden,
+        "a": w.model.heads,
+        "s": w.seq,
+        "b": w.batch,
+        "flops": flops,
+        "peak_tflops": dev.peak_tflops,
+        "gemm_efficiency": gemm,
+        "t_gemm_s": round(t_gemm, 6),
+        "activation_bytes": round(acts),
+        "attention_scores_in_memory": scores,
+        "activation_traffic_factor": k,
+        "mem_gbps": dev.mem_gbps,
+        "t_memory_bound_s": round(t_mem, 6),
+    }
+    if w.lora_rank is not None:
+        inputs["adapters"] = round(w.trainable)
+    formula = (
+        f"{flops_formula} / (peak x gemm_efficiency) + L x s x b x (34 h"
+        + (" + 5 a s" if scores else "")
+        + ")"
+        + (" x 2 (fp32)" if w.precision == "fp32" else "")
+        + (" x 8/6 (recompute)" if w.recompute else "")
+        + " x activation_traffic_factor / (memory bandwidth x decode_memory_efficiency)"
+    )
+    return _fig(
+        t_gemm + t_mem,
+        formula,
+        inputs,
+        [
+            *consts,
+            "gemm_efficiency",
+            "activation_traffic_factor",
+            "attention_scores_in_memory",
+            "decode_memory_efficiency",
+        ],
+    ), fwd_share
 
 
 def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 
 from tests.conftest import ROOT
 
@@ -98,3 +99,31 @@ def test_from_machine_on_a_real_topo_output(cli, tmp_path):
     assert json.loads(plan)["pairs"][0]["path"] == "PHB"
     code, _, err = cli("from-machine", str(TOOLS / "topo" / "stelline_2x6000ada_spaces_nics.txt"))
     assert code == 2 and "GPU model" in err
+
+
+def test_compare_reads_the_gpu_timed_latency_not_the_wall_clock_table(cli, write):
+    """p2pBandwidthLatencyTest prints a GPU-timed and a CPU-timed latency table; the model's latency is
+    the GPU-timed one, so the wall-clock table must not be pooled into the measured figure."""
+    build = write(
+        "tr.yaml",
+        """
+topology:
+  sockets:
+    - vendor: amd
+      root_ports:
+        - {id: "40:01.1", host_bridge: "40", children: [{gpu: "RTX 4090"}]}
+        - {id: "60:01.1", host_bridge: "60", children: [{gpu: "RTX 4090"}]}
+software: {cuda_p2p: false}
+""",
+    )
+    path = TOOLS / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt"
+    code, out, _ = cli("compare", str(build), str(path), "--json")
+    lat = next(r for r in json.loads(out)["rows"] if r["metric"] == "latency_us")
+    lines = path.read_text().splitlines()
+    gpu = []  # the off-diagonal GPU-timed values of both latency tables (this pair cannot access its
+    for i, line in enumerate(lines):  # peer, so the 'P2P=Enabled' table is staged too)
+        if "Latency" in line and "Matrix" in line:
+            assert lines[i + 1].split()[0] == "GPU"
+            gpu += [float(lines[i + 2].split()[2]), float(lines[i + 3].split()[1])]
+    assert len(gpu) == 4 and lat["measured"] == round(statistics.median(gpu), 3)
+    assert lat["measured"] > 10  # the wall-clock table's 5.4-5.5 us would pull a pooled median below 9

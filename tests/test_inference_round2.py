@@ -173,3 +173,22 @@ def test_a_build_that_serves_with_sglang_gets_sglangs_flags(cli):
     (server,) = json.loads(out)["run_as"]
     assert server.startswith("SGLang: python -m sglang.launch_server") and "--tp-size 2" in server
     assert "--max-running-requests 16" in server and "--kv-cache-dtype fp8_e5m2" in server
+
+
+def test_run_as_says_whether_vllm_custom_all_reduce_takes_the_tp_all_reduces(cli):
+    """vLLM's custom_all_reduce.py: 2, 4, 6 or 8 GPUs; beyond 2, only with NVLink between all of them;
+    never without P2P. The note follows the build's transport and the GPU count."""
+
+    def note(*args):
+        code, out, err = cli("workload", *args, "--infer", "llama-3.1-8b", "--strategy", "tp", "--json")
+        assert code == 0, err
+        return json.loads(out)["run_as"][0]
+
+    tr = ("--cpu", "Threadripper PRO 7985WX", "--board", "Pro WS WRX90E-SAGE SE")
+    assert "takes the decode all-reduces" in note(*tr, "--gpu", "RTX 6000 Ada:2")
+    # CUDA P2P works, NCCL (on AMD with 4 GPUs, P2P only up to PXB) would use SHM: vLLM still gates on NVLink
+    assert "beyond 2 GPUs without NVLink" in note(*tr, "--gpu", "RTX 6000 Ada:4")
+    assert "without P2P vLLM skips" in note(*tr, "--gpu", "RTX 4090:2")
+    # an Intel root complex: NCCL keeps SHM, vLLM's own P2P check passes and its kernel takes over
+    hero = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2")
+    assert "where NCCL would use SHM" in note(*hero)

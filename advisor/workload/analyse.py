@@ -149,7 +149,9 @@ def analyse(
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))
     from advisor.workload.engines import run_as
 
-    result.run_as = run_as(w, n, fab.transport, getattr(build.software, "engine", None))
+    result.run_as = run_as(
+        w, n, fab.transport, getattr(build.software, "engine", None), fab.pair_via in ("pcie-p2p", "nvlink")
+    )
     from advisor.workload.advise import bottleneck, changes
 
     result.bottleneck = bottleneck(result)

@@ -1,7 +1,10 @@
 """The serving engines' flags that run an inference job the way the model predicts it (issue 15 item 6).
 
 Flags as vLLM's engine arguments, SGLang's server arguments and llama.cpp's server document them:
-https://docs.vllm.ai/en/latest/configuration/engine_args.html,
+https://docs.vllm.ai/en/latest/configuration/engine_args.html (its custom all-reduce's gates:
+https://github.com/vllm-project/vllm/blob/00d618aab60448acdf3fac3e9c4e2e22d0c6c753/vllm/distributed/device_communicators/custom_all_reduce.py;
+small-message times: https://github.com/haohervchb/sglang-V100/pull/2 and
+https://github.com/voipmonitor/rtx6kpro/blob/070506ff96a20039f71a067adcb250e8fe3414f8/hardware/pcie-bandwidth.md),
 https://docs.sglang.ai/backend/server_arguments.html,
 https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md.
 """
@@ -20,7 +23,7 @@ def _gguf(w: Workload) -> bool:
     )
 
 
-def _vllm(w: Workload, n: int, transport: str) -> str | None:
+def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool) -> str | None:
     if _gguf(w):
         return None
     ctx = w.prompt + w.gen
@@ -46,9 +49,33 @@ def _vllm(w: Workload, n: int, transport: str) -> str | None:
                 "int8": "a W8A8 checkpoint (llm-compressor)",
             }[w.quant]
         )
-    if n > 1 and w.strategy == "tp" and transport != "P2P" and transport != "NVLink":
-        notes.append("without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted")
+    if n > 1 and w.strategy == "tp":
+        notes.append(_custom_all_reduce(n, transport, cuda_p2p))
     return f"vLLM: {cmd}" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _custom_all_reduce(n: int, transport: str, cuda_p2p: bool) -> str:
+    """Whether vLLM's custom all-reduce takes the TP all-reduces, by the gates in its
+    custom_all_reduce.py: CUDA P2P between the GPUs (its own check, not NCCL's transport), 2, 4, 6 or
+    8 GPUs, every pair over NVLink beyond 2 GPUs, messages under 8 MiB."""
+    if not cuda_p2p:
+        return "without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted"
+    if n not in (2, 4, 6, 8):
+        return f"vLLM's custom all-reduce takes 2, 4, 6 or 8 GPUs, not {n}: NCCL's, as predicted"
+    if n > 2 and transport != "NVLink":
+        return (
+            "beyond 2 GPUs without NVLink between all of them vLLM turns its custom all-reduce off: "
+            "NCCL's, as predicted"
+        )
+    if transport not in ("P2P", "NVLink"):
+        return (
+            f"vLLM's custom all-reduce (CUDA P2P, messages under 8 MiB) takes the all-reduces where NCCL would "
+            f"use {transport}: the prediction keeps NCCL's {transport} figures, so it is pessimistic here"
+        )
+    return (
+        "vLLM's custom all-reduce (P2P, messages under 8 MiB) takes the decode all-reduces; its published "
+        "small-message times (4-7.5 us) are about NCCL's modelled latency, so the prediction keeps NCCL's"
+    )
 
 
 def _sglang(w: Workload, n: int) -> str | None:
@@ -93,12 +120,15 @@ def _llama_cpp(w: Workload, n: int) -> str | None:
     return f"llama.cpp: {cmd}"
 
 
-def run_as(w: Workload, n: int, transport: str, engine: str | None = None) -> list[str]:
+def run_as(
+    w: Workload, n: int, transport: str, engine: str | None = None, cuda_p2p: bool | None = None
+) -> list[str]:
     """The commands that serve `w` on n GPUs as the prediction assumes (SGLang in vLLM's place when the
     build names it as its engine); none for training."""
     if w.task != "infer":
         return []
-    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport)
+    p2p = transport in ("P2P", "NVLink") if cuda_p2p is None else cuda_p2p
+    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport, p2p)
     out = [c for c in (server, _llama_cpp(w, n)) if c]
     if not out:
         out.append(

@@ -246,6 +246,17 @@ def _bucketed(
     )
 
 
+def _micro_inputs(a: int, micro: Figure) -> dict:
+    """accum and T_micro with T_micro's own derivation, so `--explain` shows how a micro-step's time
+    was reached (its formula, and the GEMM and memory-bound terms of a transformer)."""
+    terms = {k: micro.inputs[k] for k in ("t_gemm_s", "t_memory_bound_s") if k in micro.inputs}
+    return {"accum": a, "T_micro": round(micro.value or 0.0, 6), "T_micro_formula": micro.formula} | terms
+
+
+def _per_step(a: int, micro: Figure) -> Figure:
+    return _fig(a * (micro.value or 0.0), "accum x T_micro", _micro_inputs(a, micro), micro.constants)
+
+
 def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     """The step on n GPUs; n = 1 is plain single-GPU training of the same micro-batch."""
     if w.strategy in ("tp", "pp") and not w.model.transformer:
@@ -265,13 +276,13 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     samples = w.batch * a * (n if strategy in ("ddp", "dataparallel", "zero2", "zero3", "fsdp") else 1)
     if strategy == "single":
         opt = optimizer_time(w, dev, 1)
-        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        compute = _per_step(a, micro)
         exposed = zero
         comm_bytes = 0.0
     elif strategy in ("ddp", "dataparallel"):
         opt = optimizer_time(w, dev, 1)
         g = grad_bytes(w)
-        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        compute = _per_step(a, micro)
         bucket = const("ddp_bucket_mb", file=W) * 1e6
         if strategy == "ddp":
             total, exp = _bucketed("all-reduce", g, bucket, fab, t_bwd, overlap_key(w))
@@ -324,7 +335,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             },
             exp.constants + ["zero_bucket_elements"],
         )
-        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        compute = _per_step(a, micro)
         comm_bytes = a * g + w.trainable * w.bytes_per_value
     elif strategy in ("zero3", "fsdp"):
         opt = optimizer_time(w, dev, n)
@@ -356,7 +367,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             },
             ag.constants,
         )
-        compute = _fig(a * t_micro, "accum x T_micro", {"accum": a, "T_micro": t_micro}, micro.constants)
+        compute = _per_step(a, micro)
         comm_bytes = a * (2 * wb + g)
     elif strategy == "tp":
         _check_divides(w, n)
@@ -364,7 +375,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
         ar = collective("all-reduce", act, fab, 4 * w.model.layers * a)
         compute = _fig(
-            a * t_micro / n, "accum x T_micro / t", {"accum": a, "T_micro": t_micro, "t": n}, micro.constants
+            a * t_micro / n, "accum x T_micro / t", _micro_inputs(a, micro) | {"t": n}, micro.constants
         )
         exposed = _fig(
             ar.value,

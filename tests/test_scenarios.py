@@ -285,12 +285,14 @@ def test_staged_copies_follow_the_card_family_not_the_architecture_name(plan_jso
     a100 = _staged(plan_json, write, "A100 80GB PCIe")
     assert 10.5 < geforce["uni_gbps"] < 12 and 20.5 < a100["uni_gbps"] < 23
     assert "staged_efficiency[ampere-geforce]" in geforce["derivation"]["uni"]["formula"]
-    assert "staged_efficiency[ampere-datacenter]" in a100["derivation"]["uni"]["formula"]
+    assert "staged_efficiency[sm80]" in a100["derivation"]["uni"]["formula"]  # GA100, the A100's chip
     assert geforce["confidence"] == a100["confidence"] == "calibrated"
     # no staged copy of an Ampere workstation card is published: the figure says it is a guess
-    a6000 = _staged(plan_json, write, "RTX A6000")
-    assert "staged_efficiency[default]" in a6000["derivation"]["uni"]["formula"]
-    assert a6000["confidence"] == "low"
+    # nor of a datacenter GA102 (the A40 shares the A100's segment, not its chip)
+    for card in ("RTX A6000", "A40"):
+        other = _staged(plan_json, write, card)
+        assert "staged_efficiency[default]" in other["derivation"]["uni"]["formula"]
+        assert other["confidence"] == "low"
 
 
 def _two_socket_pair(plan_json, write, gpu, cpu="EPYC 9124"):

@@ -88,22 +88,30 @@ def _arch(node: Node) -> str:
     return node.gpu.architecture if node.gpu else "default"
 
 
-def _family(a: Node, b: Node) -> str | None:
-    """'ampere-datacenter' and the like when both GPUs share architecture and segment: the key for
-    constants where cards of one architecture measure apart (GeForce 3090 vs A100 staged copies)."""
-    if a.gpu is None or b.gpu is None:
-        return None
-    if (a.gpu.architecture, a.gpu.segment) != (b.gpu.architecture, b.gpu.segment):
-        return None
-    return f"{a.gpu.architecture}-{a.gpu.segment}"
+def _family(a: Node, b: Node) -> tuple[str, ...]:
+    """The narrower keys a constant may have for this pair, most specific first: the chip's compute
+    capability ('sm80': the GA100 of the A100s) and the architecture-and-segment ('ampere-geforce'),
+    each only when both GPUs share it. Cards of one architecture measure apart (the GeForce 3090's
+    staged copies run at half the A100's), and an A40 (GA102, datacenter) is neither."""
+    ga, gb = a.gpu, b.gpu
+    if ga is None or gb is None:
+        return ()
+    out = []
+    if ga.compute_capability and ga.compute_capability == gb.compute_capability:
+        out.append("sm" + ga.compute_capability.replace(".", ""))
+    if (ga.architecture, ga.segment) == (gb.architecture, gb.segment):
+        out.append(f"{ga.architecture}-{ga.segment}")
+    return tuple(out)
 
 
-def _fkey(name: str, arch: str, family: str | None) -> str:
-    """The key const(name, ...) should read: the architecture-and-segment family where the constant
-    has an entry for it, else the architecture (which falls back to `default`)."""
+def _fkey(name: str, arch: str, family: tuple[str, ...]) -> str:
+    """The key const(name, ...) should read: the first of the pair's narrower keys the constant has an
+    entry for, else the architecture (which falls back to `default`)."""
     value = constants()[name].value
-    if family and isinstance(value, dict) and family in value:
-        return family
+    if isinstance(value, dict):
+        for key in family:
+            if key in value:
+                return key
     return arch
 
 
@@ -372,7 +380,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             lat,
             "us",
             f"latency_nvlink_us[{_key('latency_nvlink_us', lk)}]",
-            {"arch": arch, **({"family": family} if family else {})},
+            {"arch": arch},
             ["latency_nvlink_us"],
             keys={"latency_nvlink_us": _key("latency_nvlink_us", lk)},
         )
@@ -471,7 +479,6 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                     "slower_leg": where,
                     "raw_gbps": round(raw, 3),
                     "arch": arch,
-                    **({"family": family} if family else {}),
                     "staged_efficiency": eff,
                 },
                 ["pcie_lane_gbps", "staged_efficiency"],

@@ -185,10 +185,30 @@ def test_run_as_says_whether_vllm_custom_all_reduce_takes_the_tp_all_reduces(cli
         return json.loads(out)["run_as"][0]
 
     tr = ("--cpu", "Threadripper PRO 7985WX", "--board", "Pro WS WRX90E-SAGE SE")
-    assert "takes the decode all-reduces" in note(*tr, "--gpu", "RTX 6000 Ada:2")
+    assert "NCCL would use the same P2P links" in note(*tr, "--gpu", "RTX 6000 Ada:2")
     # CUDA P2P works, NCCL (on AMD with 4 GPUs, P2P only up to PXB) would use SHM: vLLM still gates on NVLink
     assert "beyond 2 GPUs without NVLink" in note(*tr, "--gpu", "RTX 6000 Ada:4")
     assert "without P2P vLLM skips" in note(*tr, "--gpu", "RTX 4090:2")
     # an Intel root complex: NCCL keeps SHM, vLLM's own P2P check passes and its kernel takes over
     hero = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2")
     assert "where NCCL would use SHM" in note(*hero)
+
+
+def test_a_named_engine_runs_2_gpu_tp_all_reduces_over_p2p_where_nccl_would_stage(cli):
+    """2x RTX A6000 behind an Intel root complex: CUDA P2P works, NCCL's default level keeps SHM. With
+    vLLM named, its custom all-reduce (gates from its source) carries the prefill's all-reduces over
+    P2P: time to first token drops; the decode step's tiny all-reduces barely change (latency-bound)."""
+    hero = ("--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX A6000:2")
+    job = ("--infer", "llama-3.1-8b", "--strategy", "tp", "--prompt", "512", "--gen", "256", "--json")
+
+    def two(*extra):
+        code, out, err = cli("workload", *hero, *extra, *job)
+        assert code == 0, err
+        d = json.loads(out)
+        return next(c for c in d["configurations"] if c["gpus"] == 2), d["run_as"][0]
+
+    nccl, note_nccl = two()
+    vllm, note_vllm = two("--engine", "vllm")
+    assert vllm["ttft_s"] < nccl["ttft_s"] * 0.95
+    assert abs(vllm["decode_ms_per_token"] - nccl["decode_ms_per_token"]) < 0.05 * nccl["decode_ms_per_token"]
+    assert "pessimistic here" in note_nccl and "the prediction follows it" in note_vllm

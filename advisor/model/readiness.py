@@ -43,6 +43,14 @@ NVIDIA_ARCHS = ("turing", "ampere", "ada", "hopper", "blackwell")
 ENGINE_WORLD_SIZES = (2, 4, 6, 8)
 ENGINE_MAX_BYTES = 8192 * 1024
 
+
+def custom_all_reduce_runs(n: int, all_nvlink: bool, cuda_p2p: bool) -> bool:
+    """vLLM's and SGLang's gates for their custom all-reduce (custom_all_reduce.py): CUDA P2P by their
+    own check, 2, 4, 6 or 8 GPUs, and NVLink between all of them beyond 2. The engine layer below
+    says which gate fails; the workload model predicts with the kernel where all pass."""
+    return cuda_p2p and n in ENGINE_WORLD_SIZES and (n == 2 or all_nvlink)
+
+
 CHECK_TOPO = "nvidia-smi topo -m"
 CHECK_P2P = "nvidia-smi topo -p2p r"
 CHECK_BAR1 = "nvidia-smi -q -d MEMORY | grep -A3 BAR1"

@@ -83,7 +83,8 @@ def check(w: Workload, build_gpus: int) -> int:
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
     dev = device(pred, n, w.precision, need_mem_bw=w.task == "infer")
     fab = fabric(pred, n)
-    cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab)
+    engine = getattr(pred.machine.software, "engine", None)
+    cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
     return cfg, fab
 
 

@@ -73,3 +73,25 @@ def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
         },
         ["staged_efficiency" if fab.pair_via == "staged" else "p2p_pcie_efficiency"],
     )
+
+
+def custom_all_reduce(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
+    """vLLM's / SGLang's one-shot custom all-reduce on 2 GPUs with CUDA P2P: each GPU reads the other's
+    buffer over P2P and reduces it, so a call costs its latency plus S over the pair's one-way P2P rate
+    (messages above the engines' cap go to NCCL: the caller decides)."""
+    lat = const("custom_all_reduce_latency_us", file=W)
+    t = count * (lat * 1e-6 + size_bytes / ((fab.p2p_gbps or 1e-9) * 1e9))
+    return Figure(
+        t,
+        "s",
+        "count x (custom_all_reduce_latency_us + S / pair one-way P2P bandwidth), the engine's one-shot kernel",
+        {
+            "count": round(count, 3),
+            "S_bytes": round(size_bytes),
+            "latency_us": lat,
+            "pair_gbps": round(fab.p2p_gbps or 0.0, 2),
+            "via": fab.pair_via,
+        },
+        ["custom_all_reduce_latency_us", "p2p_pcie_efficiency"],
+        "low",
+    )

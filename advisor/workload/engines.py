@@ -11,6 +11,7 @@ https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md.
 
 from __future__ import annotations
 
+from advisor.model.readiness import ENGINE_MAX_BYTES, ENGINE_WORLD_SIZES, custom_all_reduce_runs
 from advisor.workload.models import Workload
 
 GGUF_PREFIXES = ("q", "iq")
@@ -23,7 +24,7 @@ def _gguf(w: Workload) -> bool:
     )
 
 
-def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool) -> str | None:
+def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | None) -> str | None:
     if _gguf(w):
         return None
     ctx = w.prompt + w.gen
@@ -50,31 +51,42 @@ def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool) -> str | None:
             }[w.quant]
         )
     if n > 1 and w.strategy == "tp":
-        notes.append(_custom_all_reduce(n, transport, cuda_p2p))
+        notes.append(_custom_all_reduce(n, transport, cuda_p2p, engine))
     return f"vLLM: {cmd}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _custom_all_reduce(n: int, transport: str, cuda_p2p: bool) -> str:
-    """Whether vLLM's custom all-reduce takes the TP all-reduces, by the gates in its
-    custom_all_reduce.py: CUDA P2P between the GPUs (its own check, not NCCL's transport), 2, 4, 6 or
-    8 GPUs, every pair over NVLink beyond 2 GPUs, messages under 8 MiB."""
+def custom_all_reduce_applies(n: int, transport: str, cuda_p2p: bool) -> bool:
+    """The engines' gates on a workload's fabric: NCCL's ring over NVLink stands for NVLink between all."""
+    return custom_all_reduce_runs(n, transport == "NVLink", cuda_p2p)
+
+
+def _custom_all_reduce(n: int, transport: str, cuda_p2p: bool, engine: str | None) -> str:
+    """Whether vLLM's custom all-reduce takes the TP all-reduces, and whether the prediction follows it."""
+    cap = f"{ENGINE_MAX_BYTES // (1024 * 1024)} MiB"
     if not cuda_p2p:
         return "without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted"
-    if n not in (2, 4, 6, 8):
+    if n not in ENGINE_WORLD_SIZES:
         return f"vLLM's custom all-reduce takes 2, 4, 6 or 8 GPUs, not {n}: NCCL's, as predicted"
-    if n > 2 and transport != "NVLink":
+    if not custom_all_reduce_applies(n, transport, cuda_p2p):
         return (
             "beyond 2 GPUs without NVLink between all of them vLLM turns its custom all-reduce off: "
             "NCCL's, as predicted"
         )
-    if transport not in ("P2P", "NVLink"):
+    if transport in ("NVLink", "P2P"):
         return (
-            f"vLLM's custom all-reduce (CUDA P2P, messages under 8 MiB) takes the all-reduces where NCCL would "
-            f"use {transport}: the prediction keeps NCCL's {transport} figures, so it is pessimistic here"
+            f"vLLM's custom all-reduce takes the all-reduces under {cap}; NCCL would use the same {transport} "
+            "links, and the prediction keeps NCCL's figures (the kernel's published small-message times, "
+            "4-7.5 us, are about NCCL's modelled latency)"
+        )
+    if engine in ("vllm", "sglang"):
+        return (
+            f"vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
+            f"{transport}: the prediction follows it (the build names the engine)"
         )
     return (
-        "vLLM's custom all-reduce (P2P, messages under 8 MiB) takes the decode all-reduces; its published "
-        "small-message times (4-7.5 us) are about NCCL's modelled latency, so the prediction keeps NCCL's"
+        f"vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
+        f"{transport}: the prediction keeps NCCL's {transport} figures and is pessimistic here (name the "
+        "engine, software.engine: vllm or --engine vllm, to predict with it)"
     )
 
 
@@ -128,7 +140,7 @@ def run_as(
     if w.task != "infer":
         return []
     p2p = transport in ("P2P", "NVLink") if cuda_p2p is None else cuda_p2p
-    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport, p2p)
+    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport, p2p, engine)
     out = [c for c in (server, _llama_cpp(w, n)) if c]
     if not out:
         out.append(

@@ -12,7 +12,9 @@ import math
 from advisor.base.errors import UserError
 from advisor.model.constants import const
 from advisor.model.predict import Figure
-from advisor.workload.comm import collective, p2p
+from advisor.model.readiness import ENGINE_MAX_BYTES
+from advisor.workload.comm import collective, custom_all_reduce, p2p
+from advisor.workload.engines import custom_all_reduce_applies
 from advisor.workload.hardware import Device, Fabric
 from advisor.workload.memory import inference_memory
 from advisor.workload.models import Workload
@@ -61,7 +63,18 @@ def _memory_s(nbytes: float, dev: Device) -> float:
     return nbytes / (dev.mem_gbps * 1e9 * const("decode_memory_efficiency", file=W))
 
 
-def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
+def _tp_all_reduce(size_bytes: float, fab: Fabric, count: float, custom: bool) -> Figure:
+    """A TP all-reduce: the serving engine's custom kernel where it takes it (under its size cap),
+    NCCL's otherwise."""
+    if custom and size_bytes < ENGINE_MAX_BYTES:
+        return custom_all_reduce(size_bytes, fab, count)
+    return collective("all-reduce", size_bytes, fab, count)
+
+
+def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None = None) -> Config:
+    """The job on n GPUs. `engine` (the build's software.engine) makes a 2-GPU TP job's all-reduces
+    follow vLLM's / SGLang's custom kernel where their gates let it run over P2P while NCCL would
+    stage through host memory; without it the prediction is NCCL's."""
     m = w.model
     if m.kind != "decoder":
         raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {m.key}")
@@ -82,6 +95,12 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     ctx_prefill, ctx_decode = w.prompt, w.prompt + w.gen / 2
     act_bytes = m.hidden * w.bytes_per_value
     mem = inference_memory(w, n, dev.vram_gb, seqs)
+    custom = (
+        strategy == "tp"
+        and engine in ("vllm", "sglang")
+        and fab.transport not in ("NVLink", "P2P")
+        and custom_all_reduce_applies(n, fab.transport, fab.pair_via in ("pcie-p2p", "nvlink"))
+    )
     notes: list[str] = []
 
     # prefill: all prompts of the replica's sequences at once
@@ -89,7 +108,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     pf_weights = _step_weights(w, seqs * w.prompt)
     pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(pf_weights / t, dev))
     if strategy == "tp":
-        pf_comm = collective("all-reduce", seqs * w.prompt * act_bytes, fab, 2 * m.layers)
+        pf_comm = _tp_all_reduce(seqs * w.prompt * act_bytes, fab, 2 * m.layers, custom)
     elif strategy == "pp":
         # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
         chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
@@ -130,7 +149,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
         work = max(mem_s, cmp_s)
         if strategy == "tp":
-            ar = collective("all-reduce", seqs * act_bytes, fab, 2 * m.layers)
+            ar = _tp_all_reduce(seqs * act_bytes, fab, 2 * m.layers, custom)
             comm_tok = ar.value
         else:
             comm_tok = 0.0

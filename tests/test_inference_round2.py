@@ -212,3 +212,94 @@ def test_a_named_engine_runs_2_gpu_tp_all_reduces_over_p2p_where_nccl_would_stag
     assert vllm["ttft_s"] < nccl["ttft_s"] * 0.95
     assert abs(vllm["decode_ms_per_token"] - nccl["decode_ms_per_token"]) < 0.05 * nccl["decode_ms_per_token"]
     assert "pessimistic here" in note_nccl and "the prediction follows it" in note_vllm
+
+
+def _hypergeometric_max(experts: int, k: int, ranks: int) -> float:
+    """E[busiest rank's experts] for one token routed to k distinct experts of `experts`, split evenly
+    over 2 ranks: the exact count by enumerating which experts the token picks."""
+    from itertools import combinations
+
+    owned = experts // ranks
+    picks = list(combinations(range(experts), k))
+    return sum(max(sum(1 for e in p if e < owned), sum(1 for e in p if e >= owned)) for p in picks) / len(
+        picks
+    )
+
+
+def test_the_busiest_expert_parallel_rank_reads_more_than_a_tensor_parallel_share():
+    """One token of Mixtral (top 2 of 8) over 2 GPUs: tensor parallel reads half of each of 2 experts on
+    each GPU (1 expert's worth); expert parallel's busier GPU holds both experts 3 times in 7, so it
+    reads 10/7 = 1.43 on average. The model's independent-routing figure stays near the exact one, and a
+    prefill's many tokens touch all of each rank's experts."""
+    from advisor.workload.defaults import workload
+    from advisor.workload.infer import busiest_rank_experts
+    from advisor.workload.presets import presets
+
+    w = workload("infer", presets()["mixtral-8x7b"], strategy="ep")
+    exact = _hypergeometric_max(8, 2, 2)
+    assert exact == pytest.approx(10 / 7)
+    assert busiest_rank_experts(w, 2, 1) == pytest.approx(exact, abs=0.05)
+    assert busiest_rank_experts(w, 2, 4096) == pytest.approx(4.0, abs=1e-6)
+    # one rank holds every expert: the expected touched count, E x (1 - (1 - k/E)^tokens)
+    assert busiest_rank_experts(w, 1, 3) == pytest.approx(8 * (1 - (6 / 8) ** 3))
+
+
+def test_expert_parallel_fits_a_moe_where_replicas_do_not(cli):
+    """Qwen3-30B-A3B in fp8 on 2 x 4090: a whole copy (31 GB) does not fit a 24 GB card; expert parallel
+    keeps the shared weights on both and 64 of the 128 experts on each, so it fits and each rank admits its
+    own sequences."""
+    out = _run(
+        cli, "RTX 4090:2", "--infer", "qwen3-30b-a3b", "--quant", "fp8", "--strategy", "ep", "--batch", "8"
+    )
+    by = {s["strategy"]: s for s in out["strategies"]}
+    assert not by["replicas"]["fits"] and by["ep"]["fits"] and by["tp"]["fits"]
+    ep, tp = by["ep"]["memory"]["per_gpu_gb"]["weights"], by["tp"]["memory"]["per_gpu_gb"]["weights"]
+    assert tp < ep < 1.1 * tp  # the shared weights (1.5B parameters) are whole on each GPU
+    assert _config(out, 2)["strategy"] == "ep"
+
+
+def test_expert_parallel_exchanges_less_than_tensor_parallel_over_host_memory(cli):
+    """Without P2P (SHM), a tensor-parallel decode step all-reduces twice a layer; expert parallel's
+    all-gather and reduce-scatter once a layer move about half of that, but its busiest GPU reads the
+    shared weights whole and more experts, so at 8 sequences its decode is slower on the 4090s, as vLLM's
+    docs say EP pays at scale."""
+    out = _run(
+        cli, "RTX 4090:2", "--infer", "qwen3-30b-a3b", "--quant", "fp8", "--strategy", "ep", "--batch", "8"
+    )
+    by = {s["strategy"]: s for s in out["strategies"]}
+    assert by["ep"]["exposed_comm_s"] < 0.8 * by["tp"]["exposed_comm_s"]
+    assert by["ep"]["decode_ms_per_token"] > by["tp"]["decode_ms_per_token"]
+
+
+def test_expert_parallel_says_its_engine_flags(cli):
+    out = _run(
+        cli, "RTX 4090:2", "--infer", "qwen3-30b-a3b", "--quant", "fp8", "--strategy", "ep", "--batch", "8"
+    )
+    vllm = next(r for r in out["run_as"] if r.startswith("vLLM"))
+    assert "--data-parallel-size 2 --enable-expert-parallel" in vllm
+    assert "--max-num-seqs 4" in vllm  # the cap is per data-parallel rank
+    assert not any(r.startswith("llama.cpp") for r in out["run_as"])
+
+
+def test_expert_parallel_of_a_dense_model_exits_2(cli):
+    code, out, err = cli(
+        "workload", *TR, "--gpu", "RTX 4090:2", "--infer", "llama-3.1-8b", "--strategy", "ep"
+    )
+    assert code == 2
+    assert "dense model" in err and "--strategy tp, pp or replicas" in err
+
+
+def test_explain_on_a_multi_gpu_inference_job_shows_every_configurations_derivation(cli):
+    """--explain after the strategies table: each configuration's figures, expert parallel's own
+    formula among them (the table's columns once shadowed the configurations and it crashed)."""
+    code, out, err = cli(
+        "workload", *TR, "--gpu", "RTX 4090:2", "--infer", "mixtral-8x7b", "--quant", "int4",
+        "--strategy", "ep", "--explain",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "Derivations" in out and "Traceback" not in err
+    flat = " ".join(out.split())
+    assert "1 GPU decode_step = " in flat and "2 GPU decode_step = " in flat
+    assert "the busiest GPU's touched experts" in flat
+    assert "shared params + 4 of 8 experts per layer" in flat
+    assert "keep 1 of 2 data-parallel ranks busy" in flat

@@ -72,6 +72,8 @@ def _workload(job, count: int) -> Workload | None:
         return Workload("train", spec, strategy, batch=b, seq=x, accum=y, recompute=True)
     if strategy == "tp" and spec.heads % count:
         return None
+    if strategy == "ep" and not spec.moe:  # expert parallel is for a mixture of experts only
+        return None
     return Workload("infer", spec, strategy, batch=b, prompt=x, gen=y)
 
 

@@ -148,8 +148,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
     for note in a.many.notes:
         hang(con, "[yellow]•[/] ", note)
     if a.strategies:
-        cols = [Col("strategy", "key")]
-        cols += [Col(h) for h in ("tokens/s", "time to first token", "decode per token", "memory per GPU")]
+        scols = [Col("strategy", "key")]
+        scols += [Col(h) for h in ("tokens/s", "time to first token", "decode per token", "memory per GPU")]
         rows = [
             [
                 c.strategy,
@@ -161,10 +161,10 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             for c in a.strategies
         ]
         if a.skipped_strategies:  # why a strategy cannot run is prose: a column of its own, below when narrow
-            cols.append(Col("why not", "prose"))
+            scols.append(Col("why not", "prose"))
             rows = [r + [""] for r in rows]
             rows += [[s, "not possible", "", "", "", why] for s, why in a.skipped_strategies.items()]
-        print_table(con, cols, rows, title=f"Strategies on {a.gpus} GPUs")
+        print_table(con, scols, rows, title=f"Strategies on {a.gpus} GPUs")
     if a.changes or a.fit_note:
         con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
         if a.fit_note:

@@ -159,14 +159,16 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
                 new_w=w.but(strategy="ddp"),
             )
     else:
-        for s in ("replicas", "pp", "tp"):
-            if s != w.strategy:
+        for s in ("replicas", "pp", "tp", "ep"):
+            if s != w.strategy and (s != "ep" or w.model.moe):
                 add(
                     f"{STRATEGY_NAMES[s]} instead of {w.strategy_name}",
                     {
                         "replicas": "no communication at all; N x throughput with enough concurrent requests",
                         "pp": "one small transfer per stage instead of 2 all-reduces per layer",
                         "tp": "splits every layer: lower latency per token where all-reduces are cheap",
+                        "ep": "whole experts on each GPU, attention data-parallel: one token exchange per "
+                        "layer instead of 2 all-reduces, but each GPU reads the shared weights whole",
                     }[s],
                     new_w=w.but(strategy=s),
                 )

@@ -140,6 +140,8 @@ def analyse(
     result = Analysis(w, build, pred, n, one, many, fab, speedup, eff)
     if w.task == "infer" and n > 1:
         for s in INFER_STRATEGIES:
+            if s == "ep" and not w.model.moe:
+                continue  # expert parallel is for a mixture of experts only
             try:
                 other = w.but(strategy=s)
                 if w.max_concurrency:
@@ -196,7 +198,8 @@ def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
             out.append(
                 "A mixture of experts: compute follows the active parameters; a decode step reads the shared "
                 "weights and the experts its tokens are routed to, routing taken as uniform "
-                "(1 - (1 - k/E)^tokens of them); expert parallelism is not modelled."
+                "(1 - (1 - k/E)^tokens of them); with expert parallel (--strategy ep) the busiest GPU's "
+                "touched experts set the step, and no expert placement balancing (EPLB) is assumed."
             )
         if w.quant:
             out.append(

@@ -5,11 +5,16 @@ https://docs.vllm.ai/en/latest/configuration/engine_args.html (its custom all-re
 https://github.com/vllm-project/vllm/blob/00d618aab60448acdf3fac3e9c4e2e22d0c6c753/vllm/distributed/device_communicators/custom_all_reduce.py;
 small-message times: https://github.com/haohervchb/sglang-V100/pull/2 and
 https://github.com/voipmonitor/rtx6kpro/blob/070506ff96a20039f71a067adcb250e8fe3414f8/hardware/pcie-bandwidth.md),
-https://docs.sglang.ai/backend/server_arguments.html,
+https://docs.sglang.ai/backend/server_arguments.html (expert parallel with DP attention:
+https://docs.sglang.io/cookbook/base/reference/server_arguments and
+https://docs.sglang.io/advanced_features/expert_parallelism.html; vLLM's:
+https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment/),
 https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md.
 """
 
 from __future__ import annotations
+
+import math
 
 from advisor.model.readiness import ENGINE_MAX_BYTES, ENGINE_WORLD_SIZES, custom_all_reduce_runs
 from advisor.workload.models import Workload
@@ -33,7 +38,11 @@ def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | Non
         parts.append(f"--tensor-parallel-size {n}")
     elif n > 1 and w.strategy == "pp":
         parts.append(f"--pipeline-parallel-size {n}")
-    parts += [f"--max-num-seqs {w.batch}", f"--max-model-len {ctx}"]
+    seqs = w.batch
+    if n > 1 and w.strategy == "ep":  # attention data-parallel, experts split; the cap is per rank
+        parts.append(f"--data-parallel-size {n} --enable-expert-parallel")
+        seqs = math.ceil(w.batch / n)
+    parts += [f"--max-num-seqs {seqs}", f"--max-model-len {ctx}"]
     if w.quant == "fp8":
         parts.append("--quantization fp8")
     if w.kv_cache == "fp8":
@@ -102,6 +111,8 @@ def _sglang(w: Workload, n: int) -> str | None:
         parts.append(f"--dp-size {n}")
     elif n > 1 and w.strategy == "pp":
         parts.append(f"--pp-size {n}")
+    elif n > 1 and w.strategy == "ep":  # DP attention over all GPUs, the experts split over them
+        parts.append(f"--tp-size {n} --ep-size {n} --enable-dp-attention --dp-size {n}")
     parts += [f"--max-running-requests {w.batch}", f"--context-length {w.prompt + w.gen}"]
     if w.quant == "fp8":
         parts.append("--quantization fp8")
@@ -113,7 +124,7 @@ def _sglang(w: Workload, n: int) -> str | None:
 def _llama_cpp(w: Workload, n: int) -> str | None:
     if w.quant and not w.quant.startswith(GGUF_PREFIXES):
         return None
-    if w.kv_cache == "fp8":
+    if w.kv_cache == "fp8" or (n > 1 and w.strategy == "ep"):  # llama.cpp has no expert parallel
         return None
     ctx = w.prompt + w.gen
     parts = ["llama-server -m MODEL.gguf -ngl 999"]
@@ -142,7 +153,12 @@ def run_as(
     p2p = transport in ("P2P", "NVLink") if cuda_p2p is None else cuda_p2p
     server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport, p2p, engine)
     out = [c for c in (server, _llama_cpp(w, n)) if c]
-    if not out:
+    if not out and n > 1 and w.strategy == "ep":
+        out.append(
+            f"expert parallel runs on vLLM or SGLang, which do not read --quant {w.quant}: llama.cpp has no "
+            "expert parallel (its -sm layer is --strategy pp)"
+        )
+    elif not out:
         out.append(
             f"no engine advisor knows serves --quant {w.quant} with --kv-cache {w.kv_cache}: vLLM takes fp8, "
             "int8, int4 and nvfp4 weights with an fp8 KV cache, llama.cpp GGUF types with q8_0 or q4_0"

@@ -3,11 +3,19 @@
 Prefill is compute-bound (2N + 4*L*h*T FLOPs per token at mfu_prefill); a decode step reads every
 weight and the KV cache (memory bandwidth x decode_memory_efficiency) and, with TP, does 2L small
 all-reduces whose latency dominates without NVLink or P2P.
+
+Expert parallel ("ep") is vLLM's single-node deployment (--data-parallel-size N --enable-expert-parallel,
+https://github.com/vllm-project/vllm/blob/017025691b3006ed548f763fd394a846affa6064/docs/serving/expert_parallel_deployment.md):
+attention and the shared weights replicated, each GPU its own sequences, the experts split E/N; every MoE
+layer gathers the ranks' tokens and reduce-scatters the experts' outputs (the default
+allgather_reducescatter backend, https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment/), each
+rank padded to the busiest one's tokens.
 """
 
 from __future__ import annotations
 
 import math
+from math import comb
 
 from advisor.base.errors import UserError
 from advisor.model.constants import const
@@ -55,6 +63,31 @@ def _step_weights(w: Workload, tokens: float) -> float:
     return total - experts + experts * experts_touched(w, tokens)
 
 
+def busiest_rank_experts(w: Workload, n: int, tokens: float) -> float:
+    """The experts the busiest of n expert-parallel GPUs reads in one layer for `tokens` routed tokens:
+    each of its ceil(E/n) experts is touched with probability q = 1 - (1 - k/E)^tokens, independently
+    (the experts_touched routing), so the busiest rank's count is the maximum of n binomials,
+    E[max] = sum over x < owned of 1 - P(X <= x)^n. A batch of 1 on Mixtral (E 8, k 2) over 2 GPUs reads
+    1.46 experts on the busier GPU where tensor parallel reads 1 expert's worth on each."""
+    m = w.model
+    experts, k = m.experts or 1, m.active_experts or 1
+    owned = math.ceil(experts / n)
+    q = 1.0 - (1.0 - k / experts) ** max(tokens, 1.0)
+    cdf, expected = 0.0, 0.0
+    for x in range(owned):
+        cdf += comb(owned, x) * q**x * (1.0 - q) ** (owned - x)
+        expected += 1.0 - min(cdf, 1.0) ** n
+    return expected
+
+
+def _ep_step_weights(w: Workload, n: int, tokens: float) -> tuple[float, float]:
+    """Bytes of weights the busiest expert-parallel GPU reads in one step over `tokens` tokens of all
+    ranks: the shared weights whole (replicated) and its own touched experts; and the expert count."""
+    total, experts = w.weight_bytes()
+    busiest = busiest_rank_experts(w, n, tokens)
+    return total - experts + experts * busiest / (w.model.experts or 1), busiest
+
+
 def _compute_s(flops: float, dev: Device) -> float:
     return flops / (dev.peak_tflops * 1e12 * const("mfu_prefill", file=W))
 
@@ -71,6 +104,21 @@ def _tp_all_reduce(size_bytes: float, fab: Fabric, count: float, custom: bool) -
     return collective("all-reduce", size_bytes, fab, count)
 
 
+def _ep_exchange(size_bytes: float, fab: Fabric, layers: float) -> Figure:
+    """An expert-parallel MoE layer's token exchange: an all-gather of every rank's hidden states before
+    the experts and a reduce-scatter of their outputs after, each of the gathered array's size."""
+    gather = collective("all-gather", size_bytes, fab, layers)
+    scatter = collective("reduce-scatter", size_bytes, fab, layers)
+    return Figure(
+        gather.value + scatter.value,
+        "s",
+        "layers x (all-gather + reduce-scatter)(N x tokens per rank x h x bytes)",
+        gather.inputs | {"all_gather_s": round(gather.value, 6), "reduce_scatter_s": round(scatter.value, 6)},
+        gather.constants,
+        gather.confidence,
+    )
+
+
 def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None = None) -> Config:
     """The job on n GPUs. `engine` (the build's software.engine) makes a 2-GPU TP job's all-reduces
     follow vLLM's / SGLang's custom kernel where their gates let it run over P2P while NCCL would
@@ -84,9 +132,16 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             f"tensor parallel size {n} does not divide {m.key}'s {m.heads} attention heads",
             hint="use a TP size that divides the head count (--gpus), or --strategy pp/replicas",
         )
+    if strategy == "ep" and not m.moe:
+        raise UserError(
+            f"expert parallel splits a mixture of experts' experts; {m.key} is a dense model",
+            hint="use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)",
+        )
     if strategy == "replicas":
         replicas = min(n, w.batch)
         seqs = math.ceil(w.batch / n)
+    elif strategy == "ep":  # data-parallel attention: each rank serves its share of the sequences
+        replicas, seqs = 1, math.ceil(w.batch / n)
     else:
         replicas, seqs = 1, w.batch
     t = n if strategy == "tp" else 1
@@ -114,6 +169,10 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
         pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(pf_weights, dev))
         pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, p - 1)
+    elif strategy == "ep":
+        pf_weights, _ = _ep_step_weights(w, n, n * seqs * w.prompt)
+        pf_compute = max(_compute_s(pf_flops, dev), _memory_s(pf_weights, dev))
+        pf_comm = _ep_exchange(n * seqs * w.prompt * act_bytes, fab, m.layers)
     else:
         pf_comm = Figure(0.0, "s", "no communication", {}, [])
     ttft = _fig(
@@ -143,6 +202,28 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         bubble_tok = cycle - micro * t_stage
         step_formula = "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
         step_inputs = {"micro_batches": micro, "stages": p, "stage_s": round(t_stage, 6)}
+    elif strategy == "ep":
+        step_weights, busiest = _ep_step_weights(w, n, n * seqs)
+        mem_s = _memory_s(step_weights + seqs * ctx_decode * kv_tok, dev)
+        cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode), dev)
+        work = max(mem_s, cmp_s)
+        comm_tok = _ep_exchange(n * seqs * act_bytes, fab, m.layers).value
+        bubble_tok, cycle = 0.0, work + comm_tok
+        step_formula = (
+            "max((shared weights + the busiest GPU's touched experts + its sequences x context x KV bytes) / "
+            "(mem bw x eff), FLOPs / (peak x mfu)) + layers x (all-gather + reduce-scatter)(N x sequences x h x "
+            "bytes)"
+        )
+        step_inputs = {
+            "ranks": n,
+            "weights_read_gb": round(step_weights / 1e9, 3),
+            "busiest_rank_experts_per_layer": round(busiest, 3),
+            "experts_per_rank": math.ceil((m.experts or 1) / n),
+            "memory_s": round(mem_s, 6),
+            "compute_s": round(cmp_s, 6),
+            "comm_s": round(comm_tok, 6),
+            "bound": "memory" if mem_s >= cmp_s else "compute",
+        }
     else:
         step_weights = _step_weights(w, seqs)
         mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / t, dev)
@@ -174,6 +255,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         ["decode_memory_efficiency", "mfu_prefill", "nccl_base_latency_us", "nccl_hop_latency_us"],
     )
     total = ttft.value + w.gen * cycle
+    # expert parallel: the ranks step together, padded to the busiest, but only real sequences count
     tokens = replicas * seqs * w.gen if strategy == "replicas" else w.batch * w.gen
     time = _fig(
         total,
@@ -199,7 +281,21 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         notes.append(f"{w.batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy")
     if strategy == "pp" and seqs < p:
         notes.append(f"{seqs} concurrent sequence(s) cannot fill {p} pipeline stages")
-    comm_bytes = (2 * m.layers * seqs * act_bytes) if strategy == "tp" else 0.0
+    if strategy == "ep" and w.batch < n:
+        notes.append(
+            f"{w.batch} sequence(s) keep {w.batch} of {n} data-parallel ranks busy; the others run empty "
+            "forward passes in step with them (vLLM's dummy batches), so the experts still split"
+        )
+    elif strategy == "ep" and w.batch % n:
+        notes.append(
+            f"{w.batch} sequences over {n} data-parallel ranks: the ranks step together, each padded to {seqs}"
+        )
+    if strategy == "tp":
+        comm_bytes = 2 * m.layers * seqs * act_bytes
+    elif strategy == "ep":
+        comm_bytes = 2 * m.layers * n * seqs * act_bytes
+    else:
+        comm_bytes = 0.0
     return Config(
         n,
         strategy,

@@ -206,24 +206,33 @@ def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
 def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Memory:
     p = w.model.params
     split = n if w.strategy in ("tp", "pp") else 1
-    total, _ = w.weight_bytes()
+    total, experts = w.weight_bytes()
     fmt = w.quant or w.precision
     consts = ["weight_bits_per_param"] if w.quant else []
-    terms = {
-        "weights": _gb(
+    if w.strategy == "ep" and n > 1 and w.model.moe:
+        # expert parallel: the shared weights on every GPU, ceil(E/n) of each layer's experts
+        owned = math.ceil((w.model.experts or 1) / n)
+        share = owned / (w.model.experts or 1)
+        weights = _gb(
+            total - experts + experts * share,
+            f"shared params + {owned} of {w.model.experts} experts per layer, in {fmt}",
+            {"params": p, "expert_params": w.model.expert_params, "experts_per_gpu": owned, "format": fmt},
+            consts,
+        )
+    else:
+        weights = _gb(
             total / split,
             f"params in {fmt} ({total / p:.3g} B each) / {split}",
             {"params": p, "split": split, "format": fmt},
             consts,
-        ),
-        "kv_cache": kv_cache(w, split, sequences),
-    }
+        )
+    terms = {"weights": weights, "kv_cache": kv_cache(w, split, sequences)}
     mem = _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
     # the concurrency the KV cache admits: the space left after the weights, over one sequence's cache
     one = (terms["kv_cache"].value or 0.0) / sequences  # the cache grows linearly with the sequences
     free = mem.usable.value - terms["weights"].value
     per_gpu = max(0, math.floor(free / one)) if one > 0 else None
-    replicas = n if w.strategy == "replicas" else 1
+    replicas = n if w.strategy in ("replicas", "ep") else 1
     mem.max_sequences = Figure(
         None if per_gpu is None else per_gpu * replicas,
         "sequences",

@@ -8,7 +8,7 @@ from typing import Literal
 from advisor.workload import defaults
 
 TRAIN_STRATEGIES = ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp")
-INFER_STRATEGIES = ("tp", "pp", "replicas")
+INFER_STRATEGIES = ("tp", "pp", "replicas", "ep")
 STRATEGY_NAMES = {
     "ddp": "DDP",
     "dataparallel": "DataParallel",
@@ -18,6 +18,7 @@ STRATEGY_NAMES = {
     "tp": "tensor parallel",
     "pp": "pipeline parallel",
     "replicas": "independent replicas",
+    "ep": "expert parallel (data-parallel attention)",
 }
 
 

@@ -303,3 +303,69 @@ def test_explain_on_a_multi_gpu_inference_job_shows_every_configurations_derivat
     assert "the busiest GPU's touched experts" in flat
     assert "shared params + 4 of 8 experts per layer" in flat
     assert "keep 1 of 2 data-parallel ranks busy" in flat
+
+
+def _serving(cli, gpu: str, *args) -> tuple[dict, dict]:
+    out = _run(cli, gpu, "--infer", "llama-3.1-8b", *args)
+    one, many = out["serving"]
+    return one, many
+
+
+def test_a_request_rate_finds_each_configurations_steady_state(cli):
+    """Little's law ties the three figures together: requests in flight = rate x time per request, and a
+    request takes its prefill plus gen tokens at the time between tokens. Two 4090s with TP halve the
+    decode step, so the same rate keeps fewer requests in flight, each done sooner."""
+    one, many = _serving(cli, "RTX 4090:2", "--request-rate", "2")
+    for sv in (one, many):
+        assert sv["sustained"]
+        assert sv["concurrency"] == pytest.approx(2 * sv["latency_s"], rel=0.01)
+        assert sv["latency_s"] == pytest.approx(sv["ttft_s"] + 256 * sv["inter_token_ms"] / 1e3, rel=0.01)
+        assert sv["batch"] >= sv["concurrency"] and sv["batch"] <= sv["cap"]
+    assert one["strategy"] == "single" and many["strategy"] == "tp"
+    assert many["latency_s"] < one["latency_s"] and many["concurrency"] < one["concurrency"]
+    assert many["capacity_rps"] > one["capacity_rps"]
+
+
+def test_a_rate_above_capacity_says_the_queue_grows(cli):
+    """Just below one card's capacity it keeps up; above, it does not, and the text says so."""
+    one, _ = _serving(cli, "RTX 4090:2", "--request-rate", "1")
+    cap = one["capacity_rps"]
+    below, _ = _serving(cli, "RTX 4090:2", "--request-rate", f"{0.95 * cap:.3f}")
+    above, many = _serving(cli, "RTX 4090:2", "--request-rate", f"{1.05 * cap:.3f}")
+    assert below["sustained"] and not above["sustained"] and many["sustained"]
+    assert above["latency_s"] is None and above["batch"] == above["cap"]
+    code, out, err = cli(
+        "workload",
+        *TR,
+        "--gpu",
+        "RTX 4090:2",
+        "--infer",
+        "llama-3.1-8b",
+        "--request-rate",
+        f"{1.05 * cap:.3f}",
+    )
+    assert code == 0, err
+    assert "no: the queue grows" in out and "requests in flight" in out
+
+
+def test_batch_caps_the_sequences_in_flight_under_a_rate(cli):
+    """--batch with --request-rate is the engine's --max-num-seqs: a cap of 2 takes far fewer requests
+    per second than the KV cache's 70."""
+    free, _ = _serving(cli, "RTX 4090:2", "--request-rate", "1")
+    capped, _ = _serving(cli, "RTX 4090:2", "--request-rate", "1", "--batch", "2")
+    assert capped["cap"] == 2 and free["cap"] > 2
+    assert capped["capacity_rps"] < free["capacity_rps"] / 2
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--train", "1b", "--request-rate", "2"), "--request-rate is for inference"),
+        (("--infer", "8b", "--request-rate", "0"), "positive number of requests per second"),
+        (("--infer", "8b", "--request-rate", "-3"), "positive number of requests per second"),
+        (("--infer", "8b", "--request-rate", "2", "--max-concurrency"), "leave --max-concurrency out"),
+    ],
+)
+def test_bad_request_rates_exit_2(cli, args, says):
+    code, out, err = cli("workload", *TR, "--gpu", "RTX 4090:2", *args)
+    assert code == 2 and says in err and "Traceback" not in err

@@ -166,6 +166,14 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         "and N each their own (instead of --batch)",
     )
     g.add_argument(
+        "--request-rate",
+        type=float,
+        metavar="R",
+        help="inference: requests per second arriving at a continuous-batching server; says whether 1 "
+        "GPU and N keep up, at what concurrency and latency per request, and each one's capacity "
+        "(--batch then caps the sequences in flight, as --max-num-seqs; default what the KV cache admits)",
+    )
+    g.add_argument(
         "--seq",
         type=int,
         metavar="S",

@@ -136,9 +136,22 @@ def workload_from_args(args):
             raise UserError("--max-concurrency is for inference (--infer): training sets --batch")
         if args.batch is not None:
             raise UserError("--max-concurrency sets the number of sequences: leave --batch out")
+    rate = getattr(args, "request_rate", None)
+    if rate is not None:
+        if args.train:
+            raise UserError("--request-rate is for inference (--infer): training has no requests")
+        if not (rate > 0 and rate < 1e6):
+            raise UserError(f"--request-rate must be a positive number of requests per second (got {rate:g})")
+        if getattr(args, "max_concurrency", False):
+            raise UserError(
+                "--request-rate finds the concurrency the rate brings; leave --max-concurrency out",
+                hint="--batch caps the sequences in flight (the engine's --max-num-seqs)",
+            )
     return defaults.workload(
         "train" if args.train else "infer",
         spec,
+        request_rate=rate,
+        request_cap=args.batch if rate is not None else None,
         max_concurrency=getattr(args, "max_concurrency", False) or None,
         strategy=args.strategy,
         precision=args.precision,

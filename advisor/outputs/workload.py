@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the model's types; importing the workload model itself is n
     from advisor.workload.analyse import Analysis, Change
     from advisor.workload.memory import Memory
     from advisor.workload.models import Workload
+    from advisor.workload.rate import Serving
     from advisor.workload.result import Config
 
 
@@ -61,6 +62,26 @@ class WorkloadSpecOut(Output):
     active_params: float | None = Field(
         default=None, description="a mixture of experts: parameters each token passes through"
     )
+    request_rate: float | None = Field(
+        default=None, description="inference: requests per second arriving (batch is then what it brings)"
+    )
+    request_cap: int | None = Field(
+        default=None, description="inference: the most sequences in flight the user set (--batch)"
+    )
+
+
+class ServingOut(Output):
+    gpus: int
+    strategy: str
+    sustained: bool = Field(description="Whether the configuration keeps up with the rate")
+    concurrency: float | None = Field(description="Mean requests in flight (Little's law), when sustained")
+    latency_s: float | None = Field(description="One request, arrival to last token, when sustained")
+    ttft_s: float = Field(description="One request's prefill")
+    inter_token_ms: float | None = Field(description="Time between a sequence's tokens, when sustained")
+    capacity_rps: float = Field(description="The most requests per second it keeps up with at its cap")
+    cap: int = Field(description="The most sequences in flight (the KV cache's, or --batch)")
+    batch: int = Field(description="Sequences a decode step advances in the steady state")
+    derivation: dict[str, Derivation] | None = None
 
 
 class InterconnectOut(Output):
@@ -158,6 +179,10 @@ class WorkloadOutput(Output):
         default_factory=list,
         description="Inference: the vLLM / llama.cpp commands that serve the job as predicted",
     )
+    serving: list[ServingOut | None] | None = Field(
+        default=None,
+        description="--request-rate: one GPU, then N GPUs, at the rate (null where one sequence does not fit)",
+    )
     strategies: list[ConfigOut] | None = None
     strategies_not_possible: dict[str, str] | None = None
     derivation: WorkloadDerivation | None = None
@@ -191,6 +216,8 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             kv_cache=w.kv_cache,
             max_concurrency=w.max_concurrency or None,
             baseline_batch=w.baseline_batch,
+            request_rate=w.request_rate,
+            request_cap=w.request_cap,
         )
     )
     if m.moe:
@@ -298,6 +325,33 @@ def change_out(ch: Change) -> ChangeOut:
     )
 
 
+def serving_out(sv: Serving, explain: bool = False) -> ServingOut:
+    figs = {
+        k: f
+        for k, f in (
+            ("concurrency", sv.concurrency),
+            ("latency", sv.latency),
+            ("ttft", sv.ttft),
+            ("inter_token", sv.inter_token),
+            ("capacity", sv.capacity),
+        )
+        if f is not None
+    }
+    return ServingOut(
+        gpus=sv.gpus,
+        strategy=sv.strategy,
+        sustained=sv.sustained,
+        concurrency=_r(sv.concurrency.value, 2) if sv.concurrency else None,
+        latency_s=_r(sv.latency.value) if sv.latency else None,
+        ttft_s=_r(sv.ttft.value),
+        inter_token_ms=_r(sv.inter_token.value * 1e3, 3) if sv.inter_token else None,
+        capacity_rps=_r(sv.capacity.value, 3),
+        cap=sv.cap,
+        batch=sv.batch,
+        derivation={k: Derivation.of(f) for k, f in figs.items()} if explain else None,
+    )
+
+
 def _gradients(a: Analysis) -> str | None:
     w = a.workload
     if w.task != "train" or w.strategy in ("tp", "pp"):
@@ -325,6 +379,8 @@ def workload_output(
         }
     if findings is not None:
         more["findings"] = findings
+    if a.serving:
+        more["serving"] = [None if sv is None else serving_out(sv, explain) for sv in a.serving]
     return WorkloadOutput(
         schema_version=1,
         workload=workload_spec(a.workload),

@@ -43,6 +43,11 @@ def title(a: Analysis) -> str:
         f"+ {w.gen} generated tokens"
     )
     if w.task == "infer":
+        if w.request_rate:
+            what += (
+                f"; {w.request_rate:g} requests/s arriving (the tables at the concurrency it brings: "
+                f"{w.batch} on {a.gpus} GPU{'s' if a.gpus > 1 else ''}, {w.baseline_batch or w.batch} on one)"
+            )
         if w.max_concurrency:
             what += (
                 f" (as many as the KV cache admits: {w.batch} on {a.gpus} GPU{'s' if a.gpus > 1 else ''}, "
@@ -80,6 +85,41 @@ def title(a: Analysis) -> str:
                 f"{w.baseline_accum or w.accum}"
             )
     return what
+
+
+def _serving_table(con: Console, a: Analysis) -> None:
+    """--request-rate: each configuration's steady state (advisor.workload.rate)."""
+    rate = a.workload.request_rate
+    t = Table(title=f"Serving {rate:g} requests/s (continuous batching, steady state)")
+    t.add_column("")
+    rows: dict[str, list[str]] = {
+        k: []
+        for k in (
+            "keeps up",
+            "requests in flight",
+            "time per request",
+            "time to first token",
+            "time between tokens",
+            "capacity",
+            "most in flight (cap)",
+        )
+    }
+    for k, sv in zip((1, a.gpus), a.serving, strict=False):
+        t.add_column(f"{k} GPU" + ("s" if k > 1 else ""), justify="right")
+        if sv is None:
+            for key in rows:
+                rows[key].append("does not fit" if key == "keeps up" else "-")
+            continue
+        rows["keeps up"].append("yes" if sv.sustained else "[red]no: the queue grows[/]")
+        rows["requests in flight"].append(f"{sv.concurrency.value:.1f}" if sv.concurrency else "-")
+        rows["time per request"].append(_t(sv.latency.value) if sv.latency else "-")
+        rows["time to first token"].append(_t(sv.ttft.value))
+        rows["time between tokens"].append(_t(sv.inter_token.value) if sv.inter_token else "-")
+        rows["capacity"].append(f"{sv.capacity.value:.2f} requests/s")
+        rows["most in flight (cap)"].append(str(sv.cap))
+    for key, cells in rows.items():
+        t.add_row(key, *cells)
+    con.print(t)
 
 
 def render_text(a: Analysis, explain: bool = False, console: Console | None = None) -> None:
@@ -125,11 +165,14 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
         ],
     )
     con.print(t)
+    if a.serving:
+        _serving_table(con, a)
     if a.gpus > 1:
         if a.speedup:
             con.print(
-                f"[bold]Speed-up[/]: {a.speedup.value:.2f}x one GPU, scaling efficiency "
-                f"{100 * a.efficiency.value:.0f}%"
+                f"[bold]Speed-up[/]: {a.speedup.value:.2f}x one GPU"
+                + (" in requests per second kept up with" if a.serving else "")
+                + f", scaling efficiency {100 * a.efficiency.value:.0f}%"
             )
         else:
             con.print(

@@ -52,6 +52,9 @@ class Analysis:
     fit_note: str = ""  # when nothing on this build fits: the least it needs, and what hardware would
     fit_least: str = ""  # the least memory any change on this build needs, in words
     fit_takes: str = ""  # when no catalog hardware fits either: how many of the largest card it would take
+    serving: list = field(
+        default_factory=list
+    )  # --request-rate: rate.Serving on 1 GPU and on N (None: no fit)
 
 
 def check(w: Workload, build_gpus: int) -> int:
@@ -96,6 +99,35 @@ def admitted(w: Workload, pred: Prediction, n: int) -> int:
     return max(1, int(m.value)) if m is not None and m.value is not None else 1
 
 
+def _serve(w: Workload, pred: Prediction, k: int):
+    """The rate on k GPUs (advisor.workload.rate), or None where one sequence does not fit."""
+    from advisor.workload.rate import serve
+
+    dev = device(pred, k, w.precision, need_mem_bw=True)
+    if not inference_memory(w, k, dev.vram_gb, 1).fits:
+        return None
+    cap = w.request_cap or admitted(w, pred, k)
+    engine = getattr(pred.machine.software, "engine", None)
+    return serve(w, k, dev, fabric(pred, k), engine, cap)
+
+
+def _capacity_speedup(serving: list, n: int) -> tuple[Figure | None, Figure | None]:
+    """Serving a rate, N GPUs against one is the requests per second each can take."""
+    if len(serving) < 2 or serving[0] is None or serving[-1] is None or not serving[0].capacity.value:
+        return None, None
+    one, many = serving[0].capacity.value, serving[-1].capacity.value
+    r = many / one
+    speedup = Figure(
+        r,
+        "x",
+        "N-GPU capacity / 1-GPU capacity (requests/s each keeps up with at its concurrency cap)",
+        {"n_gpu": round(many, 4), "one_gpu": round(one, 4), "unit": "requests/s"},
+        [],
+        "low",
+    )
+    return speedup, Figure(r / n, "", "speed-up / GPUs", {"speedup": round(r, 4), "gpus": n}, [], "low")
+
+
 def ratio(a: Config, b: Config) -> float | None:
     """Throughput of a over b, where both fit."""
     if not (a.fits and b.fits) or not b.throughput.value:
@@ -115,6 +147,14 @@ def analyse(
     n = check(w, len(pred.machine.gpus))
     if w.task == "infer" and w.max_concurrency:
         w = w.but(batch=admitted(w, pred, n), baseline_batch=admitted(w, pred, 1))
+    serving = []
+    if w.task == "infer" and w.request_rate:
+        serving = [_serve(w, pred, k) for k in ((1, n) if n > 1 else (1,))]
+        # the tables then show each configuration at the concurrency the rate brings it to
+        w = w.but(
+            batch=serving[-1].batch if serving[-1] else w.batch,
+            baseline_batch=serving[0].batch if serving[0] else None,
+        )
     base = w.but(
         batch=w.baseline_batch or w.batch,
         accum=w.baseline_accum or w.accum,
@@ -137,7 +177,9 @@ def analyse(
             "low",
         )
         eff = Figure(r / n, "", "speed-up / GPUs", {"speedup": round(r, 4), "gpus": n}, [], "low")
-    result = Analysis(w, build, pred, n, one, many, fab, speedup, eff)
+    if serving:
+        speedup, eff = _capacity_speedup(serving, n)
+    result = Analysis(w, build, pred, n, one, many, fab, speedup, eff, serving=serving)
     if w.task == "infer" and n > 1:
         for s in INFER_STRATEGIES:
             if s == "ep" and not w.model.moe:

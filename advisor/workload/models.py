@@ -141,6 +141,10 @@ class Workload:
     # inference: serve as many sequences as each configuration's KV cache admits (batch is then set per
     # configuration by the analysis)
     max_concurrency: bool = False
+    # inference: requests per second arriving at a continuous-batching server (advisor.workload.rate), and
+    # the most sequences in flight the user set (--batch with --request-rate; None: what the KV cache admits)
+    request_rate: float | None = None
+    request_cap: int | None = None
 
     @property
     def trainable(self) -> float:

@@ -369,3 +369,35 @@ def test_batch_caps_the_sequences_in_flight_under_a_rate(cli):
 def test_bad_request_rates_exit_2(cli, args, says):
     code, out, err = cli("workload", *TR, "--gpu", "RTX 4090:2", *args)
     assert code == 2 and says in err and "Traceback" not in err
+
+
+def test_deepseek_v3_counts_as_its_readme_says():
+    """DeepSeek's README: 671B total, 37B activated; 58 of its 61 layers carry 256 routed experts of
+    2048 (8 per token) and the first 3 a dense MLP, which the count must follow."""
+    from advisor.workload.presets import resolve
+
+    m = resolve("deepseek-r1")
+    assert m.key == "deepseek-v3"
+    assert m.params == pytest.approx(671e9)
+    assert m.expert_params == pytest.approx(58 * 256 * 3 * 7168 * 2048)
+    assert m.active == pytest.approx(37e9, rel=0.03)
+
+
+def test_mla_keeps_one_latent_per_token_whole_on_every_tensor_parallel_gpu(cli):
+    """MLA's KV cache entry is kv_lora_rank 512 + rope 64 = 576 values per token and layer (61 x 576 x 2
+    bytes = 70,272 bytes a token in 16 bits, against 61 x 2 x 128 heads x 128 x 2 = 4.0 MB for the same
+    heads unshared); tensor parallel does not split it, so every GPU holds all of it."""
+    args = ("--infer", "deepseek-v3", "--quant", "q2_k", "--batch", "16", "--prompt", "512", "--gen", "256")
+    out = _run(cli, "RTX PRO 6000 Blackwell:4", *args, "--strategy", "tp")
+    per_seq_tokens = 16 * (512 + 256)
+    kv = {c["gpus"]: c["memory"]["per_gpu_gb"]["kv_cache"] for c in out["configurations"]}
+    assert kv[4] == pytest.approx(61 * 576 * 2 * per_seq_tokens / 1e9, rel=0.02)
+    assert kv[4] == pytest.approx(kv[1], rel=1e-6)  # not split by TP
+    assert _config(out, 4)["fits"] and not out["fits_one_gpu"]
+
+
+def test_a_latent_attention_preset_cannot_be_redimensioned_or_lora_counted(cli):
+    code, _, err = cli("workload", *TR, "--gpu", "RTX 4090:2", "--infer", "deepseek-v3", "--layers", "30")
+    assert code == 2 and "cannot be re-dimensioned" in err
+    code, _, err = cli("workload", *TR, "--gpu", "RTX 4090:2", "--train", "deepseek-v3", "--lora", "16")
+    assert code == 2 and "latent attention" in err

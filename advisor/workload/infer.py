@@ -44,7 +44,17 @@ def _flops_per_token(w: Workload, context: float) -> float:
 
 def _kv_bytes_per_token(w: Workload) -> float:
     m = w.model
+    if m.kv_latent:  # MLA: one latent vector per token and layer
+        return m.layers * m.kv_latent * w.kv_bytes_per_value
     return 2 * m.layers * (m.kv_heads or m.heads) * m.head_dim * w.kv_bytes_per_value
+
+
+def kv_split(w: Workload, t: int) -> int:
+    """Over how many tensor-parallel GPUs a sequence's KV cache is split: its KV heads' share, or none for
+    MLA, whose single latent every GPU keeps whole (vLLM's MLA backend stores one latent vector per token,
+    https://docs.vllm.ai/en/v0.10.2/api/vllm/attention/backends/mla/common.html; under TP it is duplicated
+    on every device, https://docs.modular.com/max/api/python/generated/max.nn.attention.TensorParallelLatentAttentionWithRope/)."""
+    return 1 if w.model.kv_latent else t
 
 
 def experts_touched(w: Workload, tokens: float) -> float:
@@ -226,7 +236,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         }
     else:
         step_weights = _step_weights(w, seqs)
-        mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / t, dev)
+        mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / kv_split(w, t), dev)
         cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
         work = max(mem_s, cmp_s)
         if strategy == "tp":

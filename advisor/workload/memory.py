@@ -155,11 +155,25 @@ def activations(w: Workload, n: int) -> Figure:
 
 def kv_cache(w: Workload, n: int, sequences: int) -> Figure:
     m = w.model
+    layers = math.ceil((m.layers or 0) / n) if w.strategy == "pp" else m.layers
+    tokens = w.prompt + w.gen
+    if m.kv_latent:  # MLA: one latent of kv_lora_rank + rope dims per token and layer, whole on every TP GPU
+        value = layers * m.kv_latent * w.kv_bytes_per_value * tokens * sequences
+        return _gb(
+            value,
+            "layers x latent (kv_lora_rank + rope dims) x bytes x (prompt + gen) x sequences; not split by TP",
+            {
+                "layers": layers,
+                "latent": m.kv_latent,
+                "bytes": w.kv_bytes_per_value,
+                "tokens": tokens,
+                "sequences": sequences,
+            },
+            ["kv_cache_bytes_per_value"] if w.kv_cache else [],
+        )
     per_gpu_heads = (
         math.ceil((m.kv_heads or m.heads or 1) / n) if w.strategy == "tp" else (m.kv_heads or m.heads)
     )
-    layers = math.ceil((m.layers or 0) / n) if w.strategy == "pp" else m.layers
-    tokens = w.prompt + w.gen
     value = 2 * layers * per_gpu_heads * m.head_dim * w.kv_bytes_per_value * tokens * sequences
     return _gb(
         value,

@@ -46,6 +46,11 @@ class ModelSpec:
     # matrices in each MLP: 3 for the gated MLPs of Llama-style decoders (gate, up, down), 2 for GPT-2,
     # OPT and BERT (fc1, fc2)
     mlp_matrices: int = 3
+    # the layers whose MLP is a mixture of experts (DeepSeek V3: 58 of 61, the first 3 dense); None: all
+    moe_layers: int | None = None
+    # multi-head latent attention (DeepSeek V2/V3): one latent vector per token and layer is the whole KV
+    # cache entry, kv_lora_rank + qk_rope_head_dim values (512 + 64); None: K and V per KV head
+    kv_latent: int | None = None
 
     @property
     def moe(self) -> bool:
@@ -56,7 +61,8 @@ class ModelSpec:
         """Parameters in all the experts' MLPs (3 h x ffn matrices each); 0 for a dense model."""
         if not (self.moe and self.layers and self.hidden and self.ffn):
             return 0.0
-        return float(self.layers * self.experts * 3 * self.hidden * self.ffn)  # type: ignore[operator]
+        layers = self.moe_layers or self.layers
+        return float(layers * self.experts * 3 * self.hidden * self.ffn)  # type: ignore[operator]
 
     @property
     def active(self) -> float:
@@ -96,6 +102,11 @@ def lora_params(m: ModelSpec, rank: int) -> float:
         raise UserError(
             f"LoRA needs the model's layers, hidden and MLP sizes, which {m.label} does not have",
             hint="use a decoder preset or give --layers --hidden --ffn",
+        )
+    if m.kv_latent:
+        raise UserError(
+            f"LoRA's adapter count is not modelled for {m.key}'s latent attention (MLA)",
+            hint="a LoRA run on it is not predicted; full fine-tuning and inference are",
         )
     kv = (m.kv_heads or m.heads or 1) * m.head_dim
     q = (m.heads or 1) * m.head_dim

@@ -33,6 +33,8 @@ def presets() -> dict[str, ModelSpec]:
             head_size=p.get("head_dim"),
             experts=p.get("experts"),
             mlp_matrices=p.get("mlp_matrices", 3),
+            moe_layers=p.get("moe_layers"),
+            kv_latent=p.get("kv_latent"),
             active_experts=p.get("active_experts"),
             forward_flops_per_sample=p.get("forward_flops_per_sample"),
             default_seq=p.get("default_seq"),
@@ -118,6 +120,12 @@ def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
     for k, v in given.items():
         if v <= 0:
             raise UserError(f"--{k.replace('_', '-')} must be a positive whole number (got {v})")
+    if spec.kv_latent or spec.moe_layers:
+        raise UserError(
+            f"{spec.key}'s shape (latent attention, dense first layers) cannot be re-dimensioned",
+            hint="use it as it is, or describe a model of your own from a standard preset (e.g. --infer 8b "
+            "--layers ... --experts ...)",
+        )
     shape = replace(spec, **given)
     heads = shape.heads or 0
     if shape.kv_heads and heads and heads % shape.kv_heads:

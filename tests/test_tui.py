@@ -386,7 +386,8 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
         app.query_one("#wl-format", Select).value = "q4_k_m"
         await settle(pilot)
         report = " ".join(text_of(app, "#wl-report").split())
-        assert "weights q4_k_m" in report and "llama.cpp: llama-server" in report
+        # GGUF weights under tensor parallel: llama.cpp serves them, but its nearest split is -sm row
+        assert "weights q4_k_m" in report and "row split (-sm row)" in report
         app.query_one("#wl-batch", Input).value = "max"
         await settle(pilot)
         report = " ".join(text_of(app, "#wl-report").split())

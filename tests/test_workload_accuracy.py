@@ -85,6 +85,22 @@ def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(c
     assert s["leave_one_out"]["median_abs_error_pct"] >= s["in_sample"]["median_abs_error_pct"]
 
 
+def test_every_grid_fitted_constant_is_its_fit_and_names_its_cases():
+    """row_split_sync_us and dataparallel_step_factor (round 3), like overlap_under_shm: rules/workload.yaml
+    holds each one's fit over the cases its selector admits, and its case-id sources are exactly those."""
+    from advisor.model.constants import constants
+    from advisor.workload.accuracy import FITS, fit, fit_table
+
+    for name in FITS:
+        table = fit_table(name=name)
+        c = constants("workload.yaml")[name]
+        assert table and c.value == fit(table, name=name), name
+        assert {s for s in c.sources if not s.startswith("http")} == set(table), name
+    # the row split is fitted on decode only: the prefill cases stay out of its sample
+    rows = fit_table(name="row_split_sync_us")
+    assert rows and all("-tg-" in cid for cid in rows)
+
+
 def test_the_compute_constants_are_the_fit_of_the_published_one_gpu_steps(cli):
     """gemm_efficiency and activation_traffic_factor (issue 15 item 3) are the least-squares fit of the
     published 1-GPU transformer training steps; their sources are exactly those cases, and the report

@@ -144,10 +144,11 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     )
     g.add_argument(
         "--strategy",
-        choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas", "ep"],
+        choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas", "ep", "row"],
         help=f"training: {d.STRATEGY['train']} (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
         f"inference: {d.STRATEGY['infer']} (default), pp, replicas, ep (a mixture of experts: experts split "
-        "over the GPUs, attention data-parallel, as vLLM's --data-parallel-size N --enable-expert-parallel)",
+        "over the GPUs, attention data-parallel, as vLLM's --data-parallel-size N --enable-expert-parallel), "
+        "row (llama.cpp's -sm row: each weight matrix split by rows, gathered on the main GPU)",
     )
     g.add_argument(
         "--precision", choices=["bf16", "fp16", "fp32"], default=d.PRECISION, help=f"default {d.PRECISION}"

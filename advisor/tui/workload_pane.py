@@ -21,7 +21,7 @@ from advisor.session.planner import Planner
 
 STRATEGIES = {
     "train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
-    "infer": ("tp", "pp", "replicas", "ep"),
+    "infer": ("tp", "pp", "replicas", "ep", "row"),
 }
 # what the weights are, by job: full fine-tuning or LoRA/QLoRA; 16-bit or quantized inference weights
 FORMATS = {

@@ -20,11 +20,28 @@ from advisor.workload.presets import resolve
 TIME_METRICS = ("step_time_s", "seconds_per_epoch")
 
 
-# The constant fitted on the cases (rules/workload.yaml): its value is the grid point that minimises the
-# mean absolute log error of the speed-ups over the cases whose prediction depends on it; a case's
-# leave-one-out prediction uses the value the other cases give.
+# The constants fitted on the cases (rules/workload.yaml): each one's value is the grid point that
+# minimises the mean absolute log error of the speed-ups over the cases whose prediction depends on it
+# (and that its selector admits); a case's leave-one-out prediction uses the values the other cases give.
 FITTED = "overlap_under_shm"
 GRID = tuple(round(0.05 * i, 2) for i in range(21))
+# llama.cpp's row-split synchronisation: fitted on the decode cases only, where it is nearly all of the
+# cost (a token's copies are a few KB); the prefill cases, whose copies are megabytes, test the copy term
+ROW_FITTED = "row_split_sync_us"
+ROW_GRID = tuple(float(v) for v in range(0, 101, 2))
+# DataParallel's single-process overhead beyond its modelled copies and unhidden reduction: from 1 (none)
+DP_FITTED = "dataparallel_step_factor"
+DP_GRID = tuple(round(1 + 0.005 * i, 3) for i in range(61))
+# name: (grid, the cases it is fitted on, the value with no case to fit: the model without the constant)
+FITS = {
+    FITTED: (GRID, lambda case: True, 1.0),
+    ROW_FITTED: (
+        ROW_GRID,
+        lambda case: case["run"].get("strategy") == "row" and case["run"].get("phase") == "decode",
+        0.0,
+    ),
+    DP_FITTED: (DP_GRID, lambda case: case["run"].get("strategy") == "dataparallel", 1.0),
+}
 
 
 @dataclass
@@ -144,24 +161,31 @@ def _log_error(table: dict[str, dict[float, list]], value: float, leave_out: str
     return statistics.fmean(errs) if errs else float("inf")
 
 
-def fit(table: dict[str, dict[float, list]], leave_out: str | None = None) -> float:
-    """The grid value of the fitted constant with the smallest mean log error over the cases (but one)."""
-    return min(GRID, key=lambda v: (round(_log_error(table, v, leave_out), 9), -v))
+def fit(table: dict[str, dict[float, list]], leave_out: str | None = None, name: str = FITTED) -> float:
+    """The grid value of a fitted constant with the smallest mean log error over the cases (but one)."""
+    grid, _, prior = FITS[name]
+    if not any(cid != leave_out for cid in table):
+        return prior  # no other case to fit it on: the model without it
+    return min(grid, key=lambda v: (round(_log_error(table, v, leave_out), 9), -v))
 
 
-def fit_table(catalog: Catalog | None = None):
-    """Each case's predictions at every grid value of the fitted constant, for the cases that depend on it."""
+def fit_table(catalog: Catalog | None = None, name: str = FITTED, items=None):
+    """Each case's predictions at every grid value of a fitted constant, for the cases that depend on it."""
     from advisor.model.constants import overridden
 
     catalog = catalog or load_catalog()
-    items, _ = _cases(catalog)
+    if items is None:
+        items, _ = _cases(catalog)
+    grid, admits, _ = FITS[name]
     table: dict[str, dict[float, list]] = {}
     for item in items:
+        if not admits(item[0]):
+            continue
         by = {}
-        for value in GRID:
-            with overridden(**{FITTED: value}):
+        for value in grid:
+            with overridden(**{name: value}):
                 by[value] = _predict(item, catalog)
-        if any(by[v] != by[GRID[-1]] for v in GRID):
+        if any(by[v] != by[grid[-1]] for v in grid):
             table[item[0]["id"]] = by
     return table
 
@@ -272,16 +296,17 @@ def run_cases(catalog: Catalog | None = None) -> tuple[list[Row], list[dict]]:
 
     catalog = catalog or load_catalog()
     items, skipped = _cases(catalog)
-    table = fit_table(catalog)
+    tables = {name: fit_table(catalog, name, items) for name in FITS}
     crow, _ = compute_rows(catalog)
     computed = {r.case for r in crow}
     rows: list[Row] = []
     for item in items:
         cid = item[0]["id"]
-        fitted = cid in table or cid in computed or bool(item[0].get("fitted"))
+        grid_fitted = [name for name, table in tables.items() if cid in table]
+        fitted = bool(grid_fitted) or cid in computed or bool(item[0].get("fitted"))
         loo = None
-        if cid in table or cid in computed:
-            over = {FITTED: fit(table, leave_out=cid)} if cid in table else {}
+        if grid_fitted or cid in computed:
+            over = {name: fit(tables[name], leave_out=cid, name=name) for name in grid_fitted}
             if cid in computed:
                 over |= dict(zip(COMPUTE_FITTED, compute_fit(crow, leave_out=cid), strict=True))
             with overridden(**over):

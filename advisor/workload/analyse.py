@@ -10,6 +10,7 @@ from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.constants import const
 from advisor.model.engine import evaluate
 from advisor.model.predict import Figure, Prediction
+from advisor.workload.engines import gguf
 from advisor.workload.hardware import Fabric, device, fabric
 from advisor.workload.infer import infer_config
 from advisor.workload.memory import inference_memory
@@ -184,6 +185,8 @@ def analyse(
         for s in INFER_STRATEGIES:
             if s == "ep" and not w.model.moe:
                 continue  # expert parallel is for a mixture of experts only
+            if s == "row" and w.strategy != "row" and not gguf(w):
+                continue  # llama.cpp's row split: for llama.cpp's own (GGUF) jobs
             try:
                 other = w.but(strategy=s)
                 if w.max_concurrency:

@@ -22,7 +22,7 @@ from advisor.workload.models import Workload
 GGUF_PREFIXES = ("q", "iq")
 
 
-def _gguf(w: Workload) -> bool:
+def gguf(w: Workload) -> bool:
     """GGUF weights or a GGUF KV-cache type: llama.cpp's formats, not vLLM's or SGLang's."""
     return bool(
         (w.quant and w.quant.startswith(GGUF_PREFIXES)) or (w.kv_cache and w.kv_cache.startswith("q"))
@@ -30,7 +30,7 @@ def _gguf(w: Workload) -> bool:
 
 
 def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | None) -> str | None:
-    if _gguf(w):
+    if gguf(w) or (n > 1 and w.strategy == "row"):
         return None
     ctx = w.prompt + w.gen
     parts = ["vllm serve MODEL"]
@@ -102,7 +102,7 @@ def _custom_all_reduce(n: int, transport: str, cuda_p2p: bool, engine: str | Non
 def _sglang(w: Workload, n: int) -> str | None:
     """SGLang's server (https://docs.sglang.ai/backend/server_arguments.html): tensor and data parallel
     sizes, the running-request cap, the context length, fp8 weights and KV cache."""
-    if _gguf(w) or w.quant == "nvfp4":
+    if gguf(w) or w.quant == "nvfp4" or (n > 1 and w.strategy == "row"):
         return None
     parts = ["python -m sglang.launch_server --model-path MODEL"]
     if n > 1 and w.strategy == "tp":
@@ -124,11 +124,12 @@ def _sglang(w: Workload, n: int) -> str | None:
 def _llama_cpp(w: Workload, n: int) -> str | None:
     if w.quant and not w.quant.startswith(GGUF_PREFIXES):
         return None
-    if w.kv_cache == "fp8" or (n > 1 and w.strategy == "ep"):  # llama.cpp has no expert parallel
+    # llama.cpp has no expert parallel, and its row split is not tensor parallel (--strategy row)
+    if w.kv_cache == "fp8" or (n > 1 and w.strategy in ("ep", "tp")):
         return None
     ctx = w.prompt + w.gen
     parts = ["llama-server -m MODEL.gguf -ngl 999"]
-    if n > 1 and w.strategy == "tp":
+    if n > 1 and w.strategy == "row":
         parts.append("-sm row")  # each weight matrix split by rows over the GPUs
     elif n > 1 and w.strategy == "pp":
         parts.append("-sm layer")  # the default: consecutive layers on each GPU
@@ -157,6 +158,17 @@ def run_as(
         out.append(
             f"expert parallel runs on vLLM or SGLang, which do not read --quant {w.quant}: llama.cpp has no "
             "expert parallel (its -sm layer is --strategy pp)"
+        )
+    elif (
+        not out
+        and n > 1
+        and w.strategy == "tp"
+        and (w.quant or "").startswith(GGUF_PREFIXES)
+        and w.kv_cache != "fp8"
+    ):
+        out.append(
+            f"tensor parallel runs on vLLM or SGLang, which do not read --quant {w.quant}: llama.cpp's "
+            "nearest is its row split (-sm row), which is --strategy row"
         )
     elif not out:
         out.append(

@@ -74,6 +74,8 @@ def fabric(pred: Prediction, k: int) -> Fabric:
 def peak_tflops(gpu, precision: str) -> tuple[float | None, str]:
     if precision == "fp16":
         return gpu.fp16_tflops_dense, "fp16_tflops_dense"
+    if precision == "fp32" and gpu.architecture == "turing":  # no TF32: fp32 matmuls on the CUDA cores
+        return gpu.fp32_tflops, "fp32_tflops (Turing has no TF32)"
     if precision == "fp32":
         bf = gpu.bf16_tflops_dense
         return (bf * const("tf32_over_bf16", file=W) if bf else None), "bf16_tflops_dense x tf32_over_bf16"

@@ -10,6 +10,13 @@ attention and the shared weights replicated, each GPU its own sequences, the exp
 layer gathers the ranks' tokens and reduce-scatters the experts' outputs (the default
 allgather_reducescatter backend, https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment/), each
 rank padded to the busiest one's tokens.
+
+llama.cpp's row split ("row", -sm row; its only multi-GPU mode before January 2024, when -sm layer became
+the default, https://github.com/ggml-org/llama.cpp/pull/4766) splits each weight matrix by rows: for every
+matrix product the main GPU copies the activations to each other GPU, each computes its rows, and the
+main GPU gathers the slices back and waits for them before the next op. A token costs, besides the split
+weights, 2 copies per other GPU and one synchronisation per matrix of every layer (the synchronisation's
+cost is row_split_sync_us, fitted on the published row-split decode cases).
 """
 
 from __future__ import annotations
@@ -129,6 +136,48 @@ def _ep_exchange(size_bytes: float, fab: Fabric, layers: float) -> Figure:
     )
 
 
+ACT_BYTES = 4  # ggml keeps activations in f32 between ops (src1 of a matrix product, its dst)
+
+
+def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
+    """llama.cpp -sm row: per matrix of each layer one synchronisation, and per other GPU a copy of the
+    activations out (tokens x input width) and of its output rows back (tokens x output width / n),
+    each at the pair's latency and one-way bandwidth (staged through host memory without P2P)."""
+    m, n = w.model, fab.gpus
+    if not (m.hidden and m.heads and m.ffn and m.layers):
+        raise UserError(
+            f"the row split's copies need {m.key}'s shape: hidden size, heads and MLP width",
+            hint="describe the model: --layers --hidden --heads --kv-heads --ffn",
+        )
+    h, q = m.hidden, m.heads * m.head_dim
+    kv = (m.kv_heads or m.heads) * m.head_dim
+    # (input width, output width) of q, k, v, o and the MLP's matrices
+    mats = [(h, q), (h, kv), (h, kv), (q, h)]
+    mats += [(h, m.ffn)] * (m.mlp_matrices - 1) + [(m.ffn, h)]
+    count = m.layers * len(mats)
+    moved = (n - 1) * m.layers * sum(tokens * (i + o / n) * ACT_BYTES for i, o in mats)
+    copies = 2 * (n - 1) * count
+    lat = fab.p2p_latency_us or 0.0
+    sync = const("row_split_sync_us", file=W)
+    t = count * sync * 1e-6 + copies * lat * 1e-6 + moved / ((fab.p2p_gbps or 1e-9) * 1e9)
+    return Figure(
+        t,
+        "s",
+        "matrices x row_split_sync_us + 2(n-1) x matrices x pair latency + bytes copied / pair one-way bandwidth",
+        {
+            "matrices": count,
+            "copies": copies,
+            "bytes": round(moved),
+            "sync_us": sync,
+            "latency_us": round(lat, 2),
+            "pair_gbps": round(fab.p2p_gbps or 0.0, 2),
+            "via": fab.pair_via,
+        },
+        ["row_split_sync_us", "staged_efficiency" if fab.pair_via == "staged" else "p2p_pcie_efficiency"],
+        "low",
+    )
+
+
 def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None = None) -> Config:
     """The job on n GPUs. `engine` (the build's software.engine) makes a 2-GPU TP job's all-reduces
     follow vLLM's / SGLang's custom kernel where their gates let it run over P2P while NCCL would
@@ -154,7 +203,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         replicas, seqs = 1, math.ceil(w.batch / n)
     else:
         replicas, seqs = 1, w.batch
-    t = n if strategy == "tp" else 1
+    t = n if strategy in ("tp", "row") else 1
     p = n if strategy == "pp" else 1
     kv_tok = _kv_bytes_per_token(w)
     ctx_prefill, ctx_decode = w.prompt, w.prompt + w.gen / 2
@@ -174,6 +223,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(pf_weights / t, dev))
     if strategy == "tp":
         pf_comm = _tp_all_reduce(seqs * w.prompt * act_bytes, fab, 2 * m.layers, custom)
+    elif strategy == "row":
+        pf_comm = _row_split(seqs * w.prompt, w, fab)
     elif strategy == "pp":
         # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
         chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
@@ -236,12 +287,16 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         }
     else:
         step_weights = _step_weights(w, seqs)
-        mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / kv_split(w, t), dev)
+        # row split: the KV cache and attention stay on the main GPU (llama.cpp's --main-gpu)
+        kv_share = kv_split(w, t) if strategy == "tp" else 1
+        mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / kv_share, dev)
         cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
         work = max(mem_s, cmp_s)
         if strategy == "tp":
             ar = _tp_all_reduce(seqs * act_bytes, fab, 2 * m.layers, custom)
             comm_tok = ar.value
+        elif strategy == "row":
+            comm_tok = _row_split(seqs, w, fab).value
         else:
             comm_tok = 0.0
         bubble_tok = 0.0
@@ -249,6 +304,11 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         step_formula = (
             "max((weights/t + sequences x context x KV bytes/t) / (mem bw x eff), FLOPs / (t x peak x mfu))"
             + (" + 2 x layers x all-reduce(sequences x h x bytes)" if strategy == "tp" else "")
+            + (
+                " + layers x matrices x (row_split_sync_us + 2(n-1) x (pair latency + copy / pair bw))"
+                if strategy == "row"
+                else ""
+            )
         )
         step_inputs = {
             "t": t,
@@ -262,7 +322,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         cycle,
         step_formula,
         step_inputs | {"sequences": seqs, "context": ctx_decode},
-        ["decode_memory_efficiency", "mfu_prefill", "nccl_base_latency_us", "nccl_hop_latency_us"],
+        ["decode_memory_efficiency", "mfu_prefill"]
+        + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"]),
     )
     total = ttft.value + w.gen * cycle
     # expert parallel: the ranks step together, padded to the busiest, but only real sequences count
@@ -302,6 +363,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         )
     if strategy == "tp":
         comm_bytes = 2 * m.layers * seqs * act_bytes
+    elif strategy == "row":
+        comm_bytes = _row_split(seqs, w, fab).inputs["bytes"]
     elif strategy == "ep":
         comm_bytes = 2 * m.layers * n * seqs * act_bytes
     else:

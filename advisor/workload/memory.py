@@ -219,7 +219,7 @@ def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
 
 def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Memory:
     p = w.model.params
-    split = n if w.strategy in ("tp", "pp") else 1
+    split = n if w.strategy in ("tp", "pp", "row") else 1
     total, experts = w.weight_bytes()
     fmt = w.quant or w.precision
     consts = ["weight_bits_per_param"] if w.quant else []

@@ -8,7 +8,7 @@ from typing import Literal
 from advisor.workload import defaults
 
 TRAIN_STRATEGIES = ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp")
-INFER_STRATEGIES = ("tp", "pp", "replicas", "ep")
+INFER_STRATEGIES = ("tp", "pp", "replicas", "ep", "row")
 STRATEGY_NAMES = {
     "ddp": "DDP",
     "dataparallel": "DataParallel",
@@ -19,6 +19,7 @@ STRATEGY_NAMES = {
     "pp": "pipeline parallel",
     "replicas": "independent replicas",
     "ep": "expert parallel (data-parallel attention)",
+    "row": "llama.cpp row split (-sm row)",
 }
 
 

@@ -386,6 +386,13 @@ class Gpu(Part):
     cooler: Literal["blower", "open-air", "passive", "liquid"] | None = None
     bf16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
     fp16_tflops_dense: float | None = Field(default=None, gt=0, le=1_000_000, description="TFLOPS, up to 1e6")
+    fp32_tflops: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        description="FP32 peak of the CUDA cores (not tensor cores), TFLOPS: what --precision fp32 runs at on "
+        "a card without TF32 (Turing)",
+    )
     card_of: str | None = Field(
         default=None,
         description="Set only on a partner card's entry, which the catalog makes from a `kind: card` file: the "

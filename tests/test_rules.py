@@ -195,6 +195,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
         "CAT001",
         "LANE009",  # needs a CPU without a lane count: tests/test_lane_budget.py makes one in a tmp catalog
         "PWR005",  # needs a CPU without a power figure, made in a tmp catalog below
+        "CAT002",  # needs a null catalog value: tests/test_unknown_figures.py nulls each in turn
         "FIT003",  # a card without a slot width, made in a tmp catalog: tests/test_cards.py
         "FIT004",  # an SXM module, made in a tmp catalog: tests/test_cards.py
     }
@@ -300,7 +301,11 @@ def test_a_cpu_without_a_power_figure_is_said_to_be_left_out_of_the_psu_check(pl
     )
     plan = plan_json(str(build), "--catalog", str(tmp_path))
     (f,) = [f for f in plan["findings"] if f["id"] == "PWR005"]
-    assert "no power figure for My EPYC 9575F" in f["message"] and "counts it as 0 W" in f["message"]
+    # never counted as 0 W: the check is made against the known parts only, and the headroom rule that
+    # needs the whole sum is reported as not judged
+    assert "no power figure for My EPYC 9575F" in f["message"] and "about 700 W" in f["message"]
+    (cat,) = [f for f in plan["findings"] if f["id"] == "CAT002"]
+    assert "PWR004" in cat["message"] and "build.psu_margin_w" in cat["message"]
     build.write_text(build.read_text().replace("my-epyc-9575f", "amd-epyc-9575f"))
     plan = plan_json(str(build), "--catalog", str(tmp_path))
     assert not [f for f in plan["findings"] if f["id"] == "PWR005"]  # the bundled one: AMD's 400 W

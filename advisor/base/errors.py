@@ -40,3 +40,21 @@ class UserError(Exception):
 
     def render(self) -> str:
         return "\n".join(p.render() for p in self.problems)
+
+
+class UnknownFigure(UserError):
+    """A figure that rests on a catalog value which is null (an NVLink bridge's rate, a card's peak): the
+    formula cannot run, and the answer is "unknown", naming what is missing, never a 0 standing in for it.
+    Callers that can show the rest of an answer (the 1-GPU figures beside an unknown N-GPU one) catch it;
+    where nothing else can be said it reaches the user as a clear error like any UserError."""
+
+    def __init__(self, what: str, missing: list[str]):
+        from advisor.base.text import unknown_because
+
+        self.what = what
+        self.missing = list(missing)
+        super().__init__(
+            f"{what} is {unknown_because(self.missing)}",
+            hint="add the figure, with its source, to a copy of the part in a catalog folder of your own "
+            "(--catalog DIR)",
+        )

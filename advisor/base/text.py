@@ -124,3 +124,16 @@ def lookalikes(text: str) -> Lookalikes | None:
     if not found:
         return None
     return Lookalikes(" and ".join(sorted(scripts)), "".join(found), "".join(latin) if readable else None)
+
+
+def unknown_because(missing: list[str]) -> str:
+    """How a figure that rests on null catalog values reads: "unknown (not in the catalog: NVIDIA H200
+    NVL: nvlink.links, nvlink.gbps_per_direction)". One GPU's several fields are named once."""
+    if not missing:
+        return "unknown"
+    by_part: dict[str, list[str]] = {}
+    for item in missing:
+        part, _, fld = item.rpartition(": ")
+        by_part.setdefault(part, []).append(fld)
+    said = "; ".join(f"{part}: {', '.join(f)}" if part else ", ".join(f) for part, f in by_part.items())
+    return f"unknown (not in the catalog: {said})"

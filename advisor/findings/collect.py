@@ -49,25 +49,34 @@ def prediction_facts(
                 nccl_p2p=p.nccl_p2p,
                 p2p_reason=p.p2p_reason,
                 nccl_reason=p.nccl_reason,
-                uni=round(p.uni.value or 0, 1),
-                bidi=round(p.bidi.value or 0, 1),
-                latency=round(p.latency.value or 0, 1),
+                uni=_r1(p.uni.value),
+                bidi=_r1(p.bidi.value),
+                latency=_r1(p.latency.value),
                 geforce=ga.geforce or gb.geforce,
                 nvlink_capable=ga.nvlink_capable and gb.nvlink_capable,
                 bridged=p.path.startswith("NV"),
             )
         )
     cpu, build = m.cpu, m.build
-    gpu_power = sum(g.power_w for g in gpus)
-    cpu_power = cpu_power_w(cpu) * max(1, m.sockets)  # every populated socket draws its CPU's power
-    busbw = pred.allreduce.value if pred.allreduce else 0.0
+    # a part whose power the catalog lacks leaves the sum unknown (never counted as 0 W); the known
+    # parts still give a floor, which is enough to say a PSU is too small
+    known_gpu = sum(g.power_w for g in gpus if g.power_w is not None)
+    gpu_power = known_gpu if all(g.power_w is not None for g in gpus) else None
+    one_cpu = cpu_power_w(cpu)
+    cpu_power = None if one_cpu is None else one_cpu * max(1, m.sockets)  # every socket draws its CPU's
+    system = system_power_w(gpu_power, cpu_power)
+    known_power = system_power_w(known_gpu, cpu_power or 0)
+    power_unknown = sorted({g.model for g in gpus if g.power_w is None})
+    if cpu is not None and one_cpu is None:
+        power_unknown.append(cpu.name)
+    busbw = (pred.allreduce.value if pred.allreduce else 0.0) if len(gpus) > 1 else 0.0
     n = len(gpus)
     assumed = assumed_job(pred, catalog, n)
     facts = BuildFacts(
         cpu=cpu.name if cpu else "unknown CPU",
         cpu_vendor=m.cpu_vendor,
         cpu_segment=cpu.segment if cpu else "?",
-        cpu_lanes=(cpu.pcie.usable_lanes or 0) if cpu else 0,
+        cpu_lanes=cpu.pcie.usable_lanes if cpu else None,
         **lane_budget_facts(m, catalog),
         board=m.board.name if m.board else "explicit tree",
         board_segment=m.board.segment if m.board else "?",
@@ -82,10 +91,12 @@ def prediction_facts(
         psu_w=(build.psu_w or 0) if build else 0,
         gpu_power_w=gpu_power,
         cpu_power_w=cpu_power,
-        system_power_w=system_power_w(gpu_power, cpu_power),
+        system_power_w=system,
+        known_power_w=known_power,
+        power_unknown=", ".join(power_unknown),
         psu_headroom=const("psu_headroom", file="facts.yaml"),
-        psu_needed_w=psu_needed_w(system_power_w(gpu_power, cpu_power)),
-        psu_margin_w=((build.psu_w or 0) if build else 0) - system_power_w(gpu_power, cpu_power),
+        psu_needed_w=None if system is None else psu_needed_w(system),
+        psu_margin_w=None if system is None else ((build.psu_w or 0) if build else 0) - system,
         driver=sw.driver,
         iommu=sw.iommu,
         acs=sw.acs,
@@ -97,7 +108,7 @@ def prediction_facts(
         p2p_not_used_by_nccl=sum(1 for p in pairs if p.p2p and not p.nccl_p2p and not p.bridged),
         unbridged_nvlink_pairs=sum(1 for p in pairs if p.nvlink_capable and not p.bridged),
         switched_pairs=sum(1 for p in pairs if p.path in ("PIX", "PXB")),
-        busbw=round(busbw, 1),
+        busbw=_r1(busbw),
         unlinked=len(m.unlinked),
         unlinked_list=", ".join(m.unlinked) or "-",
         dimms=(build.dimms or 0) if build else 0,
@@ -164,7 +175,9 @@ def assumed_job(pred: Prediction, catalog: Catalog | None, n: int) -> dict:
     try:  # the step on 1 and on n GPUs, as `advisor workload` computes them (without its advice)
         one, many = configure(w, pred, 1)[0], configure(w, pred, n)[0]
     except UserError:
-        return out
+        # a card's peak or memory bandwidth is not in the catalog: the job's times are unknown, and WL001
+        # (which needs them) is reported as not judged rather than filled in with zeros
+        return out | {"grad_seconds_1b3": None, "assumed_backward_s": None}
     comm = many.exposed_comm.inputs
     speedup = ratio(many, one)
     if speedup is not None:
@@ -249,14 +262,24 @@ def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def cpu_power_w(cpu) -> int:
-    """A CPU's power for PSU sizing: its maximum (turbo/PPT) power, else its TDP; 0 when unknown."""
-    return (cpu.max_power_w or cpu.tdp_w or 0) if cpu else 0
+def cpu_power_w(cpu) -> int | None:
+    """A CPU's power for PSU sizing: its maximum (turbo/PPT) power, else its TDP; None when the catalog
+    has neither (and 0 with no CPU at all: an explicit tree names none)."""
+    if cpu is None:
+        return 0
+    return cpu.max_power_w or cpu.tdp_w
 
 
-def system_power_w(gpu_power_w: int, cpu_power_w: int) -> int:
-    """Board power of the system: the GPUs, the CPU(s) and an allowance for the rest (rules/facts.yaml)."""
+def system_power_w(gpu_power_w: int | None, cpu_power_w: int | None) -> int | None:
+    """Board power of the system: the GPUs, the CPU(s) and an allowance for the rest (rules/facts.yaml);
+    None when the GPUs' or the CPU's is unknown."""
+    if gpu_power_w is None or cpu_power_w is None:
+        return None
     return int(gpu_power_w + cpu_power_w + const("rest_of_system_w", file="facts.yaml"))
+
+
+def _r1(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
 
 
 def psu_needed_w(system_w: int) -> int:
@@ -326,7 +349,7 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = 
         p2p_stock=bool(g and g.p2p.stock_linux),
         nvlink_capable=bool(g and g.nvlink.supported),
         slot_width=(g.slot_width or 0) if g else 0,
-        power_w=(g.board_power_w or 0) if g else 0,
+        power_w=g.board_power_w if g else None,
         vram_gb=g.vram_gb if g else 0,
         physical=(conn.physical or 0) if conn else 0,
         cooler=(g.cooler or "?") if g else "?",
@@ -406,12 +429,19 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
     step = many.extra.get("decode_step")
     decode_comm = (step.inputs.get("comm_s", 0.0) / step.value) if step is not None and step.value else 0.0
     by = {c.strategy: c for c in a.strategies}
+    known = many.time.value is not None  # the interconnect's rate may rest on a null catalog value
 
-    def sp(s: str) -> float:
+    def sp(s: str) -> float | None:
         c = by.get(s)
-        return round(c.throughput.value / one.throughput.value, 2) if c and c.fits and one.fits else -1.0
+        if not (c and c.fits and one.fits):
+            return -1.0
+        return None if c.throughput.value is None else round(c.throughput.value / one.throughput.value, 2)
 
-    best = max((c for c in a.strategies if c.fits), key=lambda c: c.throughput.value, default=None)
+    best = max(
+        (c for c in a.strategies if c.fits and c.throughput.value is not None),
+        key=lambda c: c.throughput.value,
+        default=None,
+    )
     return WorkloadFacts(
         task=w.task,
         strategy=w.strategy,
@@ -427,13 +457,13 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
         gpu_model=", ".join(sorted({n.gpu.name for n in gpus if n.gpu})) or "?",
         links=f"{gen} {links}",
         transport=a.fabric.transport,
-        busbw=round(a.fabric.busbw or 0.0, 1),
+        busbw=_r1(a.fabric.busbw) if a.gpus > 1 else 0.0,
         speedup=round(a.speedup.value, 2) if a.speedup else -1.0,
         has_speedup=a.speedup is not None,
         efficiency=round(a.efficiency.value, 2) if a.efficiency else -1.0,
-        comm_pct=round(100 * split["exposed_comm"]),
-        bubble_pct=round(100 * split["bubble"]),
-        compute_pct=round(100 * split["compute"]),
+        comm_pct=round(100 * split["exposed_comm"]) if known else None,
+        bubble_pct=round(100 * split["bubble"]) if known else None,
+        compute_pct=round(100 * split["compute"]) if known else None,
         fits=many.fits,
         fits_one=one.fits,
         mem_gb=round(many.memory.total.value, 1),
@@ -443,7 +473,7 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
         reductions_per_step=w.accum if per_micro else 1,
         comm_gb_per_step=round(many.comm_bytes_per_sample * samples / 1e9, 2),
         ddp_comm_gb_per_step=round(ddp_bytes / 1e9, 2),
-        decode_comm_pct=round(100 * decode_comm),
+        decode_comm_pct=round(100 * decode_comm) if known else None,
         replicas_speedup=sp("replicas"),
         tp_speedup=sp("tp"),
         pp_speedup=sp("pp"),

@@ -8,6 +8,7 @@ $ADVISOR_RULES) take part in every job whose scope they are written for.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,9 @@ from advisor.model.predict import Prediction
 
 if TYPE_CHECKING:
     from advisor.workload.analyse import Analysis
+
+
+_FACT = re.compile(r"\b([a-z_]+)\.([a-z_0-9]+)\b")
 
 
 @lru_cache(maxsize=1024)
@@ -54,7 +58,16 @@ def evaluate_rules(
         from advisor.findings.collect import workload_facts
 
         subjects["workload"] = [{"build": build, "workload": workload_facts(workload)}]
-    return _run(rules, subjects)
+    unjudged: dict[str, set[str]] = {}
+    findings = _run([r for r in rules if "build.unjudged" not in r.when], subjects, unjudged=unjudged)
+    if unjudged and "build" in scopes:
+        # rules whose condition needs a fact the catalog leaves unknown were not judged: a rule of its
+        # own says which, so an unknown never passes for "no problem"
+        said = "; ".join(f"{title} (needs {', '.join(sorted(facts))})" for title, facts in unjudged.items())
+        about = {"build": [{"build": build.model_copy(update={"unjudged": said})}]}
+        findings += _run([r for r in rules if "build.unjudged" in r.when], about)
+        findings.sort(key=lambda f: f.rank)
+    return findings
 
 
 def compare_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
@@ -73,7 +86,22 @@ def evaluate_compare(
     return _run(rules, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
 
 
-def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) -> list[Finding]:
+def _unknown_facts(when: str, names: dict) -> list[str]:
+    """The facts a condition names whose value is None (a figure the catalog leaves unknown)."""
+    out = []
+    for root, attr in _FACT.findall(when):
+        obj = names.get(root)
+        if obj is not None and attr in type(obj).model_fields and getattr(obj, attr) is None:
+            out.append(f"{root}.{attr}")
+    return out
+
+
+def _run(
+    rules: list[Rule],
+    subjects: dict[str, list[dict]],
+    sort: bool = True,
+    unjudged: dict[str, set[str]] | None = None,
+) -> list[Finding]:
     # One evaluator per subject, shared by every rule of its scope (building one is the costly part).
     evaluators = {
         scope: [(names, EvalWithCompoundTypes(names=names, functions=FUNCTIONS)) for names in subs]
@@ -85,6 +113,15 @@ def _run(rules: list[Rule], subjects: dict[str, list[dict]], sort: bool = True) 
         for names, evaluator in evaluators.get(rule.scope, []):
             try:
                 hit = bool(evaluator.eval(rule.when, previously_parsed=parsed))
+            except TypeError as exc:
+                missing = _unknown_facts(rule.when, names)
+                if not missing or unjudged is None:
+                    raise UserError(
+                        f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
+                        hint="`advisor rules facts` lists the facts and their types",
+                    ) from None
+                unjudged.setdefault(f"{rule.id} {rule.title}", set()).update(missing)
+                continue
             except Exception as exc:  # e.g. a user rule comparing a number with a string: say which rule
                 raise UserError(
                     f"rule {rule.id}: condition {rule.when!r} failed: {exc}",

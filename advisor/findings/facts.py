@@ -64,7 +64,7 @@ class GpuFacts(Facts):
     p2p_stock: bool = fact("CUDA P2P works with the stock Linux driver", source="catalog: p2p.stock_linux")
     nvlink_capable: bool = fact("the card has an NVLink connector", source="catalog: nvlink.supported")
     slot_width: float = fact("slots the cooler covers (0 when unknown)", "slots", "catalog: slot_width")
-    power_w: int = fact("board power (0 when unknown)", "W", "catalog: board_power_w")
+    power_w: int | None = fact("board power (None when the catalog has none)", "W", "catalog: board_power_w")
     vram_gb: float = fact("memory on the card", "GB", "catalog: vram_gb")
     physical: int = fact(
         "physical size of the slot's connector (0 when unknown)", "lanes", "catalog: board slots[].physical"
@@ -92,9 +92,11 @@ class PairFacts(Facts):
     nccl_p2p: bool = fact("NCCL uses P2P (or NVLink) for the pair at its P2P level")
     p2p_reason: str = fact("why P2P is or is not available")
     nccl_reason: str = fact("why NCCL uses that transport")
-    uni: float = fact("predicted one-way copy bandwidth", "GB/s")
-    bidi: float = fact("predicted copy bandwidth both ways at once", "GB/s")
-    latency: float = fact("predicted copy latency", "us")
+    uni: float | None = fact(
+        "predicted one-way copy bandwidth (None: unknown, a catalog value is null)", "GB/s"
+    )
+    bidi: float | None = fact("predicted copy bandwidth both ways at once (None: unknown)", "GB/s")
+    latency: float | None = fact("predicted copy latency (None: unknown)", "us")
     geforce: bool = fact("either card is a GeForce card", source="catalog: segment")
     nvlink_capable: bool = fact("both cards have NVLink connectors", source="catalog: nvlink.supported")
     bridged: bool = fact("an NVLink bridge joins the two", source="build: nvlink")
@@ -106,8 +108,10 @@ class BuildFacts(Facts):
     cpu: str = fact("CPU name ('unknown CPU' when there is none)", source="catalog: name")
     cpu_vendor: str = fact("intel, amd or unknown", source="catalog: vendor")
     cpu_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
-    cpu_lanes: int = fact(
-        "PCIe lanes the CPU gives the board (0 when unknown)", "lanes", "catalog: pcie.usable_lanes"
+    cpu_lanes: int | None = fact(
+        "PCIe lanes the CPU gives the board (None when the catalog has none)",
+        "lanes",
+        "catalog: pcie.usable_lanes",
     )
     cpu_lanes_drawn: int = fact(
         "CPU lanes the links of the devices on CPU lane groups take (slots, M.2, switch uplinks), on the "
@@ -152,20 +156,34 @@ class BuildFacts(Facts):
     total_vram_gb: float = fact("memory on all GPUs together", "GB", "catalog: vram_gb")
     ram_gb: int = fact("system RAM (0 when the build does not say)", "GB", "build: ram_gb")
     psu_w: int = fact("PSU rating (0 when the build does not say)", "W", "build: psu_w")
-    gpu_power_w: int = fact("board power of all GPUs", "W", "catalog: board_power_w")
-    cpu_power_w: int = fact(
-        "CPU maximum power, else TDP (0 when unknown)", "W", "catalog: max_power_w, tdp_w"
+    gpu_power_w: int | None = fact(
+        "board power of all GPUs (None when a GPU's is not in the catalog)", "W", "catalog: board_power_w"
     )
-    system_power_w: int = fact(
-        "GPUs + CPU + the rest of the system", "W", "constant rest_of_system_w (facts.yaml)"
+    cpu_power_w: int | None = fact(
+        "CPU maximum power, else TDP (None when the catalog has neither)", "W", "catalog: max_power_w, tdp_w"
+    )
+    system_power_w: int | None = fact(
+        "GPUs + CPU + the rest of the system (None when a part's power is unknown)",
+        "W",
+        "constant rest_of_system_w (facts.yaml)",
+    )
+    known_power_w: int = fact(
+        "the board power of the parts whose power is known, plus the rest of the system: a floor of the "
+        "sustained load when some part's power is unknown",
+        "W",
+        "catalog: board_power_w, max_power_w, tdp_w",
+    )
+    power_unknown: str = fact(
+        "the parts whose power the catalog does not hold, comma-separated ('' when none)",
+        source="catalog: board_power_w, max_power_w, tdp_w",
     )
     psu_headroom: float = fact(
         "PSU watts needed per watt of board power", "x", "constant psu_headroom (facts.yaml)"
     )
-    psu_needed_w: int = fact(
+    psu_needed_w: int | None = fact(
         "the PSU rating the board power needs with that headroom", "W", "constant psu_headroom (facts.yaml)"
     )
-    psu_margin_w: int = fact(
+    psu_margin_w: int | None = fact(
         "PSU rating minus the system's board power (negative: the PSU cannot carry the sustained load)",
         "W",
         "build: psu_w, constant rest_of_system_w (facts.yaml)",
@@ -185,7 +203,11 @@ class BuildFacts(Facts):
     p2p_not_used_by_nccl: int = fact("pairs with CUDA P2P that NCCL does not use at its P2P level", "pairs")
     unbridged_nvlink_pairs: int = fact("pairs of NVLink-capable cards with no bridge", "pairs")
     switched_pairs: int = fact("pairs that meet at a PCIe switch (PIX or PXB)", "pairs")
-    busbw: float = fact("predicted all-reduce bus bandwidth over all GPUs (0 with fewer than two)", "GB/s")
+    busbw: float | None = fact(
+        "predicted all-reduce bus bandwidth over all GPUs (0 with fewer than two; None when a hop's rate is "
+        "not in the catalog)",
+        "GB/s",
+    )
     unlinked: int = fact("devices placed where no lanes reach them", "devices")
     unlinked_list: str = fact("those devices, comma-separated ('-' when none)")
     dimms: int = fact("DIMMs installed (0 when the build does not say)", "DIMMs", "build: dimms")
@@ -246,19 +268,25 @@ class BuildFacts(Facts):
         "how big the assumed job's gradients are and what a ring all-reduce moves of them per GPU",
         source="workload model; constant grad_bytes (workload.yaml)",
     )
-    grad_seconds_1b3: float = fact(
+    grad_seconds_1b3: float | None = fact(
         "all-reduce time per step for the assumed job's gradients on this build's predicted bus bandwidth, "
         "NCCL latency included (the default model is 1.3B parameters; 0 with fewer than two GPUs)",
         "s",
         WORKLOAD_MODEL,
     )
-    assumed_backward_s: float = fact(
+    assumed_backward_s: float | None = fact(
         "the assumed job's backward pass on one GPU, which the all-reduce can hide behind",
         "s",
         WORKLOAD_MODEL,
     )
     assumed_outcome: str = fact(
         "the assumed job's predicted speed-up over one GPU, or why there is none", source=WORKLOAD_MODEL
+    )
+    unjudged: str = Field(
+        default="",
+        description="the rules not judged because a fact their condition needs is unknown (a catalog value "
+        "is null), each with those facts; '' when every rule was judged",
+        json_schema_extra={"unit": "", "source": "prediction"},
     )
     workload_asked: bool = Field(
         default=False,
@@ -290,13 +318,15 @@ class WorkloadFacts(Facts):
     gpu_model: str = fact("GPU models used, comma-separated", source="catalog: name")
     links: str = fact("the GPUs' links, e.g. 'Gen4 x8/x8'")
     transport: str = fact("how the all-reduce travels (NCCL transport)")
-    busbw: float = fact("all-reduce bus bandwidth the job sees", "GB/s")
+    busbw: float | None = fact("all-reduce bus bandwidth the job sees (None: unknown)", "GB/s")
     speedup: float = fact("throughput on N GPUs / on one GPU (-1 when there is none)", "x", WORKLOAD_MODEL)
     has_speedup: bool = fact("a speed-up could be computed (both fit)", source=WORKLOAD_MODEL)
     efficiency: float = fact("speed-up / GPUs (-1 when there is none)", "fraction", WORKLOAD_MODEL)
-    comm_pct: int = fact("share of a step in exposed communication", "%", WORKLOAD_MODEL)
-    bubble_pct: int = fact("share of a step in pipeline bubbles", "%", WORKLOAD_MODEL)
-    compute_pct: int = fact("share of a step in compute", "%", WORKLOAD_MODEL)
+    comm_pct: int | None = fact(
+        "share of a step in exposed communication (None: unknown)", "%", WORKLOAD_MODEL
+    )
+    bubble_pct: int | None = fact("share of a step in pipeline bubbles (None: unknown)", "%", WORKLOAD_MODEL)
+    compute_pct: int | None = fact("share of a step in compute (None: unknown)", "%", WORKLOAD_MODEL)
     fits: bool = fact("the job fits in the memory of N GPUs", source=WORKLOAD_MODEL)
     fits_one: bool = fact("the job fits in the memory of one GPU", source=WORKLOAD_MODEL)
     mem_gb: float = fact("memory per GPU on N GPUs", "GB", WORKLOAD_MODEL)
@@ -310,13 +340,17 @@ class WorkloadFacts(Facts):
     ddp_comm_gb_per_step: float = fact(
         "what DDP would communicate per optimizer step", "GB", "constant grad_bytes (workload.yaml)"
     )
-    decode_comm_pct: int = fact("share of a decode step in communication", "%", WORKLOAD_MODEL)
-    replicas_speedup: float = fact(
-        "speed-up of independent replicas (-1 when they do not fit)", "x", WORKLOAD_MODEL
+    decode_comm_pct: int | None = fact(
+        "share of a decode step in communication (None: unknown)", "%", WORKLOAD_MODEL
     )
-    tp_speedup: float = fact("speed-up of tensor parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL)
-    pp_speedup: float = fact(
-        "speed-up of pipeline parallelism (-1 when it does not fit)", "x", WORKLOAD_MODEL
+    replicas_speedup: float | None = fact(
+        "speed-up of independent replicas (-1 when they do not fit, None when unknown)", "x", WORKLOAD_MODEL
+    )
+    tp_speedup: float | None = fact(
+        "speed-up of tensor parallelism (-1 when it does not fit, None when unknown)", "x", WORKLOAD_MODEL
+    )
+    pp_speedup: float | None = fact(
+        "speed-up of pipeline parallelism (-1 when it does not fit, None when unknown)", "x", WORKLOAD_MODEL
     )
     best_strategy: str = fact("the fastest strategy that fits ('-' when none)", source=WORKLOAD_MODEL)
     best_tokens_per_s: float = fact("its throughput", "tokens/s", WORKLOAD_MODEL)

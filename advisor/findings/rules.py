@@ -233,7 +233,9 @@ def fill(template: str, names: dict) -> str:
         if field is None:
             continue
         root, attr = field.split(".")
-        out.append(format(getattr(names[root], attr), spec or ""))
+        value = getattr(names[root], attr)
+        # a fact the catalog leaves unknown reads "unknown", never "0" or "None"
+        out.append("unknown" if value is None else format(value, spec or ""))
     return "".join(out)
 
 

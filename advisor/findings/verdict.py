@@ -8,6 +8,7 @@ finding); GPUs below their own link or on chipset lanes; GPU-to-GPU copies stage
 
 from __future__ import annotations
 
+from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
 from advisor.model.predict import Prediction
 
@@ -51,6 +52,19 @@ def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
             + ("NVLink on every pair" if len(nv) == len(pred.pairs) else "P2P on every pair")
             + (f" ({len(nv)} NVLink)" if nv and len(nv) < len(pred.pairs) else "")
         )
+    missing = sorted(
+        {f for p in pred.pairs for x in (p.uni, p.bidi) for f in x.missing}
+        | set(pred.allreduce.missing if pred.allreduce else [])
+    )
+    if missing:
+        # what could not be judged is said in the headline: an unknown never reads as a good figure
+        grade += " as far as it could be judged"
+        what = (
+            "the all-reduce is"
+            if pred.allreduce and pred.allreduce.value is None
+            else "some GPU-to-GPU copies are"
+        )
+        bits.append(f"{what} {unknown_because(missing)}")
     if len(gpus) == 1 and not bits:
         bits.append(f"GPU0 at Gen{gpus[0].link.gen} x{gpus[0].link.width}")
     counts = [(sum(1 for f in findings if f.severity == s), s) for s in ("error", "warning")]

@@ -22,6 +22,13 @@ class Figure:
     confidence: str = "calibrated"  # calibrated | low
     keys: dict[str, str] = field(default_factory=dict)  # the entry each keyed constant was read at
     interval: tuple[float, float] | None = None  # typical range, from leave-one-out residuals
+    # the facts a figure of value None could not be computed without ("NVIDIA H200 NVL:
+    # nvlink.gbps_per_direction"): an unknown is shown as unknown, with what is missing named
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def unknown(self) -> bool:
+        return self.value is None
 
 
 def _fig(
@@ -355,6 +362,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         e = g.edges[a.id, b.id]
         eff = const("nvlink_efficiency", arch)
         rate = e.get("gbps")
+        missing = [] if rate else _nvlink_missing(a, b, "gbps_per_direction")
         uni = _fig(
             rate * eff if rate else None,
             "GB/s",
@@ -364,6 +372,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             "calibrated" if arch in ("ampere", "hopper") else "low",
             {"nvlink_efficiency": _key("nvlink_efficiency", arch)},
         )
+        uni.missing = missing
         bf = const("nvlink_bidi_factor")
         bidi = _fig(
             uni.value * 2 * bf if uni.value else None,
@@ -374,6 +383,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             uni.confidence,
             uni.keys,
         )
+        bidi.missing = list(missing)
         lk = _fkey("latency_nvlink_us", arch, family)
         lat = const("latency_nvlink_us", lk)
         latency = _fig(
@@ -629,13 +639,21 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     p2p_eff, shm_eff = const("allreduce_p2p_efficiency"), const("allreduce_shm_efficiency")
     nvl_keys: dict[str, str] = {}
     nvl_why: dict[str, str] = {}
+    missing: list[str] = []
     for i, n in enumerate(ring):
         m = ring[(i + 1) % len(ring)]
         p = by[(n.index, m.index)]
         if p.nccl_transport == "NVLink":
             rate, key, why = _nvlink_hop(g, n, m)
             if not rate:
-                rate, why = p.uni.value or 0.0, "the bridge's link count is unknown: its copy rate"
+                # NCCL's rate is links x per-link: without the link count, the bridge's copy rate stands in
+                # (low confidence, said in the derivation); without that either, the hop is unknown
+                rate, why = p.uni.value, "the bridge's link count is unknown: its copy rate"
+                if rate is None:
+                    missing += [
+                        f for f in _nvlink_missing(n, m, "links", "gbps_per_direction") if f not in missing
+                    ]
+                    why = "unknown: the catalog has neither the bridge's link count nor its rate"
             arch = _arch(n) if _arch(n) == _arch(m) else "default"
             ek = _key("allreduce_nvlink_efficiency", arch)
             nvl_keys |= {"nccl_nvlink_link_gbps": key, "allreduce_nvlink_efficiency": ek}
@@ -643,7 +661,8 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             hops.append((f"{n.index}->{m.index}", "NVLink", rate, const("allreduce_nvlink_efficiency", ek)))
             edges = []
         elif p.nccl_transport == "P2P":
-            rate = p.uni.value or 0.0
+            rate = p.uni.value
+            missing += [f for f in p.uni.missing if f not in missing]
             edges = _directed(pcie_path(g, n.id, m.id))
             hops.append((f"{n.index}->{m.index}", p.nccl_transport, rate, p2p_eff))
         else:
@@ -654,6 +673,8 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             edges = _directed(host_path(g, n.id)) + _directed(list(reversed(host_path(g, m.id))))
             hops.append((f"{n.index}->{m.index}", "SHM", rate, shm_eff))
         flows[f"{n.index}->{m.index}"] = (rate, edges)
+    if missing or any(r is None for r, _ in flows.values()):
+        return _unknown_allreduce(ring, hops, missing, nvl_why)
     shared = max_min_share(flows, _capacities(g, "h2d_efficiency", by_gen=False))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
@@ -697,6 +718,40 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
         used,
         "low" if low else "calibrated",
         nvl_keys if transport == "NVLink" else None,
+    )
+
+
+def _nvlink_missing(a: Node, b: Node, *fields: str) -> list[str]:
+    """The catalog facts an NVLink figure of this pair lacks, as "GPU name: nvlink.FIELD"."""
+    out = []
+    for n in (a, b):
+        gpu = n.gpu
+        for f in fields:
+            label = f"{gpu.name if gpu else 'GPU' + str(n.index)}: nvlink.{f}"
+            if (gpu is None or getattr(gpu.nvlink, f) is None) and label not in out:
+                out.append(label)
+    return out
+
+
+def _unknown_allreduce(ring: list[Node], hops: list, missing: list[str], nvl_why: dict[str, str]) -> Figure:
+    """The all-reduce when a hop's rate rests on a catalog value that is null: unknown, never a 0."""
+    unknown = [h for h in hops if h[2] is None]
+    name, transport = unknown[0][:2] if unknown else hops[0][:2]
+    return Figure(
+        None,
+        "GB/s",
+        "slowest ring hop x allreduce_<transport>_efficiency: unknown, a hop's rate is not in the catalog",
+        {
+            "gpus": len(ring),
+            "ring": [n.index for n in ring],
+            "slowest_hop": name,
+            "transport": transport,
+            "hops": {h[0]: h[1] for h in hops},
+            "nvlink_hops": nvl_why,
+        },
+        [],
+        "low",
+        missing=list(missing),
     )
 
 

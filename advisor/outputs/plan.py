@@ -67,6 +67,11 @@ class PairOut(Output):
     bidi_gbps: float | None
     latency_us: float | None
     confidence: str
+    unknown: list[str] = Field(
+        default_factory=list,
+        description="Catalog facts a null figure of this pair could not be computed without "
+        "('NVIDIA H200 NVL: nvlink.gbps_per_direction'): the figure is unknown, never a 0",
+    )
     typical: dict[str, list[float]] | None = Field(
         default=None,
         description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
@@ -77,7 +82,13 @@ class PairOut(Output):
 
 class AllreduceOut(Output):
     gpus: int
-    busbw_gbps: float | None = Field(description="nccl-tests bus bandwidth for large messages, GB/s")
+    busbw_gbps: float | None = Field(
+        description="nccl-tests bus bandwidth for large messages, GB/s; null when a hop's rate is unknown"
+    )
+    unknown: list[str] = Field(
+        default_factory=list,
+        description="Catalog facts the all-reduce could not be computed without, when busbw_gbps is null",
+    )
     ring: list[int]
     slowest_hop: Any
     transport: Any
@@ -239,6 +250,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
                 bidi_gbps=r1(p.bidi.value),
                 latency_us=None if p.latency.value is None else round(p.latency.value, 2),
                 confidence=p.uni.confidence,
+                unknown=sorted({f for x in (p.uni, p.bidi, p.latency) for f in x.missing}),
                 **_typical(uni_gbps=p.uni, bidi_gbps=p.bidi, latency_us=p.latency),
                 **extra,
             )
@@ -251,6 +263,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             gpus=len(pred.ring),
             busbw_gbps=r1(a.value),
             ring=pred.ring,
+            unknown=list(a.missing),
             slowest_hop=a.inputs.get("slowest_hop"),
             transport=a.inputs.get("transport"),
             confidence=a.confidence,

@@ -107,9 +107,9 @@ class MemoryOut(Output):
 
 
 class SplitOut(Output):
-    compute: float
-    exposed_comm: float
-    bubble: float
+    compute: float | None
+    exposed_comm: float | None
+    bubble: float | None
 
 
 class ConfigOut(Output):
@@ -128,6 +128,11 @@ class ConfigOut(Output):
     split: SplitOut
     interconnect: str
     memory: MemoryOut
+    unknown: list[str] | None = Field(
+        default=None,
+        description="Catalog facts the time of this configuration could not be computed without (its "
+        "figures are then null): an unknown is never a 0",
+    )
     notes: list[str] | None = None
     derivation: dict[str, Derivation] | None = None
 
@@ -261,6 +266,10 @@ def memory_out(mem: Memory, explain: bool) -> MemoryOut:
     )
 
 
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1e3
+
+
 def config_out(c: Config, explain: bool = False) -> ConfigOut:
     fits = c.fits
     more: dict = {}
@@ -273,12 +282,14 @@ def config_out(c: Config, explain: bool = False) -> ConfigOut:
         more |= dict(
             tokens_per_s=_r(c.throughput.value, 2) if fits else None,
             ttft_s=_r(c.extra["ttft"].value) if fits else None,
-            decode_ms_per_token=_r((c.extra["decode_step"].value or 0) * 1e3, 3) if fits else None,
+            decode_ms_per_token=_r(_ms(c.extra["decode_step"].value), 3) if fits else None,
         )
     if "optimizer" in c.extra:
         more["optimizer_s"] = _r(c.extra["optimizer"].value)
     if c.notes:
         more["notes"] = list(c.notes)
+    if c.unknown:
+        more["unknown"] = list(c.time.missing)
     if explain:
         figs = {
             "time": c.time,
@@ -289,7 +300,7 @@ def config_out(c: Config, explain: bool = False) -> ConfigOut:
             **c.extra,
         }
         more["derivation"] = {k: Derivation.of(f) for k, f in figs.items()}
-    split = c.split()
+    split = {k: None for k in ("compute", "exposed_comm", "bubble")} if c.unknown else c.split()
     return ConfigOut(
         gpus=c.gpus,
         strategy=c.strategy,
@@ -297,7 +308,7 @@ def config_out(c: Config, explain: bool = False) -> ConfigOut:
         compute_s=_r(c.compute.value),
         exposed_comm_s=_r(c.exposed_comm.value),
         bubble_s=_r(c.bubble.value),
-        split=SplitOut(**{k: round(v, 3) for k, v in split.items()}),
+        split=SplitOut(**{k: None if v is None else round(v, 3) for k, v in split.items()}),
         interconnect=c.fabric,
         memory=memory_out(c.memory, explain),
         **more,
@@ -315,7 +326,7 @@ def change_out(ch: Change) -> ChangeOut:
         predicted_speedup=r(ch.speedup),
         vs_now=r(ch.vs_now),
         vs_one_gpu_today=r(ch.vs_one_gpu_today),
-        throughput=None if ch.config is None or not ch.fits else round(ch.config.throughput.value, 2),
+        throughput=None if ch.config is None or not ch.fits else _r(ch.config.throughput.value, 2),
         unit=None if ch.config is None else ch.config.throughput.unit,
         summary=ch.summary,
         gpus=ch.gpus,

@@ -281,7 +281,10 @@ def _psu_from_parts(
     if unknown:
         return "unknown", f"the board power of {', '.join(unknown)} is not known"
     gpu_w = sum(g.board_power_w * n for g, n in gpus)
-    cpu_w = cpu_power_w(cpu) * cpu_count or stated_cpu_w or 0
+    own = cpu_power_w(cpu)
+    cpu_w = own * cpu_count if own else stated_cpu_w
+    if cpu_w is None:  # never counted as 0 W: the claim cannot be told
+        return "unknown", f"the power of {cpu.name} is not known (the catalog has no max_power_w or tdp_w)"
     need = psu_needed_w(system_power_w(gpu_w, cpu_w))
     ok = psu_w >= need
     verdict = ok if not c.negated else not ok

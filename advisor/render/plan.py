@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
@@ -126,13 +127,16 @@ def render_text(
                     p.nvml_path,
                     "yes" if p.p2p else "no",
                     p.nccl_transport,
-                    f"{p.uni.value:.1f}" if p.uni.value else "?",
-                    f"{p.bidi.value:.1f}" if p.bidi.value else "?",
-                    f"{p.latency.value:.1f}",
+                    _num(p.uni.value),
+                    _num(p.bidi.value),
+                    _num(p.latency.value),
                     why,
                 ]
             )
         print_table(console, cols, rows, title="GPU <-> GPU (like p2pBandwidthLatencyTest)")
+        missing = sorted({f for p in pred.pairs for x in (p.uni, p.bidi, p.latency) for f in x.missing})
+        if missing:
+            hang(console, "[yellow]?[/] ", escape(unknown_because(missing)) + _ADD_IT)
         _typical(
             console,
             [f for p in pred.pairs for f in (p.uni, p.latency)],
@@ -142,7 +146,16 @@ def render_text(
         cols = [Col("", "key")] + [Col(f"GPU{n.index}") for n in m.gpus]
         rows = [[f"GPU{n.index}", *row] for n, row in zip(m.gpus, mat, strict=True)]
         print_table(console, cols, rows, title="Predicted nvidia-smi topo -m")
-    if pred.allreduce:
+    if pred.allreduce and pred.allreduce.value is None:
+        hang(
+            console,
+            "",
+            f"All-reduce bus bandwidth ({len(pred.ring)} GPUs): [bold]"
+            + escape(unknown_because(pred.allreduce.missing))
+            + "[/]"
+            + _ADD_IT,
+        )
+    elif pred.allreduce:
         a = pred.allreduce
         console.print(
             f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
@@ -286,8 +299,12 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         a = pred.allreduce
         out += [
             "",
-            f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: **{a.value:.1f} GB/s** "
-            f"(slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}).",
+            f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: "
+            + (
+                f"**{unknown_because(a.missing)}**."
+                if a.value is None
+                else f"**{a.value:.1f} GB/s** (slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']})."
+            ),
         ]
     out += _readiness_markdown(pred)
     out += ["", "## Findings", ""]
@@ -300,6 +317,11 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         out.append("No findings.")
     out += ["", "## Assumptions", ""] + [f"- {a}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]
     return "\n".join(out)
+
+
+_ADD_IT = (
+    " (add the figure, with its source, to a copy of the part in a catalog folder of your own: --catalog DIR)"
+)
 
 
 def _num(x: float | None) -> str:

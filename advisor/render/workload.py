@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from advisor.base.text import unknown_because
 from advisor.model.constants import constants
 from advisor.render.layout import Col, hang, print_table, terminal_console
 from advisor.workload.analyse import Analysis
@@ -26,7 +27,17 @@ def _t(x: float | None) -> str:
 def _rate(c: Config) -> str:
     if not c.fits:
         return "does not fit"
+    if c.unknown:
+        return "unknown"
     return f"{c.throughput.value:,.1f} {c.throughput.unit}"
+
+
+def _cell(c: Config, text, missing: str = "-") -> str:
+    """A configuration's figure: `missing` where the job does not fit, "unknown" where its time rests on
+    a null catalog value, else `text(c)`."""
+    if not c.fits:
+        return missing
+    return "unknown" if c.unknown else text(c)
 
 
 def title(a: Analysis) -> str:
@@ -133,12 +144,13 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
     for c in cols:
         t.add_column(f"{c.gpus} GPU" + ("s" if c.gpus > 1 else ""), justify="right")
     if w.task == "train":
-        t.add_row("time per step", *[_t(c.time.value) if c.fits else "does not fit" for c in cols])
+        t.add_row("time per step", *[_cell(c, lambda c: _t(c.time.value), "does not fit") for c in cols])
     else:
         t.add_row(
-            "time to first token", *[_t(c.extra["ttft"].value) if c.fits else "does not fit" for c in cols]
+            "time to first token",
+            *[_cell(c, lambda c: _t(c.extra["ttft"].value), "does not fit") for c in cols],
         )
-        t.add_row("decode per token", *[_t(c.extra["decode_step"].value) if c.fits else "-" for c in cols])
+        t.add_row("decode per token", *[_cell(c, lambda c: _t(c.extra["decode_step"].value)) for c in cols])
     t.add_row("throughput", *[_rate(c) for c in cols])
     for label, key in (
         ("compute", "compute"),
@@ -147,7 +159,10 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
     ):
         t.add_row(
             label,
-            *[f"{_t(getattr(c, key).value)} ({100 * c.split()[key]:.0f}%)" if c.fits else "-" for c in cols],
+            *[
+                _cell(c, lambda c, key=key: f"{_t(getattr(c, key).value)} ({100 * c.split()[key]:.0f}%)")
+                for c in cols
+            ],
         )
     if w.task == "infer":
         t.add_row(
@@ -155,7 +170,7 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             *["-" if c.memory.max_sequences is None else str(c.memory.max_sequences.value) for c in cols],
         )
     if w.task == "train":
-        t.add_row("optimizer step", *[_t(c.extra["optimizer"].value) if c.fits else "-" for c in cols])
+        t.add_row("optimizer step", *[_cell(c, lambda c: _t(c.extra["optimizer"].value)) for c in cols])
     t.add_row(
         "memory per GPU",
         *[
@@ -173,6 +188,13 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
                 f"[bold]Speed-up[/]: {a.speedup.value:.2f}x one GPU"
                 + (" in requests per second kept up with" if a.serving else "")
                 + f", scaling efficiency {100 * a.efficiency.value:.0f}%"
+            )
+        elif a.many.unknown and a.many.fits and a.one.fits:
+            hang(
+                con,
+                "[bold]Speed-up[/]: ",
+                f"unknown — {a.many.time.formula.removeprefix('unknown: ')} is "
+                f"{unknown_because(a.many.time.missing)}",
             )
         else:
             con.print(
@@ -197,8 +219,8 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             [
                 c.strategy,
                 _rate(c),
-                _t(c.extra["ttft"].value) if c.fits else "-",
-                _t(c.extra["decode_step"].value) if c.fits else "-",
+                _cell(c, lambda c: _t(c.extra["ttft"].value)),
+                _cell(c, lambda c: _t(c.extra["decode_step"].value)),
                 f"{c.memory.total.value:.1f} GB{'' if c.fits else ' (does not fit)'}",
             ]
             for c in a.strategies

@@ -17,6 +17,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from advisor.base.text import unknown_because
 from advisor.model import nodeids as ids
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Figure, Prediction
@@ -548,6 +549,10 @@ class MatrixView(Vertical):
                 f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']}). Cells: "
                 "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]"
             )
+        elif ar is not None:  # a hop's rate rests on a null catalog value: unknown, never 0
+            self.query_one("#allreduce", Static).update(
+                f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{escape(unknown_because(ar.missing))}[/]"
+            )
         else:
             self.query_one("#allreduce", Static).update("[dim]one GPU: no all-reduce[/]")
         self._detail()
@@ -686,8 +691,10 @@ def summary_text(planner: Planner) -> Text:
     if gpus:
         t.append(f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}, links ")
         t.append("/".join(f"x{n.link.width}" for n in gpus), "cyan")
-    if pred.allreduce and pred.allreduce.value:
+    if pred.allreduce and pred.allreduce.value is not None:
         t.append(f"  all-reduce {pred.allreduce.value:.1f} GB/s")
+    elif pred.allreduce:
+        t.append("  all-reduce unknown", "yellow")
     counts = {s: sum(1 for f in planner.findings if f.severity == s) for s in ("error", "warning", "info")}
     t.append("  ")
     for s, label in (("error", "error"), ("warning", "warning"), ("info", "info")):

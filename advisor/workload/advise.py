@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.base.errors import UserError
+from advisor.base.text import unknown_because
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
@@ -36,6 +37,8 @@ def bottleneck(a: Analysis) -> str:
             f"usable); on {n} GPUs with {w.strategy_name} it fits ({gpu.total.value:.1f} GB each), so the "
             "question is which split, not the speed-up."
         )
+    if many.time.value is None:
+        return f"Not judged: {many.time.formula.removeprefix('unknown: ')} is {unknown_because(many.time.missing)}."
     sp = a.speedup.value if a.speedup else 1.0
     verdict = f"{n} GPUs give {sp:.2f}x one GPU" if n > 1 else "one GPU"
     split = many.split()
@@ -523,8 +526,8 @@ def _rerun(
         r = analyse(build, w, catalog, pred, advise=False)
     except UserError:
         return None
-    if (r.gpus != a.gpus and not other_gpus) or not r.many.fits:
-        return None  # only changes that give a configuration that runs
+    if (r.gpus != a.gpus and not other_gpus) or not r.many.fits or r.many.throughput.value is None:
+        return None  # only changes that give a configuration that runs, at a speed the model can predict
     if hardware and (r.gpus != sum(g.count for g in build.gpus) or _coolers_overlap(pred)):
         return None
     vs_now = ratio(r.many, a.many)

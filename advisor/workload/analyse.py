@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from advisor.base.errors import UserError
+from advisor.base.errors import UnknownFigure, UserError
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.constants import const
@@ -12,8 +12,8 @@ from advisor.model.engine import evaluate
 from advisor.model.predict import Figure, Prediction
 from advisor.workload.engines import gguf
 from advisor.workload.hardware import Fabric, device, fabric
-from advisor.workload.infer import infer_config
-from advisor.workload.memory import inference_memory
+from advisor.workload.infer import infer_config, sequences
+from advisor.workload.memory import inference_memory, training_memory
 from advisor.workload.models import INFER_STRATEGIES, TRAIN_STRATEGIES, Workload
 from advisor.workload.result import Config
 from advisor.workload.train import train_config
@@ -85,11 +85,44 @@ def check(w: Workload, build_gpus: int) -> int:
 
 
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
-    dev = device(pred, n, w.precision, need_mem_bw=w.task == "infer")
+    dev = device(pred, n, w.precision)
     fab = fabric(pred, n)
     engine = getattr(pred.machine.software, "engine", None)
-    cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
+    try:
+        cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
+    except UnknownFigure as exc:
+        if n < 2 or not fab.missing:
+            raise  # nothing but the interconnect may be unknown here: a card's own figures stop the job
+        cfg = unknown_config(w, n, dev, fab, exc)
     return cfg, fab
+
+
+def unknown_config(w: Workload, n: int, dev, fab: Fabric, exc: UnknownFigure) -> Config:
+    """The job on n GPUs where the interconnect's rate rests on a null catalog value: its memory is known,
+    its time is unknown (the missing facts named), and nothing is computed from a stand-in."""
+    if w.task == "train":
+        mem = training_memory(w, n, dev.vram_gb)
+    else:
+        mem = inference_memory(w, n, dev.vram_gb, sequences(w, n, w.strategy)[1])
+
+    def unknown(unit: str) -> Figure:
+        return Figure(None, unit, f"unknown: {exc.what}", {}, [], "low", missing=list(exc.missing))
+
+    keys = ("optimizer",) if w.task == "train" else ("ttft", "decode_step")
+    return Config(
+        n,
+        w.strategy,
+        w.task,
+        mem,
+        time=unknown("s"),
+        throughput=unknown("samples/s" if w.task == "train" else "tokens/s"),
+        compute=unknown("s"),
+        exposed_comm=unknown("s"),
+        bubble=unknown("s"),
+        extra={k: unknown("s") for k in keys},
+        fabric=fab.label,
+        notes=[exc.render()],
+    )
 
 
 def admitted(w: Workload, pred: Prediction, n: int) -> int:
@@ -130,8 +163,8 @@ def _capacity_speedup(serving: list, n: int) -> tuple[Figure | None, Figure | No
 
 
 def ratio(a: Config, b: Config) -> float | None:
-    """Throughput of a over b, where both fit."""
-    if not (a.fits and b.fits) or not b.throughput.value:
+    """Throughput of a over b, where both fit and both are known."""
+    if not (a.fits and b.fits) or not b.throughput.value or a.throughput.value is None:
         return None
     return a.throughput.value / b.throughput.value
 

@@ -6,6 +6,7 @@ t = alpha + k x S / busbw, k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-sc
 
 from __future__ import annotations
 
+from advisor.base.errors import UnknownFigure
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.hardware import Fabric
@@ -23,8 +24,10 @@ def alpha_us(kind: str, fab: Fabric) -> float:
 def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
     """`count` collectives of `size_bytes` each (the full array size, as nccl-tests counts it)."""
     n = fab.gpus
-    if n < 2 or not fab.busbw:
+    if n < 2:
         return Figure(0.0, "s", "one GPU: no collective", {}, [])
+    if fab.busbw is None:
+        raise UnknownFigure(f"the {kind} over {n} GPUs", list(fab.missing))
     k = KINDS[kind][0] * (n - 1) / n
     a = alpha_us(kind, fab)
     t = count * (a * 1e-6 + k * size_bytes / (fab.busbw * 1e9))
@@ -56,9 +59,11 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
 
 def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
     """Point-to-point sends between neighbouring pipeline stages: latency + S / one-way pair bandwidth."""
-    if fab.gpus < 2 or not fab.p2p_gbps:
+    if fab.gpus < 2:
         return Figure(0.0, "s", "one GPU: no transfer", {}, [])
-    lat = fab.p2p_latency_us or 0.0
+    if fab.p2p_gbps is None or fab.p2p_latency_us is None:
+        raise UnknownFigure("a copy between two GPUs", list(fab.missing))
+    lat = fab.p2p_latency_us
     t = count * (lat * 1e-6 + size_bytes / (fab.p2p_gbps * 1e9))
     return Figure(
         t,
@@ -80,7 +85,9 @@ def custom_all_reduce(size_bytes: float, fab: Fabric, count: float = 1) -> Figur
     buffer over P2P and reduces it, so a call costs its latency plus S over the pair's one-way P2P rate
     (messages above the engines' cap go to NCCL: the caller decides)."""
     lat = const("custom_all_reduce_latency_us", file=W)
-    t = count * (lat * 1e-6 + size_bytes / ((fab.p2p_gbps or 1e-9) * 1e9))
+    if fab.p2p_gbps is None:
+        raise UnknownFigure("the engine's all-reduce over P2P", list(fab.missing))
+    t = count * (lat * 1e-6 + size_bytes / (fab.p2p_gbps * 1e9))
     return Figure(
         t,
         "s",
@@ -89,7 +96,7 @@ def custom_all_reduce(size_bytes: float, fab: Fabric, count: float = 1) -> Figur
             "count": round(count, 3),
             "S_bytes": round(size_bytes),
             "latency_us": lat,
-            "pair_gbps": round(fab.p2p_gbps or 0.0, 2),
+            "pair_gbps": round(fab.p2p_gbps, 2),
             "via": fab.pair_via,
         },
         ["custom_all_reduce_latency_us", "p2p_pcie_efficiency"],

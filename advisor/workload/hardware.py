@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from advisor.base.errors import UserError
+from advisor.base.errors import UnknownFigure, UserError
 from advisor.model.constants import const
 from advisor.model.machine import Machine
 from advisor.model.predict import Figure, Prediction, predict
@@ -38,11 +38,15 @@ class Fabric:
     p2p_latency_us: float | None
     pair_via: str
     prediction: Prediction
+    # the catalog facts an unknown busbw or pair rate lacks: communication over this fabric is unknown
+    missing: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
-        if self.gpus < 2 or self.busbw is None:
+        if self.gpus < 2:
             return "one GPU, no communication"
+        if self.busbw is None:
+            return f"{self.transport}, all-reduce bus bandwidth unknown"
         return f"{self.transport}, {self.busbw:.1f} GB/s all-reduce bus bandwidth"
 
 
@@ -65,9 +69,20 @@ def fabric(pred: Prediction, k: int) -> Fabric:
     ar = sub.allreduce
     by = {(p.a, p.b): p for p in sub.pairs} | {(p.b, p.a): p for p in sub.pairs}
     chain = [by[(a, b)] for a, b in zip(sub.ring, sub.ring[1:], strict=False)]
-    slow = min(chain, key=lambda p: p.uni.value or 0.0)
+    # the slowest consecutive pair; one whose rate the catalog leaves unknown counts as unknown, not slow
+    unknown = [p for p in chain if p.uni.value is None]
+    slow = unknown[0] if unknown else min(chain, key=lambda p: p.uni.value)
+    missing = tuple(dict.fromkeys([*ar.missing, *(f for p in unknown for f in p.uni.missing)]))
     return Fabric(
-        k, ar.value, ar.inputs.get("transport", "SHM"), ar, slow.uni.value, slow.latency.value, slow.via, sub
+        k,
+        ar.value,
+        ar.inputs.get("transport", "SHM"),
+        ar,
+        slow.uni.value,
+        slow.latency.value,
+        slow.via,
+        sub,
+        missing,
     )
 
 
@@ -82,7 +97,7 @@ def peak_tflops(gpu, precision: str) -> tuple[float | None, str]:
     return gpu.bf16_tflops_dense, "bf16_tflops_dense"
 
 
-def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool) -> Device:
+def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool = True) -> Device:
     nodes = pred.machine.gpus[:k]
     rows = []
     for n in nodes:
@@ -91,17 +106,9 @@ def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool) -> Devic
             raise UserError(f"GPU{n.index} is not a catalog GPU: its compute and memory are unknown")
         peak, field = peak_tflops(g, precision)
         if peak is None:
-            raise UserError(
-                f"the catalog has no {field.split(' ')[0]} for {g.name}, so its compute time cannot be "
-                "predicted",
-                hint="add the figure, with its source, to a copy of the part in a catalog "
-                "folder of your own (--catalog DIR)",
-            )
+            raise UnknownFigure(f"the compute time on {g.name}", [f"{g.name}: {field.split(' ')[0]}"])
         if need_mem_bw and g.memory_bandwidth_gbps is None:
-            raise UserError(
-                f"the catalog has no memory_bandwidth_gbps for {g.name}",
-                hint="add it to a copy of the part in a catalog folder of your own (--catalog DIR)",
-            )
+            raise UnknownFigure(f"the memory-bound time on {g.name}", [f"{g.name}: memory_bandwidth_gbps"])
         rows.append((g, peak, field))
     g, peak, field = min(rows, key=lambda r: r[1])
     mem = min((r[0].memory_bandwidth_gbps or 0.0) for r in rows) or None

@@ -157,25 +157,27 @@ def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
     count = m.layers * len(mats)
     moved = (n - 1) * m.layers * sum(tokens * (i + o / n) * ACT_BYTES for i, o in mats)
     copies = 2 * (n - 1) * count
-    lat = fab.p2p_latency_us or 0.0
     sync = const("row_split_sync_us", file=W)
-    t = count * sync * 1e-6 + copies * lat * 1e-6 + moved / ((fab.p2p_gbps or 1e-9) * 1e9)
+    # the copies as point-to-point sends: copies x (pair latency + average copy / pair bandwidth)
+    sends = p2p(moved / copies, fab, copies)
     return Figure(
-        t,
+        count * sync * 1e-6 + sends.value,
         "s",
         "matrices x row_split_sync_us + 2(n-1) x matrices x pair latency + bytes copied / pair one-way bandwidth",
-        {
-            "matrices": count,
-            "copies": copies,
-            "bytes": round(moved),
-            "sync_us": sync,
-            "latency_us": round(lat, 2),
-            "pair_gbps": round(fab.p2p_gbps or 0.0, 2),
-            "via": fab.pair_via,
-        },
-        ["row_split_sync_us", "staged_efficiency" if fab.pair_via == "staged" else "p2p_pcie_efficiency"],
+        {"matrices": count, "copies": copies, "bytes": round(moved), "sync_us": sync}
+        | {k: v for k, v in sends.inputs.items() if k in ("latency_us", "pair_gbps", "via")},
+        ["row_split_sync_us", *sends.constants],
         "low",
     )
+
+
+def sequences(w: Workload, n: int, strategy: str) -> tuple[int, int]:
+    """(model replicas, sequences each GPU group serves) for the batch of w on n GPUs."""
+    if strategy == "replicas":
+        return min(n, w.batch), math.ceil(w.batch / n)
+    if strategy == "ep":  # data-parallel attention: each rank serves its share of the sequences
+        return 1, math.ceil(w.batch / n)
+    return 1, w.batch
 
 
 def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None = None) -> Config:
@@ -196,13 +198,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             f"expert parallel splits a mixture of experts' experts; {m.key} is a dense model",
             hint="use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)",
         )
-    if strategy == "replicas":
-        replicas = min(n, w.batch)
-        seqs = math.ceil(w.batch / n)
-    elif strategy == "ep":  # data-parallel attention: each rank serves its share of the sequences
-        replicas, seqs = 1, math.ceil(w.batch / n)
-    else:
-        replicas, seqs = 1, w.batch
+    replicas, seqs = sequences(w, n, strategy)
     t = n if strategy in ("tp", "row") else 1
     p = n if strategy == "pp" else 1
     kv_tok = _kv_bytes_per_token(w)
@@ -296,13 +292,16 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             ar = _tp_all_reduce(seqs * act_bytes, fab, 2 * m.layers, custom)
             comm_tok = ar.value
         elif strategy == "row":
-            comm_tok = _row_split(seqs, w, fab).value
+            row_tok = _row_split(seqs, w, fab)
+            comm_tok = row_tok.value
         else:
             comm_tok = 0.0
         bubble_tok = 0.0
         cycle = work + comm_tok
         step_formula = (
-            "max((weights/t + sequences x context x KV bytes/t) / (mem bw x eff), FLOPs / (t x peak x mfu))"
+            "max((weights/t + sequences x context x KV bytes"
+            + ("" if strategy == "row" else "/t")
+            + ") / (mem bw x eff), FLOPs / (t x peak x mfu))"
             + (" + 2 x layers x all-reduce(sequences x h x bytes)" if strategy == "tp" else "")
             + (
                 " + layers x matrices x (row_split_sync_us + 2(n-1) x (pair latency + copy / pair bw))"
@@ -364,7 +363,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     if strategy == "tp":
         comm_bytes = 2 * m.layers * seqs * act_bytes
     elif strategy == "row":
-        comm_bytes = _row_split(seqs, w, fab).inputs["bytes"]
+        comm_bytes = row_tok.inputs["bytes"]
     elif strategy == "ep":
         comm_bytes = 2 * m.layers * n * seqs * act_bytes
     else:

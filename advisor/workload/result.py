@@ -28,6 +28,11 @@ class Config:
     def fits(self) -> bool:
         return self.memory.fits
 
+    @property
+    def unknown(self) -> bool:
+        """Its time rests on a catalog value that is null (an NVLink bridge's rate): shown as unknown."""
+        return self.time.value is None
+
     def split(self) -> dict[str, float]:
         """Fractions of the time in compute, exposed communication and bubbles (the rest: optimizer)."""
         total = self.time.value or 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.base.errors import UserError
+from advisor.base.errors import UnknownFigure, UserError
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.comm import collective, p2p
@@ -100,7 +100,9 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     k = const("activation_traffic_factor", file=W)
     mem_eff = const("decode_memory_efficiency", file=W)
     recompute = const("recompute_flops_factor", file=W) / 6 if w.recompute else 1.0
-    t_mem = acts * k * recompute / (dev.mem_gbps * 1e9 * mem_eff) if dev.mem_gbps else 0.0
+    if dev.mem_gbps is None:
+        raise UnknownFigure(f"the memory-bound time on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
+    t_mem = acts * k * recompute / (dev.mem_gbps * 1e9 * mem_eff)
     inputs = {
         "params": w.model.params,
         "L": w.model.layers,
@@ -143,8 +145,8 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
 
 
 def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
-    if not dev.mem_gbps:
-        return _fig(0.0, "memory bandwidth unknown: optimizer step not counted", {})
+    if dev.mem_gbps is None:
+        raise UnknownFigure(f"the optimizer step on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
     b = const("adam_step_bytes_per_param", w.optimizer, file=W)
     eff = const("optimizer_memory_efficiency", file=W)
     t = w.trainable / shards * b / (dev.mem_gbps * 1e9 * eff)

@@ -327,6 +327,8 @@ def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
         if not clause.strip() or v.board_slots.search(clause):
             continue
         found = claims_in(clause, line)
+        if not found:
+            continue
         pooled = any(c.about == "pooled_memory" and not c.size_only for c in found)
         if any(not (pooled and p.kind == "ram") for p in _parts_of(matcher, clause, None, None)):
             continue  # a part's clause; "memory pools to 48 GB" names GPU memory, not RAM

@@ -83,13 +83,16 @@ def test_4090_hero_email_false_claims(cli):
     nvme = [x for x in q.lines if "nvme" in kinds(x)]
     assert len(nvme) == 1 and nvme[0].qty == 2 and "nvme" not in q.build_data and q.unplaced_nvme == 2
     abouts = {c.about for c in q.claims}
-    assert {"pcie", "nvlink"} <= abouts
+    # "with the NVLink bridge they pool their memory": one claim, pooled memory, the bridge its means
+    assert {"pcie", "pooled_memory"} <= abouts
     code, r, _ = validate_json(cli, str(QUOTES / "2x4090-z790-hero-email.txt"))
     assert code == 1 and r["verdict"] == "PROBLEMS"
     false = {c["about"] for c in r["false_claims"]}
-    assert {"pcie", "nvlink"} <= false
+    assert {"pcie", "pooled_memory"} <= false
     pcie = next(c for c in r["false_claims"] if c["about"] == "pcie")
     assert pcie["line"] == 15 and "x8" in pcie["why"]
+    pooled = next(c for c in r["false_claims"] if c["about"] == "pooled_memory")
+    assert "does not add up into one space" in pooled["why"] and "no NVLink connector" in pooled["why"]
 
 
 def test_strix_csv_chipset_slot(cli):

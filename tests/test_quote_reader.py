@@ -117,7 +117,8 @@ def test_the_seed_case_as_an_english_email(cli):
     assert code == 1
     assert [(g["link"]["gen"], g["link"]["width"]) for g in r["plan"]["gpus"]] == [(4, 8), (4, 8)]
     assert not any(p["p2p"] for p in r["plan"]["pairs"])
-    assert {"pcie", "nvlink"} <= {c["about"] for c in r["false_claims"]}
+    # "with the NVLink bridge they pool their memory": pooled memory, false, and the bridge cannot fit
+    assert {"pcie", "pooled_memory"} <= {c["about"] for c in r["false_claims"]}
     assert "power" in {f["category"] for f in r["plan"]["findings"]}
 
 

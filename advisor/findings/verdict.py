@@ -4,21 +4,84 @@ its findings (the first line of `plan`, its `verdict` in --json, and the app's s
 The grade follows what limits multi-GPU work, in order: something that stops the build (an error
 finding); GPUs below their own link or on chipset lanes; GPU-to-GPU copies staged through host memory
 (no P2P); otherwise every GPU at its full link with P2P or NVLink on every pair.
+
+`limits` reads these once, for this headline and for `validate`'s verdict (which also will not pass a
+build whose NCCL all-reduce goes through host memory by default).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
-from advisor.model.predict import Prediction
+from advisor.model.machine import Node
+from advisor.model.predict import PairPrediction, Prediction
+
+
+@dataclass
+class Limits:
+    """What holds a build back from full multi-GPU speed, as `plan`'s headline and `validate`'s verdict
+    both read it (one reading, so the two faces never grade the same build differently)."""
+
+    errors: list[Finding]
+    low: list[Node]  # GPUs below their own card's link (width or generation)
+    chipset: set[str]  # "GPU1": GPUs on chipset lanes (LANE002)
+    staged: list[PairPrediction]  # no CUDA P2P: every copy between the two goes through host memory
+    shm: list[PairPrediction]  # CUDA P2P, but NCCL's default is host memory (SHM) all the same
+    pairs: int
+
+    @property
+    def holds_back(self) -> bool:
+        """A GPU below its link or on chipset lanes, a pair without P2P, or NCCL over host memory."""
+        return bool(self.low or self.chipset or self.staged or self.shm)
+
+    def named(self) -> list[str]:
+        """Each limit in plain words, worst first: what a quote of this build must not pass without."""
+        out = []
+        for g in self.low:
+            where = " on chipset lanes" if f"GPU{g.index}" in self.chipset else ""
+            out.append(
+                f"GPU{g.index} ({g.gpu.name if g.gpu else '?'}) runs at Gen{g.link.gen} x{g.link.width}"
+                f"{where} (card: Gen{g.link.max_gen} x{g.link.max_width})"
+            )
+        low = {f"GPU{g.index}" for g in self.low}
+        out += [f"{s} is on chipset lanes" for s in sorted(self.chipset - low)]
+        if self.staged:
+            out.append(
+                "no P2P between the GPUs: copies go through host memory"
+                if len(self.staged) == self.pairs
+                else f"no P2P on {len(self.staged)} of {self.pairs} GPU pairs: their copies go through "
+                "host memory"
+            )
+        if self.shm:
+            out.append(
+                "NCCL uses host memory (SHM), not P2P, by default on "
+                + (
+                    "every GPU pair"
+                    if len(self.shm) == self.pairs
+                    else f"{len(self.shm)} of {self.pairs} GPU pairs"
+                )
+            )
+        return out
+
+
+def limits(pred: Prediction, findings: list[Finding]) -> Limits:
+    gpus = [g.node for g in pred.gpus]
+    return Limits(
+        errors=[f for f in findings if f.severity == "error"],
+        low=[g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen],
+        chipset={f.subject for f in findings if f.id == "LANE002"},
+        staged=[p for p in pred.pairs if not p.p2p],
+        shm=[p for p in pred.pairs if p.p2p and p.nccl_transport == "SHM"],
+        pairs=len(pred.pairs),
+    )
 
 
 def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
     gpus = [g.node for g in pred.gpus]
-    errors = [f for f in findings if f.severity == "error"]
-    low = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
-    chipset = {f.subject for f in findings if f.id == "LANE002"}
-    staged = [p for p in pred.pairs if not p.p2p]
+    lim = limits(pred, findings)
+    errors, low, chipset, staged = lim.errors, lim.low, lim.chipset, lim.staged
     nv = [p for p in pred.pairs if p.path.startswith("NV")]
     bits = []
     for g in low[:3]:

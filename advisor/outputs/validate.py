@@ -71,8 +71,12 @@ class QuoteOut(Output):
 
 
 class ValidateOutput(Output):
-    verdict: Literal["PASS", "PROBLEMS", "INCOMPLETE"]
-    exit_code: int = Field(description="0 PASS, 1 PROBLEMS or INCOMPLETE")
+    verdict: Literal["PASS", "WARN", "PROBLEMS", "INCOMPLETE"] = Field(
+        description="PROBLEMS: the build cannot run as quoted (an error, a false claim); INCOMPLETE: a part "
+        "the catalog lacks or a part kind missing; WARN: it runs below what its parts allow (a GPU below its "
+        "link or on chipset lanes, no P2P, NCCL over host memory), named in the summary; PASS: none of these"
+    )
+    exit_code: int = Field(description="0 PASS, 1 WARN, PROBLEMS or INCOMPLETE")
     summary: str = Field(description="What matters most, in one sentence")
     quote: QuoteOut
     missing: list[str] = Field(description="Part kinds no line of the quote names")

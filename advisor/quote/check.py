@@ -1,9 +1,15 @@
 """A quote checked: its build predicted, its claims judged, what matters most in one sentence, what to ask
-the vendor, a verdict and an exit code."""
+the vendor, a verdict and an exit code.
+
+The verdict, worst first: PROBLEMS (the build cannot run as quoted: an error finding, a false claim, a
+build that cannot be evaluated); INCOMPLETE (a part the catalog lacks, or a part kind missing); WARN (it
+runs, but below what its parts allow: a GPU below its own link or on chipset lanes, no P2P between GPUs,
+or NCCL on host memory); PASS. The exit code is 0 only for PASS, 1 for the others (2 is bad input)."""
 
 from __future__ import annotations
 
 from advisor.base.errors import UserError
+from advisor.findings.verdict import Limits, limits
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
@@ -64,10 +70,13 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     errors = [f for f in findings if f.severity == "error"]
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
+    lim = limits(pred, findings) if pred is not None else None
     if problems or errors or false_claims:
         verdict = "PROBLEMS"
     elif build is None or not_in_catalog:
         verdict = "INCOMPLETE"
+    elif lim is not None and lim.holds_back:
+        verdict = "WARN"  # it works, but a GPU link, P2P or NCCL's transport is below what the parts allow
     else:
         verdict = "PASS"
     for x in not_in_catalog:
@@ -101,7 +110,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     return ValidateOutput(
         verdict=verdict,
         exit_code=0 if verdict == "PASS" else 1,
-        summary=_summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote, problems),
+        summary=_summary(lim, errors, false_claims, not_in_catalog, quote, problems),
         quote=QuoteOut(
             file=quote.filename,
             format=quote.format,
@@ -244,29 +253,17 @@ def _place_nvme(quote: Quote, catalog: Catalog):
     return best[1], best[3], alts, question
 
 
-def _summary(verdict, pred, errors, findings, false_claims, not_in_catalog, quote: Quote, problems) -> str:
+def _summary(lim: Limits | None, errors, false_claims, not_in_catalog, quote: Quote, problems) -> str:
     bits = []
     if problems:
         bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
-    if pred is not None:
-        gpus = [g.node for g in pred.gpus]
-        low = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
-        for g in low:
-            where = (
-                " on a chipset slot"
-                if any(f.id == "LANE002" and f.subject == f"GPU{g.index}" for f in findings)
-                else ""
-            )
-            bits.append(
-                f"GPU{g.index} ({g.gpu.name if g.gpu else '?'}) runs at Gen{g.link.gen} x{g.link.width}{where}"
-            )
-        if len(gpus) >= 2 and any(not p.p2p for p in pred.pairs):
-            bits.append("no P2P between the GPUs (copies go through host memory)")
+    if lim is not None:
+        bits += lim.named()  # the same limits `plan`'s headline names, in the same words
         power = [f for f in errors if f.category == "power"]
         if power:
             bits.append("the PSU is too small")
         other = [f for f in errors if f.category != "power"]
-        if other and not low:
+        if other and not lim.low:
             bits.append(other[0].message.split(":")[0][:100])
     texts = list(dict.fromkeys(c.claim for c in false_claims))
     if texts:

@@ -19,27 +19,39 @@ from advisor.quote.vocab import vocab
 ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie", "fit")
 
 
-def claims_in(text: str, line: int) -> list[Claim]:
+def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
+    """`sized`: also read a GPU memory size alone ("双卡48G显存") as a pooled-memory claim; off where the
+    text may be a part's own spec (a card's "48G显存")."""
     v = vocab()
     low = text.lower()
     out = []
     if v.question.search(low.strip()):
         return out  # "四张卡之间能P2P吗？": the buyer asks, nobody claims
+    size = v.pooled_size.search(low)
     for about in ORDER:
         m = v.claims[about].search(low)
+        size_only = False
+        if not m and about == "pooled_memory" and size and sized:
+            m, size_only = size, True
         if not m and about == "psu" and v.psu_verbs.search(low) and _names_a_psu(low):
             m = v.psu_verbs.search(low)
         if not m:
             continue
         if about == "nvlink" and v.not_included.search(low):
             continue  # "NVLink bridges are not included": what the offer leaves out, not a claim
+        if about == "nvlink" and any(k.about == "pooled_memory" and not k.size_only for k in out):
+            continue  # "pooled memory over NVLink": the NVLink is the pooling's means, one claim
         before = low[max(0, m.start() - 25) : m.start()]
         negated = (
             bool(v.negation.search(before))
             or bool(re.search(r"不支持|无\s*$|没有", low[: m.start()][-6:]))
             or bool(v.negation_after.search(low[m.end() :]))
         )
-        c = Claim(text=text.strip()[:300], line=line, about=about, negated=negated)
+        c = Claim(text=text.strip()[:300], line=line, about=about, negated=negated, size_only=size_only)
+        if about == "pooled_memory":
+            gb = size or re.search(r"(?<![\d.])(?P<gb>\d{2,4})\s*g(?:i?b)?(?![a-z])", low)
+            if gb:
+                c.memory_gb = int(gb.group("gb") or gb.groupdict().get("gb2") or 0) or None
         if about == "pcie":
             g = re.search(r"pcie[\s-]*(?:gen\s*)?(\d)", low)
             c.gen = int(g.group(1)) if g else None
@@ -55,8 +67,6 @@ def claims_in(text: str, line: int) -> list[Claim]:
         elif about == "nvlink" and v.scope_all_pairs.search(low):
             c.scope = "pairs"
         out.append(c)
-        if about == "pooled_memory" and "p2p" not in low:
-            break  # "pooled memory over NVLink": one claim, not also an NVLink claim
     return out
 
 
@@ -104,7 +114,27 @@ def _links(gpus) -> str:
     return "; ".join(f"GPU{g.index} in {g.connector}: Gen{g.link.gen} x{g.link.width}" for g in gpus)
 
 
+def _below(gpus, chipset: set[str]) -> list:
+    """GPUs below their own card's link or on chipset lanes (behind the uplink every SSD and port shares):
+    neither is full speed, whatever the slot is called."""
+    return [
+        g
+        for g in gpus
+        if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen or f"GPU{g.index}" in chipset
+    ]
+
+
+def _short_of(gpus, chipset: set[str]) -> str:
+    return "; ".join(
+        f"GPU{g.index} in {g.connector} runs Gen{g.link.gen} x{g.link.width}"
+        + (" on chipset lanes" if f"GPU{g.index}" in chipset else "")
+        + f" (card: Gen{g.link.max_gen} x{g.link.max_width})"
+        for g in gpus
+    )
+
+
 def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tuple[Any, str]:
+    chipset = {f.subject for f in findings if f.id == "LANE002"}
     if c.about == "pcie":
         if not gpus:
             return "unknown", "no GPU in the build"
@@ -120,13 +150,18 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
             if c.gen and any(g.link.max_gen < c.gen for g in bad):
                 extra = f" (a card whose maximum is below Gen{c.gen} cannot link at Gen{c.gen})"
             return False, f"predicted links: {_links(gpus)}{extra}"
+        shared = [g for g in subject if f"GPU{g.index}" in chipset]
+        if shared:
+            # an x16 link behind the chipset shares its uplink with every SSD and port: not the CPU x16
+            # the claim means
+            return False, "on chipset lanes, behind the uplink it shares: " + _short_of(shared, chipset)
         return True, f"predicted links: {_links(gpus)}"
     if c.about == "full_speed":
         if not gpus:
             return "unknown", "no GPU in the build"
-        slow = [g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen]
+        slow = _below(gpus, chipset)
         if slow:
-            return False, "below the cards' own link: " + _links(slow)
+            return False, "not full speed: " + _short_of(slow, chipset)
         return True, "every GPU links at its own maximum: " + _links(gpus)
     if c.about in ("p2p", "nvlink", "pooled_memory") and n < 2:
         return "unknown", f"the build has {n} GPU: there is no pair to judge"
@@ -154,19 +189,33 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
     if c.about == "p2p":
         no = [p for p in pairs if not p.p2p]
         if no:
-            return False, "; ".join(f"GPU{p.a}-GPU{p.b}: no P2P ({p.p2p_reason or p.via})" for p in no)
+            why = "; ".join(f"GPU{p.a}-GPU{p.b}: no P2P ({p.p2p_reason or p.via})" for p in no[:6])
+            if len(no) > 6:
+                why += f"; {len(no) - 6} more pairs"
+            staged = [p.uni.value for p in no if p.via == "staged"]
+            if staged:
+                why += "; every copy between them is staged through host memory"
+                if None not in staged:
+                    why += f" (about {min(staged):.1f} GB/s one way)"
+            return False, why
         return True, "P2P on every pair (" + ", ".join(f"GPU{p.a}-GPU{p.b} via {p.via}" for p in pairs) + ")"
     if c.about == "pooled_memory":
+        each = _each_holds(gpus, c.memory_gb)
         if all(p.path.startswith("NV") for p in pairs):
             return False, (
                 "NVLink lets each GPU read the other's memory quickly, but the GPUs stay separate devices with "
-                "their own memory: frameworks split a model across them (tensor or pipeline parallel); there is "
-                "no one memory pool"
+                f"their own memory{each}: frameworks split a model across them (tensor or pipeline parallel); "
+                "there is no one memory pool"
             )
+        nv = sum(p.path.startswith("NV") for p in pairs)
+        bridge = next((f for f in findings if f.category == "nvlink" and f.severity == "error"), None)
         return False, (
-            "GPU memory over PCIe is never pooled: each GPU has its own; a model larger than one "
-            "GPU's memory must be split (tensor/pipeline parallel), and copies between GPUs go over "
-            + ", ".join(sorted({p.via for p in pairs}))
+            f"the cards' memory does not add up into one space: each GPU holds its own{each}, and "
+            + (f"only {nv} of {len(pairs)} pairs are joined by NVLink" if nv else "no NVLink joins them")
+            + (f" ({bridge.id}: {bridge.message.rstrip('.')})" if bridge else "")
+            + "; tensor (or pipeline) parallelism can split a model across them, but each card still holds "
+            "its own part, and copies between the cards go over "
+            + ", ".join(sorted({"host memory (staged)" if p.via == "staged" else p.via for p in pairs}))
         )
     if c.about == "numa":
         sockets = {g.socket for g in gpus}
@@ -218,6 +267,23 @@ def _judge(c: Claim, gpus, pairs, findings, psu_w, n, stated_cpu_w=None) -> tupl
             "catalog does not hold: ask for the case model and each card's slot width, or a photo of the build"
         )
     return "unknown", "not a claim this tool checks"
+
+
+def _each_holds(gpus, stated_gb: int | None) -> str:
+    """ " (24 GB each; the 48 GB is their sum)": what each card holds, and what the claim's size is."""
+    sizes = sorted({g.gpu.vram_gb for g in gpus if g.gpu and g.gpu.vram_gb})
+    if not sizes:
+        return ""
+    each = " or ".join(f"{s:g} GB" for s in sizes) + " each"
+    total = sum(g.gpu.vram_gb for g in gpus if g.gpu and g.gpu.vram_gb)
+    if stated_gb and stated_gb > sizes[-1]:
+        sum_of = (
+            "their sum"
+            if abs(stated_gb - total) < 1
+            else f"more than any one card holds ({total:g} GB in all)"
+        )
+        return f" ({each}; the {stated_gb} GB is {sum_of})"
+    return f" ({each})"
 
 
 def _from_parts(c: Claim, parts) -> tuple[Any, str]:

@@ -45,6 +45,9 @@ class Claim:
     scope: str = "all"  # all | one | pairs (every pair, for NVLink)
     margin: bool = False  # a PSU claim of headroom ("plenty of headroom"), not only of enough power
     sustained: bool = False  # a PSU claim about the sustained load only ("für die Dauerlast")
+    memory_gb: int | None = None  # the GPU memory a pooled-memory claim says the cards make ("叠加成48G")
+    # a pooled-memory claim read from a size alone ("48G显存"): one only if no single card holds that much
+    size_only: bool = False
 
 
 @dataclass
@@ -158,12 +161,17 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         ):
             ql.status = "other"  # "Platform: Intel W790 / Xeon W-2400": a spec, not a part
             continue
-        line_claims = claims_in(claim_text, it.line) if it.kind_hint is None else []
+        # a memory size alone ("48G显存") is a claim only in a clause that names no part: not read here
+        line_claims = claims_in(claim_text, it.line, sized=False) if it.kind_hint is None else []
         if (
             line_claims
             and it.price is None
             and raw.qty is None
-            and (vocab().prose.search(claim_text) or _chat_sentence(it, claim_text))
+            and (
+                vocab().prose.search(claim_text)
+                or _chat_sentence(it, claim_text)
+                or any(c.about == "pooled_memory" for c in line_claims)  # "memory pools to 48 GB": not RAM
+            )
         ):
             # a sentence about the parts ("both cards run at x16", "双卡P2P直连"), not a line item;
             # a bridge it gives away ("赠送 NVLink 桥接器") is in the build all the same
@@ -171,7 +179,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             if bridge is not None and bridge.kind == "bridge":
                 ql.parts = [bridge]
             ql.status = "recognized" if ql.parts else "claim"
-            q.claims += line_claims
+            q.claims += line_claims if ql.parts else claims_in(claim_text, it.line)
             continue
         if it.kind_hint is None and _prose_sentence(it, raw):
             ql.status = "other"  # "we swapped the RTX 6000 Ada cards for RTX A5000s": prose, not an item
@@ -192,12 +200,27 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 )
         elif it.role in ("item", "title"):
             ql.status = "other"
-        if (it.role != "title" or vocab().prose.search(it.text)) and (
-            ql.status not in ("part", "not_in_catalog") or not any(p.kind == "board" for p in parts)
-        ):
-            # a board's spec line ("7x PCIe 5.0 x16") describes the part, not this build; a listing's
-            # title ("双3090 NVLink 深度学习主机") names the parts, it makes no claim to judge
-            found_claims = line_claims
+        if it.role != "title" or vocab().prose.search(it.text):
+            # a listing's title ("双3090 NVLink 深度学习主机") names the parts, it makes no claim to judge
+            found_claims = (
+                line_claims if parts or it.kind_hint is not None else claims_in(claim_text, it.line)
+            )
+            if parts:
+                # a line of parts with a claim beside them ("i9-14900K + Z790 Hero + 双4090, 总价 38999 元,
+                # 支持双卡P2P满速"): a board's line, or one labelled with its kind ("主板："), gives only the
+                # claims of its clauses that name no part (a board's spec, "7x PCIe 5.0 x16", describes the
+                # board, not this build), and a memory size ("48G显存") counts only in such a clause (beside
+                # a card it is the card's own); a board's sockets ("single socket SP3") are its spec too
+                board = ql.status in ("part", "not_in_catalog") and any(p.kind == "board" for p in parts)
+                clauses_only = board or it.kind_hint is not None
+                kept = [] if clauses_only else line_claims
+                found_claims = kept + [
+                    c
+                    for c in _clause_claims(matcher, claim_text, it.line)
+                    if (clauses_only or c.size_only)
+                    and not any(k.about == c.about for k in kept)
+                    and not (board and c.about in ("numa", "numa_split"))
+                ]
             if found_claims and ql.status == "other" and not vocab().prose.search(it.text):
                 found_claims = [c for c in found_claims if c.about != "pcie"]
             if any(p.kind == "bridge" for p in parts):
@@ -221,7 +244,26 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     from advisor.quote.assemble import assemble
 
     assemble(q, catalog)
+    _sized_claims(q, catalog)
     return q
+
+
+def _sized_claims(q: Quote, catalog) -> None:
+    """A memory size read as a pooled-memory claim ("双卡48G显存") is one only where it is more than one of
+    the quote's cards holds: "48G显存" of a 48 GB card is its spec. Without a card to tell, it is left out."""
+    vram = [
+        p.vram_gb
+        for g in q.build_data.get("gpus", [])
+        if (p := catalog.get(g["model"])) is not None and getattr(p, "vram_gb", None)
+    ]
+    spec = [c for c in q.claims if c.size_only and (not vram or (c.memory_gb or 0) <= max(vram))]
+    if not spec:
+        return
+    q.claims = [c for c in q.claims if c not in spec]
+    left = {c.line for c in q.claims}
+    for x in q.lines:
+        if x.status == "claim" and x.line not in left and any(c.line == x.line for c in spec):
+            x.status = "other"
 
 
 def _repeats(q: Quote, matcher: Matcher) -> None:
@@ -268,6 +310,30 @@ def strip_for_kind(text: str) -> str:
     from advisor.quote.items import strip_prices, strip_quantities
 
     return strip_quantities(strip_prices(text))
+
+
+# Clause breaks of a line: Chinese punctuation anywhere, ASCII only before a space (not "38,999", "4.0").
+_CLAUSE = re.compile(r"\s*(?:[，；。！、]|[,;!.](?=\s|$))\s*")
+
+
+def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
+    """The claims in the clauses of a line that name no part. A clause that lists a board's slots is its
+    spec; a PCIe link without a word that asserts it ("PCIe 5.0 x16") is a part's spec too."""
+    from advisor.quote.claims import claims_in
+
+    v = vocab()
+    out: list[Claim] = []
+    for clause in _CLAUSE.split(text):
+        if not clause.strip() or v.board_slots.search(clause):
+            continue
+        found = claims_in(clause, line)
+        if not found:
+            continue
+        pooled = any(c.about == "pooled_memory" and not c.size_only for c in found)
+        if any(not (pooled and p.kind == "ram") for p in _parts_of(matcher, clause, None, None)):
+            continue  # a part's clause; "memory pools to 48 GB" names GPU memory, not RAM
+        out += [c for c in found if c.about != "pcie" or v.prose.search(clause)]
+    return out
 
 
 def _separator(text: str) -> bool:

@@ -69,6 +69,7 @@ class Vocab:
     m2_socket: re.Pattern
     board_slots: Lowered
     claims: dict[str, re.Pattern]
+    pooled_size: re.Pattern
     runs_at: re.Pattern
     psu_margin: re.Pattern
     psu_verbs: re.Pattern
@@ -151,6 +152,7 @@ def vocab() -> Vocab:
         m2_socket=cased("m2_socket"),
         board_slots=rx("board_slots"),
         claims={k: lx("claims", k) for k in data["claims"]},
+        pooled_size=lx("pooled_size"),
         runs_at=lx("runs_at"),
         psu_margin=lx("psu_margin"),
         psu_verbs=lx("psu_verbs"),

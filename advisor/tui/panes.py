@@ -27,7 +27,12 @@ if TYPE_CHECKING:
     from advisor.measure.models import Measurement
     from advisor.outputs.validate import ValidateOutput
 
-VERDICT_STYLE = {"PASS": "bold green", "PROBLEMS": "bold red", "INCOMPLETE": "bold yellow"}
+VERDICT_STYLE = {
+    "PASS": "bold green",
+    "WARN": "bold yellow",
+    "PROBLEMS": "bold red",
+    "INCOMPLETE": "bold yellow",
+}
 
 
 class QuotePane(VerticalScroll):

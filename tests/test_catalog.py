@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_file, to_plain
@@ -382,3 +383,71 @@ def test_every_cpu_plans_on_every_board_that_takes_it_with_every_gpu():
     assert pairs >= 20
     # boards without a slot table, while the catalog still has them (issue 13 item 1)
     assert set(refused) == {b.id for b in catalog.boards if not b.slots}
+
+
+def _with_basis(tmp_path, basis: dict, value=64):
+    """The i9-14900K copied into a user folder with its usable lanes set to `value` and `basis` given."""
+    import yaml
+
+    data = to_plain(load_file(bundled("catalog") / "cpus" / "intel-core-i9-14900k.yaml"))
+    data.update(id="my-cpu", name="My CPU", aliases=[], part_numbers=[], basis=basis)
+    data["pcie"]["usable_lanes"] = value
+    (tmp_path / "cpu.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
+
+
+def test_a_value_may_rest_on_a_reputable_review_or_on_reasoning_and_the_audit_counts_it(cli, tmp_path):
+    _with_basis(
+        tmp_path,
+        {
+            "pcie.usable_lanes": {
+                "basis": "secondary",
+                "source": "https://www.anandtech.com/show/21151/amd-threadripper-7000",
+                "says": "AnandTech's launch article: 48 PCIe 5.0 lanes for add-in cards plus 24 PCIe 4.0 lanes",
+            },
+            "pcie.max_gen": {
+                "basis": "inferred",
+                "says": "every CPU of this socket has PCIe 5.0 lanes, as the platform's primary page states",
+            },
+        },
+    )
+    code, out, err = cli("catalog", "validate", "--catalog", str(tmp_path))
+    assert code == 0, err
+    code, out, _ = cli("catalog", "audit", "--json", "--catalog", str(tmp_path))
+    vb = json.loads(out)["value_basis"]
+    assert vb["counts"]["secondary"] == 1 and vb["counts"]["inferred"] == 1
+    assert vb["parts"]["my-cpu"] == {"pcie.usable_lanes": "secondary", "pcie.max_gen": "inferred"}
+    code, out, _ = cli("catalog", "audit", "--catalog", str(tmp_path))
+    said = " ".join(out.split())  # the line wraps at the terminal's width
+    assert (
+        "Values resting on a reputable review: 1; inferred from a primary source of the same platform: 1"
+        in said
+    )
+
+
+@pytest.mark.parametrize(
+    "basis, value, says",
+    [
+        # a secondary value rests on a named reputable reviewer, not on any page
+        (
+            {
+                "basis": "secondary",
+                "source": "https://some-blog.example.com/tr",
+                "says": "a blog says 88 lanes",
+            },
+            64,
+            "is not on the list of reputable reviewers",
+        ),
+        ({"basis": "secondary", "says": "a review says 88 lanes, somewhere"}, 64, "needs its `source` URL"),
+        ({"basis": "inferred", "says": "short"}, 64, "says"),
+        # a basis for a value the entry leaves null: the value must be given too
+        (
+            {"basis": "inferred", "says": "reasoned from the platform's own page"},
+            None,
+            "which is null: give the value too",
+        ),
+    ],
+)
+def test_a_value_basis_that_does_not_hold_is_refused_at_its_line(cli, tmp_path, basis, value, says):
+    _with_basis(tmp_path, {"pcie.usable_lanes": basis}, value)
+    code, _, err = cli("catalog", "validate", "--catalog", str(tmp_path))
+    assert code == 1 and f"{tmp_path / 'cpu.yaml'}:" in err and says in err, err

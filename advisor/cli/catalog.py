@@ -254,6 +254,15 @@ def _print_audit(report: dict) -> None:
         + f"), {report['verified']} verified ({pct(report['verified_share'])}); "
         f"{report['sources']['citations']} source citations, {pct(report['sources']['primary_share'])} primary.",
     )
+    vb = report["value_basis"]["counts"]
+    if vb["secondary"] or vb["inferred"]:
+        hang(
+            con,
+            "",
+            f"Values resting on a reputable review: {vb['secondary']}; inferred from a primary source of the "
+            f"same platform: {vb['inferred']} (in {len(report['value_basis']['parts'])} entries; figures that "
+            "use them are shown at lower confidence).",
+        )
     con.print()
     print_table(
         con,

@@ -169,6 +169,15 @@ def audit(catalog: Catalog) -> dict:
     citations = sum(r["citations"] for r in sources)
     primary = sum(r["citations"] for r in sources if r["class"] == "primary")
     goal_nulls = {f"{n['kind']} {n['field']}": n["missing"] for n in nulls if n["goal"]}
+    # values that rest on a reputable review or on reasoning from a primary source, counted apart from
+    # the primary ones: the figures that use them are shown at lower confidence
+    basis = {"secondary": 0, "inferred": 0, "primary": 0}
+    basis_parts: dict[str, dict[str, str]] = {}
+    for p in parts:
+        for path, b in p.basis.items():
+            basis[b.basis] += 1
+            if b.basis != "primary":
+                basis_parts.setdefault(p.id, {})[path] = b.basis
     return {
         "parts": len(parts),
         "verified": verified,
@@ -183,6 +192,7 @@ def audit(catalog: Catalog) -> dict:
         },
         "refused": refused,
         "secondary_only": secondary_only,
+        "value_basis": {"counts": basis, "parts": basis_parts},
         "goal": {
             "verified_share": GOAL_VERIFIED,
             "verified_met": _share(verified, len(parts)) >= GOAL_VERIFIED,

@@ -48,6 +48,36 @@ def _check_urls(sources: list[str]) -> list[str]:
     return sources
 
 
+class ValueBasis(Strict):
+    """Where one value of an entry rests, when not on a primary page among the entry's `sources`:
+    `secondary`, a named reputable review or article (rules/sources.yaml `reputable`), or a vendor's
+    press material quoted there; `inferred`, reasoned from a primary source of the same platform, the
+    reasoning written in `says`. Figures that use such a value are shown at lower confidence."""
+
+    basis: Literal["primary", "secondary", "inferred"]
+    source: str | None = Field(default=None, description="The URL the value rests on")
+    says: str = Field(
+        min_length=10,
+        description="What the source states, quoted or close to it; for `inferred`, the reasoning from it",
+    )
+
+    @model_validator(mode="after")
+    def _sourced(self) -> ValueBasis:
+        if self.basis in ("primary", "secondary") and not self.source:
+            raise ValueError(f"a {self.basis} value needs its `source` URL")
+        if self.source:
+            _check_urls([self.source])
+        if self.basis == "secondary" and self.source:
+            from advisor.model.catalog.sources import is_primary, is_reputable
+
+            if not (is_reputable(self.source) or is_primary(self.source)):
+                raise ValueError(
+                    f"{self.source!r} is not on the list of reputable reviewers (rules/sources.yaml "
+                    "`reputable`): a secondary value rests on a named reputable review or article"
+                )
+        return self
+
+
 class Part(Strict):
     id: Annotated[str, Field(pattern=ID_PATTERN, description="Stable lower-case id, e.g. 'nvidia-rtx-4090'")]
     name: str = Field(description="The name as the vendor writes it")
@@ -68,6 +98,25 @@ class Part(Strict):
     price_usd: float | None = Field(
         default=None, ge=0, le=MAX_PRICE, description=f"Launch/MSRP price where known, 0 to {MAX_PRICE:,}"
     )
+    basis: dict[str, ValueBasis] = Field(
+        default_factory=dict,
+        description="Per value (its dotted field path, e.g. 'pcie.usable_lanes'): the basis of a value that "
+        "does not rest on a primary page among `sources` (secondary or inferred, with its source and "
+        "reasoning). A value not named here rests on the entry's sources, primary where they are.",
+    )
+
+    @model_validator(mode="after")
+    def _basis_names_fields(self) -> Part:
+        data = self.model_dump()
+        for path in self.basis:
+            at = data
+            for key in path.split("."):
+                if not isinstance(at, dict) or key not in at:
+                    raise ValueError(f"basis names {path!r}, which is not a field of this entry")
+                at = at[key]
+            if at is None:
+                raise ValueError(f"basis gives a basis for {path!r}, which is null: give the value too")
+        return self
 
     @field_validator("sources")
     @classmethod

@@ -33,6 +33,8 @@ class SourceLists:
     refused: tuple[Domain, ...]
     primary: tuple[Domain, ...]
     not_primary: tuple[Domain, ...] = ()
+    # named reviewers whose articles a `basis: secondary` value may rest on
+    reputable: tuple[Domain, ...] = ()
 
 
 def _host_path(url: str) -> tuple[str, str]:
@@ -65,6 +67,9 @@ def source_lists() -> SourceLists:
         not_primary=tuple(
             Domain(str(e["domain"]).lower(), str(e.get("what", ""))) for e in data.get("not_primary") or []
         ),
+        reputable=tuple(
+            Domain(str(e["domain"]).lower(), str(e.get("what", ""))) for e in data.get("reputable") or []
+        ),
     )
 
 
@@ -75,6 +80,11 @@ def refused_domain(url: str) -> Domain | None:
 def is_primary(url: str) -> bool:
     lists = source_lists()
     return any(d.matches(url) for d in lists.primary) and not any(d.matches(url) for d in lists.not_primary)
+
+
+def is_reputable(url: str) -> bool:
+    """A named reputable reviewer's address (rules/sources.yaml `reputable`)."""
+    return any(d.matches(url) for d in source_lists().reputable)
 
 
 def best_source(sources: list[str]) -> str:

@@ -105,6 +105,10 @@ def cmd_doctor(args) -> int:
         print(report.model_dump_json(indent=2))
     else:
         _print_doctor(report)
+    if report.nothing_to_check:
+        # nothing was checked: not a clean bill of health (exit 0) nor a problem with the GPUs (exit 1), but
+        # input that could not be used, as everywhere else in the CLI (exit 2)
+        raise UserError(report.nothing_to_check)
     return 1 if any(f.severity in ("error", "warning") for f in report.findings) else 0
 
 
@@ -120,7 +124,7 @@ def _print_doctor(report) -> None:
         extra = f", NUMA node {g['numa_node']}" if g["numa_node"] is not None else ""
         extra += f", BAR1 {g['bar1_mib']} MiB" if g["bar1_mib"] is not None else ""
         hang(con, f"GPU{g['index']} ", f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}")
-    if not report.findings:
+    if not report.findings and not report.nothing_to_check:
         con.print("No problem found in what was read.")
     for f in report.findings:
         colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")

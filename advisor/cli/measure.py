@@ -149,7 +149,8 @@ def cmd_from_machine(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from advisor.measure import load
+    from advisor.base.errors import UserError
+    from advisor.measure import load, shape
     from advisor.measure.compare import compare
     from advisor.measure.settle import settle
     from advisor.model.catalog.store import load_catalog
@@ -159,14 +160,30 @@ def cmd_compare(args) -> int:
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = load_build(args.build)
     pred = evaluate(build, catalog)
+    indices = sorted(g.node.index for g in pred.gpus)
+    mapping = shape.parse_map(args.gpu_map, len(indices)) if args.gpu_map else None
     rows = []
     measured = []
-    for path in args.measurement:
-        meas = load(path)
+    notes: list[str] = []
+    loaded = [(path, load(path)) for path in args.measurement]
+    if mapping is not None:
+        shown = set().union(*(shape.shown(m) for _, m in loaded))
+        absent = [m for m in mapping if m is not None and m not in shown]
+        if shown and absent:
+            raise UserError(
+                f"--gpus {args.gpu_map!r} names measured GPU{absent[0]}, which none of the files shows",
+                hint="the files show " + ", ".join(f"GPU{i}" for i in sorted(shown)),
+            )
+    for path, meas in loaded:
+        if mapping is not None:
+            meas, said = shape.apply_map(meas, mapping, indices, path)
+            notes += said
+        notes += shape.check(meas, indices, path) if mapping is None else []
         measured.append((path, meas))
-        rows += [(path, r) for r in compare(pred, meas, args.tolerance, catalog)]
+    for path, meas in measured:
+        rows += [(path, r) for r in compare(pred, meas, args.tolerance, catalog, mapped=mapping is not None)]
     settled = settle(build, pred, measured, catalog) if pred.pairs else None
-    out = compare_output(rows, settled)
+    out = compare_output(rows, settled, notes)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(out.json_text())

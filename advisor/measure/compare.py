@@ -2,6 +2,7 @@
 
 The causes are findings of scope compare (rules/compare.yaml), evaluated on each figure that is off
 by more than the tolerance, with the facts of that figure (`row`) and of its GPU or pair.
+A file of another shape than the build is refused before anything is compared (advisor.measure.shape).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from advisor.findings.collect import prediction_facts
 from advisor.findings.evaluate import compare_rules, evaluate_compare
 from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, RowFacts
 from advisor.findings.finding import Finding, Rule
+from advisor.measure import shape
 from advisor.measure.models import Measurement
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
@@ -74,8 +76,16 @@ def _causes(
 
 
 def compare(
-    pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE, catalog: Catalog | None = None
+    pred: Prediction,
+    meas: Measurement,
+    tolerance: float = TOLERANCE,
+    catalog: Catalog | None = None,
+    mapped: bool = False,
 ) -> list[Row]:
+    """The figures of `meas` set against the prediction. A file of another shape than the build is
+    refused (UserError), never half-compared; `mapped`: it was matched to the build by the user's GPU
+    map (shape.apply_map)."""
+    shape.check(meas, sorted(g.node.index for g in pred.gpus), meas.source.file, mapped)
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
     pairs_by_key = {frozenset((p.a, p.b)): p for p in pair_facts}
     ctx = _Context(compare_rules(), build, {g.index: g for g in gpu_facts}, pairs_by_key)
@@ -169,9 +179,11 @@ def compare(
         )
         row.causes = _causes(ctx, row, "transport", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)
-    busbw = meas.find("busbw_gbps")
+    # the prediction is an all-reduce over every GPU of the build: other collectives (all_gather,
+    # broadcast, ...) in the same file are other quantities; shape.check has refused other rank counts
+    busbw = [r for r in meas.find("busbw_gbps") if _all_reduce(r.note)]
     if busbw and pred.allreduce:
-        best = max(busbw, key=lambda r: (r.gpus or 0, float(r.value)))
+        best = max(busbw, key=lambda r: float(r.value))
         p = pred.allreduce.value
         m = float(best.value)
         ratio = m / p if p else None
@@ -188,3 +200,10 @@ def compare(
         )
         rows.append(row)
     return rows
+
+
+def _all_reduce(note: str | None) -> bool:
+    """Whether a busbw figure is an all-reduce: nccl-tests names its binary first ('all_gather_perf: ...'),
+    and a table whose collective the file does not name is taken for the all-reduce it usually is."""
+    name = (note or "").split(":", 1)[0]
+    return not (name.endswith("_perf") and name != "all_reduce_perf")

@@ -33,6 +33,8 @@ def render_compare(out: CompareOutput, markdown: bool = False, width: int | None
             lines += _wrap(f"Check: {c.fix}", "      ", "             ", width)
     if not out.rows and not out.settled:
         lines.append("no metric in the measurement matches a predicted one")
+    for note in out.notes:
+        lines += [f"- note: {note}"] if markdown else _wrap(note, "note: ", "      ", width)
     lines += _readiness(out, markdown, width)
     return "\n".join(lines) + "\n"
 

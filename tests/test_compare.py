@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -314,6 +315,188 @@ def test_compare_in_a_real_process_refuses_another_shape():
     )
     assert done.returncode == 2 and done.stdout == ""
     assert "the measurement has 8 GPUs (GPU0-GPU7), the build has 2" in done.stderr
+
+
+# ---------------------------------------------------------------- causes agree with what the files state
+
+KINGHORN = TOOLS / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt"
+
+
+def _causes(report: dict) -> list[dict]:
+    return [c for r in report["rows"] for c in r["causes"]]
+
+
+def test_a_pair_that_cannot_access_its_peer_is_never_said_to_run_p2p(cli, tmp_path):
+    """p2pBandwidthLatencyTest printed 'CANNOT Access Peer': the files state P2P was off, so 'P2P seems
+    active ... set software.driver: patched-p2p' (CMP011) contradicts them; the wider-links cause stays."""
+    imported = tmp_path / "m.json"
+    cli("import", "auto", str(KINGHORN), "-o", str(imported))
+    for path in (KINGHORN, imported):
+        code, out, _ = cli("compare", HERO, str(path), "--json")
+        causes = _causes(json.loads(out))
+        assert code == 1 and causes
+        assert not any(c["id"] == "CMP011" for c in causes), path
+        assert not any("P2P seems active" in c["message"] or "patched-p2p" in c["fix"] for c in causes)
+        assert any(c["id"] == "CMP014" for c in causes)
+        code, text, _ = cli("compare", HERO, str(path))
+        assert "P2P seems active" not in text and "patched-p2p" not in text
+    # the driver's own matrix says the same in another file: GNS (GPU not supported) for both directions
+    gns = TOOLS / "topo_p2p" / "club3090_1124_2x5090_gns_rw.txt"
+    code, out, _ = cli("compare", HERO, str(KINGHORN), str(gns), "--json")
+    assert not any(c["id"] == "CMP011" for c in _causes(json.loads(out)))
+
+
+def _valdemardi_build(cli, tmp_path, nvlink: bool) -> Path:
+    """The 4x RTX 3090 machine of the valdemardi README as `from-machine` writes it from its topo -m,
+    with the patched P2P driver it runs; without its two NVLink bridges where `nvlink` is False."""
+    import yaml
+
+    out = tmp_path / "v4.yaml"
+    code, _, err = cli(
+        "from-machine",
+        str(TOOLS / "topo" / "valdemardi_4x3090_nv4_tabs.txt"),
+        "--gpu",
+        "RTX 3090",
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    data = yaml.safe_load(out.read_text())
+    if not nvlink:
+        data.pop("nvlink")
+    data["software"] = {"driver": "patched-p2p"}
+    out.write_text(yaml.safe_dump(data))
+    return out
+
+
+def _flagged(out: str) -> dict[tuple[str, str], set[str]]:
+    return {
+        (r["metric"], r["where"]): {c["id"] for c in r["causes"]}
+        for r in json.loads(out)["rows"]
+        if r["flagged"]
+    }
+
+
+def test_p2p_stated_on_is_never_said_to_be_off_and_nvlink_is_named(cli, tmp_path):
+    """valdemardi's p2pBandwidthLatencyTest ran with P2P enabled; where its bidirectional P2P copy is
+    slow, 'P2P may not be active' (CMP010) contradicts the file and the P2P-on cause (CMP015) is offered.
+    With the machine's topo -m beside it, the pairs its NVLink bridges join are NVLink's (CMP021), not
+    ACS or the IOMMU, and a path NV4 is not 'the cards are not where the build puts them' (CMP020)."""
+    p2p = TOOLS / "p2p" / "valdemardi_4x3090_nvlink_patched.txt"
+    topo = TOOLS / "topo" / "valdemardi_4x3090_nv4_tabs.txt"
+    build = str(_valdemardi_build(cli, tmp_path, nvlink=False))
+    code, out, _ = cli("compare", build, str(p2p), "--json")
+    alone = _flagged(out)
+    assert code == 1 and alone[("bidi_gbps", "GPU0-GPU1")] == {"CMP015"}
+    assert all("CMP010" not in ids and "CMP011" not in ids for ids in alone.values())
+    code, out, _ = cli("compare", build, str(p2p), str(topo), "--json")
+    both = _flagged(out)
+    for where in ("GPU0-GPU2", "GPU1-GPU3"):  # the bridged pairs
+        assert both[("uni_gbps", where)] == {"CMP021"} and both[("path", where)] == {"CMP021"}
+        assert both[("latency_us", where)] == {"CMP021"}  # alone, it was blamed on ACS or the IOMMU
+        assert alone[("latency_us", where)] == {"CMP015"}
+    assert both[("bidi_gbps", "GPU0-GPU1")] == {"CMP015"}  # no NVLink there: unchanged
+    # the build with the bridges agrees with the file on NVLink: the NV4 pairs are not flagged
+    code, out, _ = cli("compare", str(_valdemardi_build(cli, tmp_path, nvlink=True)), str(topo), "--json")
+    assert code == 0 and not _flagged(out)
+
+
+def test_a_link_the_files_read_rules_out_the_link_causes(cli, write):
+    """`nvidia-smi --query-gpu` (lines in its format) read beside a host-copy figure: a link at the
+    predicted Gen4 x16 rules out 'the link trained narrower' (CMP001) for a slow copy; a maximum of Gen4
+    x8 rules out 'the link is better than the build says' (CMP003) for a fast one."""
+    one = write(
+        "one.yaml",
+        "topology:\n  sockets:\n    - vendor: amd\n      root_ports:\n"
+        '        - {id: "c0:01.1", host_bridge: "c0", children: [{gpu: "RTX 4090"}]}\n',
+    )
+    header = (
+        "nvidia-smi --query-gpu=index,name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
+        "pcie.link.width.max --format=csv\nindex, name, pcie.link.gen.current, pcie.link.gen.max, "
+        "pcie.link.width.current, pcie.link.width.max\n"
+    )
+    slow = TOOLS / "nvbandwidth" / "dcgm_1gpu_v0.5.json"  # 12.4 GB/s H2D against a Gen4 x16 prediction
+    code, out, _ = cli("compare", str(one), str(slow), "--json")
+    assert "CMP001" in _flagged(out)[("h2d_gbps", "GPU0")]
+    x16 = write("x16.csv", header + "0, NVIDIA GeForce RTX 4090, 4, 4, 16, 16\n")
+    code, out, _ = cli("compare", str(one), str(slow), str(x16), "--json")
+    assert "CMP001" not in _flagged(out)[("h2d_gbps", "GPU0")]
+    # the hero build predicts x8/x8; measured GPU0 and GPU1 of the 8x 4090 run copy twice as fast
+    x8 = write(
+        "x8.csv", header + "0, NVIDIA GeForce RTX 4090, 4, 4, 8, 8\n1, NVIDIA GeForce RTX 4090, 4, 4, 8, 8\n"
+    )
+    wide = write(
+        "wide.csv",
+        header + "0, NVIDIA GeForce RTX 4090, 1, 4, 16, 16\n1, NVIDIA GeForce RTX 4090, 1, 4, 16, 16\n",
+    )
+    code, out, _ = cli("compare", HERO, str(NVBW8), "--gpus", "0,1", "--json")
+    assert _flagged(out)[("h2d_gbps", "GPU0")] == {"CMP003"}
+    code, out, _ = cli("compare", HERO, str(NVBW8), str(x8), "--gpus", "0,1", "--json")
+    assert _flagged(out)[("h2d_gbps", "GPU0")] == set()
+    code, out, _ = cli("compare", HERO, str(NVBW8), str(wide), "--gpus", "0,1", "--json")
+    assert _flagged(out)[("h2d_gbps", "GPU0")] == {"CMP003"}  # an idle Gen1 x16 is no bound: the cause stays
+
+
+def test_no_compare_rule_is_offered_against_a_fact_the_files_state():
+    """The mechanism, on every bundled compare rule that supposes something: for each value the files
+    can state against its supposition, evaluate_compare never returns it, while with nothing stated it
+    fires wherever its condition holds. Facts built for each kind of row a rule can be about."""
+    from advisor.findings.collect import prediction_facts
+    from advisor.findings.evaluate import compare_rules, evaluate_compare
+    from advisor.findings.facts import SUPPOSITIONS, RowFacts
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate, load_build
+
+    catalog = load_catalog()
+    build, gpus, pairs = prediction_facts(evaluate(load_build(HERO), catalog), catalog)
+    against = {
+        ("p2p", "on"): {"tool_p2p": "off"},
+        ("p2p", "off"): {"tool_p2p": "on"},
+        ("link", "below"): {"link_read": "not below"},
+        ("link", "above"): {"link_read": "not above"},
+        ("nvlink", "as predicted"): {"nvlink_read": "extra"},
+    }
+    assert set(against) == {(k, v) for k, vs in SUPPOSITIONS.items() for v in vs}
+    rules = [r for r in compare_rules() if r.supposes]
+    fired = 0
+    for rule in rules:
+        for kind, metric in (
+            ("host", "h2d_gbps"),
+            ("link", "link_width"),
+            ("pair", "uni_gbps"),
+            ("path", "path"),
+        ):
+            for ratio in (0.5, 2.0):
+                base = dict(
+                    metric=metric,
+                    kind=kind,
+                    quantity="x",
+                    where="w",
+                    predicted="1",
+                    measured="2",
+                    ratio=ratio,
+                    pct=int(100 * ratio),
+                    off_pct=50,
+                    slower=ratio < 1,
+                    faster=ratio > 1,
+                    tool_p2p="unknown",
+                    predicted_p2p="off",
+                    transport="",
+                    copy_kind="ce",
+                    link_read="unknown",
+                    nvlink_read="unknown",
+                )
+                gpu = gpus[0] if kind in ("host", "link") else None
+                pair = pairs[0] if kind in ("pair", "path") else None
+                free = {f.id for f in evaluate_compare([rule], build, RowFacts(**base), gpu, pair)}
+                for key, value in rule.supposes.items():
+                    # what is stated for the supposition itself also decides a rule's condition (CMP015
+                    # asks for tool_p2p 'on'): judge the guard on the facts that make the condition hold
+                    facts = RowFacts(**{**base, **against[(key, value)]})
+                    got = {f.id for f in evaluate_compare([rule], build, facts, gpu, pair)}
+                    assert rule.id not in got, (rule.id, kind, key, value)
+                    fired += rule.id in free
+    assert fired > 0
 
 
 def test_only_the_all_reduce_is_set_against_the_all_reduce_prediction(cli, write):

@@ -593,3 +593,9 @@ async def test_the_compare_view_refuses_a_measurement_of_another_gpu_count_and_k
         rows = table_rows(app, "#compare-table")
         assert {r[0] for r in rows} == {"uni_gbps", "bidi_gbps", "latency_us"}  # the p2p file, whole
         assert all(r[1] == "GPU0-GPU1" for r in rows)
+        table = app.query_one("#compare-table", DataTable)
+        for i in range(len(rows)):
+            table.move_cursor(row=i)
+            await settle(pilot)
+            detail = text_of(app, "#compare-detail")
+            assert "CMP011" not in detail and "P2P seems active" not in detail

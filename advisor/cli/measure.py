@@ -181,7 +181,12 @@ def cmd_compare(args) -> int:
         notes += shape.check(meas, indices, path) if mapping is None else []
         measured.append((path, meas))
     for path, meas in measured:
-        rows += [(path, r) for r in compare(pred, meas, args.tolerance, catalog, mapped=mapping is not None)]
+        rows += [
+            (path, r)
+            for r in compare(
+                pred, meas, args.tolerance, catalog, [m for _, m in measured], mapping is not None
+            )
+        ]
     settled = settle(build, pred, measured, catalog) if pred.pairs else None
     out = compare_output(rows, settled, notes)
     fmt = "json" if args.json else args.format

@@ -285,8 +285,11 @@ class ComparePane(Vertical):
                 fits.append((path, meas))
             except UserError as exc:
                 refused.append(exc.render())
+        others = [m for _, m in fits]
         for path, meas in fits:
-            self.rows += [(path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog)]
+            self.rows += [
+                (path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog, context=others)
+            ]
         flagged = sum(1 for _, r in self.rows if r.flagged)
         title.update(
             f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "

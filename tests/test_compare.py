@@ -526,3 +526,10 @@ def test_only_the_all_reduce_is_set_against_the_all_reduce_prediction(cli, write
     code, out, err = cli("compare", HERO, str(meas), "--json")
     (row,) = json.loads(out)["rows"]
     assert row["metric"] == "busbw_gbps" and row["where"] == "2 GPUs" and row["measured"] == 20.0, err
+
+
+def test_a_note_shows_a_file_name_without_its_control_characters(cli, tmp_path):
+    odd = tmp_path / "bw\x1b[31mred.txt"
+    odd.write_text((TOOLS / "bandwidthtest" / "routergao_a100sxm4_quick_tabs.txt").read_text())
+    code, out, _ = cli("compare", HERO, str(odd))
+    assert code in (0, 1) and "\x1b" not in out and "bw\\x1b[31mred.txt" in out.replace("\n", "")

@@ -5,9 +5,13 @@ faults planted in a sysfs tree and a kernel command line built here. Never needs
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from advisor.measure.doctor import check, read_lspci, read_sysfs
+from tests.conftest import ROOT
 
 DUMP = Path(__file__).parent / "fixtures" / "doctor" / "lspci" / "wrx90e-sage-1224bc75f732.txt"
 GPU0, GPU1 = "0000:c1:00.0", "0000:e1:00.0"
@@ -138,12 +142,58 @@ def test_bad_cpu_list_is_a_clear_error(cli):
     assert code == 2 and "--cpus '0-x'" in err and "Traceback" not in err
 
 
-def test_doctor_on_this_machine_runs_read_only_and_says_what_it_read(cli):
-    code, out, err = cli("doctor", "--no-load", "--json")
-    assert code in (0, 1), err
-    r = json.loads(out)
+def test_doctor_on_this_machine_runs_read_only_and_says_what_it_read():
+    """As a user runs it, in a real process. Where this machine has no NVIDIA GPU (CI, this project's
+    machines) nothing can be checked, and that is said, never 'No problem found', with exit 2; on a GPU
+    machine the GPUs are checked (exit 0 or 1)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", "doctor", "--no-load", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    r = json.loads(done.stdout)
     assert any(line.startswith("kernel command line") for line in r["read"])
-    assert isinstance(r["findings"], list)
+    if r["gpus"]:
+        assert done.returncode in (0, 1), done.stderr
+        assert r["nothing_to_check"] is None
+        return
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert r["findings"] == [] and r["nothing_to_check"].startswith("Nothing to check: no NVIDIA GPU found")
+    assert "advisor: error: Nothing to check" in done.stderr and "nvidia-smi" in done.stderr
+    text = subprocess.run(
+        [sys.executable, "-m", "advisor", "doctor", "--no-load"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert text.returncode == 2 and "No problem found" not in text.stdout + text.stderr
+    assert "no NVIDIA GPU found in what was read" in text.stdout  # the read: lines say what was looked at
+
+
+def test_recorded_files_without_a_gpu_are_nothing_to_check(cli, tmp_path):
+    """An ACSCtl grep (real, bridges only) and a sysfs tree of a machine without an NVIDIA device: every
+    check is about the GPUs, so the doctor says nothing was checked and what to give it, exit 2."""
+    acs = ROOT / "tests" / "fixtures" / "tools" / "lspci" / "nccl1405_grep_acsctl_all_off.txt"
+    code, out, err = cli("doctor", "--lspci", str(acs))
+    assert code == 2 and "No problem found" not in out
+    assert "Nothing to check: no NVIDIA GPU in the files given (--lspci:" in err
+    assert "whole `sudo lspci -vvv`" in err
+    base = tmp_path / "sys" / "bus" / "pci" / "devices"
+    for bdf, cls, vendor in (("0000:00:00.0", "0x060000", "0x8086"), ("0000:00:02.0", "0x030000", "0x8086")):
+        (base / bdf).mkdir(parents=True)
+        (base / bdf / "class").write_text(cls + "\n")
+        (base / bdf / "vendor").write_text(vendor + "\n")
+    code, out, err = cli("doctor", "--sysfs", str(tmp_path), "--json")
+    r = json.loads(out)
+    assert code == 2 and r["gpus"] == [] and r["findings"] == []
+    assert "(--sysfs: 2 PCI device(s) read, none of them an NVIDIA GPU)" in r["nothing_to_check"]
+    assert r["nothing_to_check"] in err
 
 
 def test_the_load_step_says_why_it_could_not_load_the_gpus():

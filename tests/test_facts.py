@@ -138,6 +138,40 @@ def test_a_user_compare_rule_explains_a_gap(cli, tmp_path):
     assert mine["message"] == f"GPU0 at {pct}% of {row['predicted']}" and mine["subject"] == "GPU0"
 
 
+def test_a_user_compare_rule_states_what_it_supposes_and_is_held_to_it(cli, tmp_path):
+    """A user's cause that supposes P2P was on (YAML's unquoted `on` read as the word) is not offered
+    where the file says the pair CANNOT Access Peer; a supposition the loader does not know, or one on
+    a rule of another scope, is refused at its line."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    rule = _rule("MYCMP002", "compare", "row.kind == 'pair' and row.faster", "P2P ran", "measurement")
+    (rules / "mine.yaml").write_text(rule + "    supposes: {p2p: on}\n")
+    hero = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
+    cannot = str(
+        ROOT / "tests" / "fixtures" / "tools" / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt"
+    )
+    code, out, err = cli("compare", hero, cannot, "--rules", str(rules), "--json")
+    assert code == 1, err
+    assert not any(c["id"] == "MYCMP002" for r in json.loads(out)["rows"] for c in r["causes"])
+    (rules / "mine.yaml").write_text(rule)  # the same rule supposing nothing fires on the same figures
+    code, out, err = cli("compare", hero, cannot, "--rules", str(rules), "--json")
+    assert any(c["id"] == "MYCMP002" for r in json.loads(out)["rows"] for c in r["causes"])
+    for extra, message in (
+        ("    supposes: {p2p: maybe}\n", "supposes: p2p: 'maybe' is not a value it can take"),
+        ("    supposes: {driver: patched}\n", "supposes: unknown supposition 'driver'"),
+    ):
+        (rules / "mine.yaml").write_text(rule + extra)
+        code, _, err = cli("compare", hero, cannot, "--rules", str(rules))
+        assert code == 2 and "mine.yaml:13: " + message in err, err
+    (rules / "mine.yaml").write_text(
+        _rule("MYGPU002", "gpu", "gpu.width < 16") + "    supposes: {link: below}\n"
+    )
+    code, _, err = cli("plan", hero, "--rules", str(rules))
+    assert code == 2 and "only a rule of scope compare can suppose" in err
+    code, out, _ = cli("rules", "explain", "CMP011")  # the bundled one, documented
+    assert code == 0 and "What it supposes\n  p2p: on, nvlink: as predicted" in out
+
+
 def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp_path):
     """PLAT001 names a workstation platform; with --catalog, one from the user's parts can be it."""
     src = (ROOT / "catalog" / "boards" / "asus-pro-ws-trx50-sage-wifi.yaml").read_text()

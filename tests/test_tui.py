@@ -570,3 +570,32 @@ async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follow
         await settle(pilot)
     saved = copy.read_text()
     assert "above_4g: true" in saved and "engine: vllm" in saved and "large_bar: false" in saved
+
+
+async def test_the_compare_view_refuses_a_measurement_of_another_gpu_count_and_keeps_the_others():
+    """An 8-GPU nvbandwidth run beside the 2-GPU machine's own p2p file: the Compare view names the file it
+    did not compare and why (both counts), compares the other whole, and never offers 'P2P seems active'
+    for a pair the p2p file says cannot access its peer."""
+    tools = ROOT / "tests" / "fixtures" / "tools"
+    app = AdvisorApp(
+        HERO,
+        measurements=[
+            str(tools / "nvbandwidth" / "issue15_8x4090_v0.2.txt"),
+            str(tools / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt"),
+        ],
+    )
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        await settle(pilot)
+        title = " ".join(text_of(app, "#compare-title").split())
+        assert "not compared:" in title and "issue15_8x4090_v0.2.txt" in title
+        assert "the measurement has 8 GPUs (GPU0-GPU7), the build has 2" in title
+        rows = table_rows(app, "#compare-table")
+        assert {r[0] for r in rows} == {"uni_gbps", "bidi_gbps", "latency_us"}  # the p2p file, whole
+        assert all(r[1] == "GPU0-GPU1" for r in rows)
+        table = app.query_one("#compare-table", DataTable)
+        for i in range(len(rows)):
+            table.move_cursor(row=i)
+            await settle(pilot)
+            detail = text_of(app, "#compare-detail")
+            assert "CMP011" not in detail and "P2P seems active" not in detail

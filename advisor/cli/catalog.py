@@ -134,6 +134,15 @@ def cmd_rules(args, ap) -> int:
         print(
             "What it checks\n" + _wrap(f"{rule.when}  (evaluated per {_per(rule.scope)})", width, "  ") + "\n"
         )
+        if rule.supposes:
+            supposed = ", ".join(f"{k}: {v}" for k, v in rule.supposes.items())
+            print(
+                "What it supposes\n"
+                + _wrap(
+                    f"{supposed} (never offered where the measurement files state otherwise)", width, "  "
+                )
+                + "\n"
+            )
         print("Why it matters\n" + _wrap(rule.why, width, "  ") + "\n")
         if rule.example:
             print("Example\n" + _wrap(rule.example, width, "  ") + "\n")

@@ -105,6 +105,10 @@ def cmd_doctor(args) -> int:
         print(report.model_dump_json(indent=2))
     else:
         _print_doctor(report)
+    if report.nothing_to_check:
+        # nothing was checked: not a clean bill of health (exit 0) nor a problem with the GPUs (exit 1), but
+        # input that could not be used, as everywhere else in the CLI (exit 2)
+        raise UserError(report.nothing_to_check)
     return 1 if any(f.severity in ("error", "warning") for f in report.findings) else 0
 
 
@@ -120,7 +124,7 @@ def _print_doctor(report) -> None:
         extra = f", NUMA node {g['numa_node']}" if g["numa_node"] is not None else ""
         extra += f", BAR1 {g['bar1_mib']} MiB" if g["bar1_mib"] is not None else ""
         hang(con, f"GPU{g['index']} ", f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}")
-    if not report.findings:
+    if not report.findings and not report.nothing_to_check:
         con.print("No problem found in what was read.")
     for f in report.findings:
         colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
@@ -145,7 +149,8 @@ def cmd_from_machine(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from advisor.measure import load
+    from advisor.base.errors import UserError
+    from advisor.measure import load, shape
     from advisor.measure.compare import compare
     from advisor.measure.settle import settle
     from advisor.model.catalog.store import load_catalog
@@ -155,14 +160,35 @@ def cmd_compare(args) -> int:
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = load_build(args.build)
     pred = evaluate(build, catalog)
+    indices = sorted(g.node.index for g in pred.gpus)
+    mapping = shape.parse_map(args.gpu_map, len(indices)) if args.gpu_map else None
     rows = []
     measured = []
-    for path in args.measurement:
-        meas = load(path)
+    notes: list[str] = []
+    loaded = [(path, load(path)) for path in args.measurement]
+    if mapping is not None:
+        shown = set().union(*(shape.shown(m) for _, m in loaded))
+        absent = [m for m in mapping if m is not None and m not in shown]
+        if shown and absent:
+            raise UserError(
+                f"--gpus {args.gpu_map!r} names measured GPU{absent[0]}, which none of the files shows",
+                hint="the files show " + ", ".join(f"GPU{i}" for i in sorted(shown)),
+            )
+    for path, meas in loaded:
+        if mapping is not None:
+            meas, said = shape.apply_map(meas, mapping, indices, path)
+            notes += said
+        notes += shape.check(meas, indices, path) if mapping is None else []
         measured.append((path, meas))
-        rows += [(path, r) for r in compare(pred, meas, args.tolerance, catalog)]
+    for path, meas in measured:
+        rows += [
+            (path, r)
+            for r in compare(
+                pred, meas, args.tolerance, catalog, [m for _, m in measured], mapping is not None
+            )
+        ]
     settled = settle(build, pred, measured, catalog) if pred.pairs else None
-    out = compare_output(rows, settled)
+    out = compare_output(rows, settled, notes)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(out.json_text())

@@ -456,6 +456,14 @@ def parser() -> argparse.ArgumentParser:
     cm.add_argument(
         "--rules", action="append", default=[], metavar="DIR", help="a folder of your own compare rules"
     )
+    cm.add_argument(
+        "--gpus",
+        dest="gpu_map",
+        metavar="LIST",
+        help="which measured GPU each of the build's GPUs is, in the build's order ('-' for one not measured): "
+        "--gpus 4,5 compares measured GPU4 and GPU5 with a 2-GPU build; a file of another GPU count is "
+        "refused without it",
+    )
 
     t = sub.add_parser(
         "tui", help="plan a build interactively (Textual app): parts, slots, live links and findings"

@@ -16,7 +16,7 @@ from simpleeval import EvalWithCompoundTypes
 
 from advisor.base.errors import UserError
 from advisor.findings.collect import prediction_facts
-from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts
+from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts, contradicted
 from advisor.findings.finding import JOB_SCOPES, Finding, Rule
 from advisor.findings.rules import FUNCTIONS, fill, load_rules, user_rule_dirs
 from advisor.model.catalog.store import Catalog
@@ -82,8 +82,10 @@ def evaluate_compare(
     gpu: GpuFacts | None = None,
     pair: PairFacts | None = None,
 ) -> list[Finding]:
-    """The likely causes of one compared figure that is off: those of `compare_rules()` that fire on it."""
-    return _run(rules, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
+    """The likely causes of one compared figure that is off: those of `compare_rules()` that fire on it,
+    less any whose supposition about the machine the measurement files contradict (facts.SUPPOSITIONS)."""
+    agree = [r for r in rules if not contradicted(r.supposes, row)]
+    return _run(agree, {"compare": [{"build": build, "row": row, "gpu": gpu, "pair": pair}]}, sort=False)
 
 
 def _unknown_facts(when: str, names: dict) -> list[str]:

@@ -383,7 +383,22 @@ class RowFacts(Facts):
     slower: bool = fact("the measurement is worse than the prediction")
     faster: bool = fact("the measurement is better than the prediction")
     tool_p2p: str = fact(
-        "'on' or 'off' when the tool says whether P2P was on, else 'unknown'", source=MEASUREMENT
+        "'on' or 'off' where the files say whether P2P carried this figure: the tool's own mode for it, "
+        "and 'off' wherever a file says the pair cannot access its peer (p2pBandwidthLatencyTest's CANNOT "
+        "Access Peer, a waived nvbandwidth test, `nvidia-smi topo -p2p`, the probe); else 'unknown'",
+        source=MEASUREMENT,
+    )
+    link_read: str = fact(
+        "what the files read of the PCIe link of the figure's GPU (both GPUs for a pair) against the "
+        "predicted one: 'as predicted', 'above', 'below', 'not below' (it reads at least the predicted now; "
+        "an idle link reads low, never high), 'not above' (its maximum is at most the predicted) or 'unknown'",
+        source=MEASUREMENT,
+    )
+    nvlink_read: str = fact(
+        "pair and path figures: 'as predicted', 'extra' (a file shows NVLink where the build has none), "
+        "'missing' (the build has NVLink a file does not show) or 'unknown' (no `nvidia-smi topo -m` or "
+        "NCCL topology among the files)",
+        source=MEASUREMENT,
     )
     predicted_p2p: str = fact(
         "'on' or 'off': whether the prediction has P2P for the pair ('unknown' for other rows)"
@@ -394,6 +409,32 @@ class RowFacts(Facts):
         "kernels, compared only where no copy-engine figure was measured); 'unknown' for other rows",
         source=MEASUREMENT,
     )
+
+
+# What a cause (a rule of scope compare) may suppose about the measured machine, and when the files say
+# otherwise. A rule declares its suppositions (`supposes: {p2p: on}`); evaluate_compare never offers a
+# cause whose supposition the files contradict, so no rule has to repeat the guard in its condition.
+SUPPOSITIONS: dict[str, dict[str, Any]] = {
+    "p2p": {  # whether P2P carried the figure
+        "on": lambda row: row.tool_p2p == "off",
+        "off": lambda row: row.tool_p2p == "on",
+    },
+    "link": {  # the PCIe link of the figure's GPU(s) against the predicted one
+        "below": lambda row: row.link_read in ("as predicted", "above", "not below"),
+        "above": lambda row: row.link_read in ("as predicted", "below", "not above"),
+    },
+    "nvlink": {  # NVLink between the pair, as the build has it
+        "as predicted": lambda row: row.nvlink_read in ("extra", "missing"),
+    },
+}
+
+
+def contradicted(supposes: dict[str, str], row: RowFacts) -> str | None:
+    """The first supposition the row's measured facts contradict, as 'p2p: on', or None."""
+    for key, value in supposes.items():
+        if SUPPOSITIONS[key][value](row):
+            return f"{key}: {value}"
+    return None
 
 
 # Names a rule of each scope may use, and the model each name has.

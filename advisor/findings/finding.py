@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from advisor.model.catalog.models import Strict
 
@@ -51,6 +51,22 @@ class Rule(Strict):
     fix: str
     example: str | None = None
     sources: list[str] = Field(min_length=1)
+    supposes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Scope compare: what the cause supposes about the measured machine (p2p: on|off, link: "
+        "below|above, nvlink: as predicted); it is not offered where the files state otherwise",
+    )
+
+    @field_validator("supposes", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: object) -> object:
+        # YAML reads an unquoted `p2p: on` as true: the word the rule's author wrote is meant
+        if isinstance(value, dict):
+            return {
+                k: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v
+                for k, v in value.items()
+            }
+        return value
 
 
 class RuleFile(Strict):

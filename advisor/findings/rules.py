@@ -20,7 +20,7 @@ from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_bundled, load_file
-from advisor.findings.facts import SCOPE_NAMES
+from advisor.findings.facts import SCOPE_NAMES, SUPPOSITIONS
 from advisor.findings.finding import Rule, RuleFile
 
 FUNCTIONS = {"min": min, "max": max, "round": round}
@@ -140,6 +140,7 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
             problems.append(
                 Problem(problem, file, key_lines.get("when"), "when", hint="`advisor rules facts` lists them")
             )
+    problems += _supposition_problems(rule, file, key_lines.get("supposes"))
     for key in ("message", "fix"):
         if bad := template_problem(getattr(rule, key)):
             problems.append(Problem(bad, file, key_lines.get(key), key, hint=BOUNDS_HINT))
@@ -157,6 +158,43 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
                 problems.append(
                     Problem(problem, file, key_lines.get(key), key, hint="`advisor rules facts` lists them")
                 )
+    return problems
+
+
+def _supposition_problems(rule: Rule, file: str, line: int | None) -> list[Problem]:
+    if rule.supposes and rule.scope != "compare":
+        return [
+            Problem(
+                "only a rule of scope compare can suppose facts of a measurement",
+                file,
+                line,
+                "supposes",
+                hint="remove `supposes:`, or make the rule's scope compare",
+            )
+        ]
+    problems = []
+    for key, value in rule.supposes.items():
+        values = SUPPOSITIONS.get(key)
+        if values is None:
+            problems.append(
+                Problem(
+                    f"unknown supposition {key!r}",
+                    file,
+                    line,
+                    "supposes",
+                    hint="a rule can suppose " + ", ".join(SUPPOSITIONS),
+                )
+            )
+        elif value not in values:
+            problems.append(
+                Problem(
+                    f"{key}: {value!r} is not a value it can take",
+                    file,
+                    line,
+                    "supposes",
+                    hint=f"{key} is one of " + ", ".join(values),
+                )
+            )
     return problems
 
 

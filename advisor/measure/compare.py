@@ -1,18 +1,24 @@
 """Predicted vs measured, side by side, with the likely causes of every gap.
 
 The causes are findings of scope compare (rules/compare.yaml), evaluated on each figure that is off
-by more than the tolerance, with the facts of that figure (`row`) and of its GPU or pair.
+by more than the tolerance, with the facts of that figure (`row`) and of its GPU or pair. What the
+files themselves state about the machine (whether a pair can access its peer, the links the tools read,
+NVLink in the topology) is part of the row's facts, so that no cause contradicts them (facts.SUPPOSITIONS).
+A file of another shape than the build is refused before anything is compared (advisor.measure.shape).
 """
 
 from __future__ import annotations
 
+import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from advisor.findings.collect import prediction_facts
 from advisor.findings.evaluate import compare_rules, evaluate_compare
 from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, RowFacts
 from advisor.findings.finding import Finding, Rule
+from advisor.measure import shape
 from advisor.measure.models import Measurement
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
@@ -37,6 +43,117 @@ class _Context:
     build: BuildFacts
     gpus: dict[int, GpuFacts]
     pairs: dict[frozenset, PairFacts]
+    stated: _Stated
+
+
+# `nvidia-smi topo -p2p` statuses that are about P2P between the two GPUs as a whole, whichever capability
+# the matrix was printed for; NS and U may be about one capability (NVLink, atomics) alone
+_WHOLE_P2P_STATUS = {"CNS", "GNS", "TNS", "DR"}
+_CAPABILITY_P2P = ("P2P read status", "P2P write status", "P2P read and write status", "P2P prop")
+
+
+@dataclass
+class _Stated:
+    """What the measurement files state about the machine, whatever figure they are compared on."""
+
+    access: dict[frozenset, set[bool]] = field(default_factory=dict)  # peer access per pair
+    now: dict[int, list[tuple[int | None, int | None]]] = field(default_factory=dict)  # link read now
+    top: dict[int, list[tuple[int | None, int | None]]] = field(default_factory=dict)  # link maximum
+    nvlink: dict[frozenset, set[bool]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, files: Sequence[Measurement]) -> _Stated:
+        out = cls()
+        for m in files:
+            for g in m.machine.gpus:
+                out.now.setdefault(g.index, []).append((g.pcie_gen_current, g.pcie_width_current))
+                out.top.setdefault(g.index, []).append((g.pcie_gen_max, g.pcie_width_max))
+            for r in m.results:
+                if r.metric == "p2p" and r.a is not None and r.b is not None and r.a != r.b:
+                    ok = _access(r)
+                    if ok is not None:
+                        out.access.setdefault(frozenset((r.a, r.b)), set()).add(ok)
+                elif (
+                    r.metric in ("link_gen", "link_width", "link_gen_max", "link_width_max")
+                    and r.gpu is not None
+                ):
+                    book = out.top if r.metric.endswith("_max") else out.now
+                    value = int(r.value)
+                    book.setdefault(r.gpu, []).append(
+                        (value, None) if r.metric.startswith("link_gen") else (None, value)
+                    )
+                elif (
+                    r.metric == "path"
+                    and r.tool in ("topo", "nccl-topo")
+                    and r.a is not None
+                    and r.b is not None
+                ):
+                    out.nvlink.setdefault(frozenset((r.a, r.b)), set()).add(str(r.value).startswith("NV"))
+        return out
+
+    def peer_access(self, key: frozenset) -> bool | None:
+        said = self.access.get(key, set())
+        return next(iter(said)) if len(said) == 1 else None  # files that disagree state nothing
+
+    def link(self, gpu: int, gen: int, width: int) -> tuple[bool, bool, bool, bool]:
+        """(not below, above, not above, below) for one GPU's link against the predicted gen x width. A
+        link reads low at idle and never above what it trained at; its maximum bounds it from above."""
+        now = self.now.get(gpu, [])
+        top = self.top.get(gpu, [])
+        now_gen = max((g for g, _ in now if g is not None), default=None)
+        now_width = max((w for _, w in now if w is not None), default=None)
+        top_gen = min((g for g, _ in top if g is not None), default=None)
+        top_width = min((w for _, w in top if w is not None), default=None)
+        not_below = now_gen is not None and now_width is not None and now_gen >= gen and now_width >= width
+        above = not_below and (now_gen > gen or now_width > width)  # type: ignore[operator]
+        not_above = top_gen is not None and top_width is not None and top_gen <= gen and top_width <= width
+        below = (top_gen is not None and top_gen < gen) or (top_width is not None and top_width < width)
+        return not_below, above, not_above, below
+
+
+def _access(r) -> bool | None:
+    """Whether a `p2p` result states the pair can (True) or cannot (False) use P2P, or states neither."""
+    if r.value:
+        return True
+    if r.tool != "topo-p2p":  # p2pBandwidthLatencyTest's CANNOT Access Peer, a waived nvbandwidth, NVML
+        return False
+    note = r.note or ""
+    status = re.search(r": ([A-Z]{1,8}) = ", note)
+    if note.startswith(_CAPABILITY_P2P) or (status and status.group(1) in _WHOLE_P2P_STATUS):
+        return False
+    return None
+
+
+def _link_read(ctx: _Context, gpus: list[int]) -> str:
+    reads = []
+    for i in gpus:
+        g = ctx.gpus.get(i)
+        if g is None:
+            return "unknown"
+        reads.append(ctx.stated.link(i, g.gen, g.width))
+    not_below = all(r[0] for r in reads)
+    not_above = all(r[2] for r in reads)
+    if not_below and not_above:
+        return "as predicted"
+    if not_below:
+        return "above" if any(r[1] for r in reads) else "not below"
+    if not_above:
+        return "below" if any(r[3] for r in reads) else "not above"
+    if len(reads) == 1 and reads[0][3]:
+        return "below"
+    return "unknown"
+
+
+def _nvlink_read(ctx: _Context, pair: PairFacts | None) -> str:
+    if pair is None:
+        return "unknown"
+    said = ctx.stated.nvlink.get(frozenset((pair.a, pair.b)), set())
+    if len(said) != 1:
+        return "unknown"
+    measured, predicted = next(iter(said)), pair.path.startswith("NV")
+    if measured == predicted:
+        return "as predicted"
+    return "extra" if measured else "missing"
 
 
 def _causes(
@@ -53,6 +170,9 @@ def _causes(
     if not row.flagged:
         return []
     ratio = oriented or 0.0
+    if pair is not None and ctx.stated.peer_access(frozenset((pair.a, pair.b))) is False:
+        tool_p2p = False  # a pair that cannot access its peer copied through host memory, whatever the mode
+    where = [gpu.index] if gpu is not None else [pair.a, pair.b] if pair is not None else []
     facts = RowFacts(
         metric=row.metric,
         kind=kind,
@@ -69,16 +189,29 @@ def _causes(
         predicted_p2p="unknown" if pair is None else ("on" if pair.p2p else "off"),
         transport=transport,
         copy_kind=copy,
+        link_read=_link_read(ctx, where) if where else "unknown",
+        nvlink_read=_nvlink_read(ctx, pair),
     )
     return evaluate_compare(ctx.rules, ctx.build, facts, gpu, pair)
 
 
 def compare(
-    pred: Prediction, meas: Measurement, tolerance: float = TOLERANCE, catalog: Catalog | None = None
+    pred: Prediction,
+    meas: Measurement,
+    tolerance: float = TOLERANCE,
+    catalog: Catalog | None = None,
+    context: Sequence[Measurement] = (),
+    mapped: bool = False,
 ) -> list[Row]:
+    """The figures of `meas` set against the prediction. `context`: the other files given with it, whose
+    statements about the machine (peer access, links, NVLink) also rule causes out. A file of another
+    shape than the build is refused (UserError), never half-compared; `mapped`: it was matched to the
+    build by the user's GPU map (shape.apply_map)."""
+    shape.check(meas, sorted(g.node.index for g in pred.gpus), meas.source.file, mapped)
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
     pairs_by_key = {frozenset((p.a, p.b)): p for p in pair_facts}
-    ctx = _Context(compare_rules(), build, {g.index: g for g in gpu_facts}, pairs_by_key)
+    stated = _Stated.of([meas, *[m for m in context if m is not meas]])
+    ctx = _Context(compare_rules(), build, {g.index: g for g in gpu_facts}, pairs_by_key, stated)
     rows: list[Row] = []
     gpus = {g.node.index: g for g in pred.gpus}
     for metric, attr in (
@@ -169,9 +302,11 @@ def compare(
         )
         row.causes = _causes(ctx, row, "transport", None, pair=ctx.pairs[frozenset((r.a, r.b))])
         rows.append(row)
-    busbw = meas.find("busbw_gbps")
+    # the prediction is an all-reduce over every GPU of the build: other collectives (all_gather,
+    # broadcast, ...) in the same file are other quantities; shape.check has refused other rank counts
+    busbw = [r for r in meas.find("busbw_gbps") if _all_reduce(r.note)]
     if busbw and pred.allreduce:
-        best = max(busbw, key=lambda r: (r.gpus or 0, float(r.value)))
+        best = max(busbw, key=lambda r: float(r.value))
         p = pred.allreduce.value
         m = float(best.value)
         ratio = m / p if p else None
@@ -188,3 +323,10 @@ def compare(
         )
         rows.append(row)
     return rows
+
+
+def _all_reduce(note: str | None) -> bool:
+    """Whether a busbw figure is an all-reduce: nccl-tests names its binary first ('all_gather_perf: ...'),
+    and a table whose collective the file does not name is taken for the all-reduce it usually is."""
+    name = (note or "").split(":", 1)[0]
+    return not (name.endswith("_perf") and name != "all_reduce_perf")

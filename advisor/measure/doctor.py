@@ -94,6 +94,11 @@ class DoctorReport(BaseModel):
     read: list[str] = Field(description="What was read, and what could not be")
     gpus: list[dict] = Field(description="Each GPU: bus id, name, link now and at most, NUMA node, BAR1")
     findings: list[DoctorFinding]
+    nothing_to_check: str | None = Field(
+        default=None,
+        description="Set when no NVIDIA GPU was in what was read, so nothing was checked: what was looked for "
+        "and what to run or install (`advisor doctor` then exits 2)",
+    )
 
 
 # ----------------------------------------------------------------------------- reading
@@ -630,6 +635,44 @@ def diagnose(
         read.append("links as recorded in the files (idle unless they were saved under load)")
     nodes = process_nodes(root, cpus) if (live or cpus is not None) else None
     table, findings = check(devs, cmdline, root, loaded, nodes, vram)
+    nothing = None
     if not table:
         read.append("no NVIDIA GPU found in what was read")
-    return DoctorReport(read=read, gpus=table, findings=findings)
+        nothing = nothing_to_check(devs, live, lspci_text is not None, root)
+    return DoctorReport(read=read, gpus=table, findings=findings, nothing_to_check=nothing)
+
+
+def nothing_to_check(devs: dict[str, Dev], live: bool, lspci_read: bool, root: Path | None) -> str:
+    """What was looked for and not found when no NVIDIA GPU was read, and what to run or install: every
+    check is about the GPUs, so without one a quiet report would claim a health that was never checked."""
+    import shutil
+
+    nvidia = [d for d in devs.values() if d.vendor == "10de" or "NVIDIA" in d.name]
+    pci = f"{len(devs)} PCI device(s) read, none of them an NVIDIA GPU"
+    if nvidia:
+        pci = f"{len(devs)} PCI device(s) read; the NVIDIA ones, {', '.join(d.bdf for d in nvidia[:4])}, are not GPUs"
+    if not live:
+        given = []
+        if lspci_read:
+            given.append("--lspci")
+        if root is not None:
+            given.append("--sysfs")
+        return (
+            f"Nothing to check: no NVIDIA GPU in the files given ({' and '.join(given) or 'no lspci or sysfs'}: "
+            f"{pci}). Give the GPU machine's whole `sudo lspci -vvv` (not a grep of some of its lines) with "
+            "--lspci, or its sys/bus/pci tree with --sysfs, or run `advisor doctor` on that machine."
+        )
+    missing = []
+    if not lspci_read:
+        missing.append("lspci, from pciutils")
+    if shutil.which("nvidia-smi") is None:
+        missing.append("nvidia-smi, which comes with the NVIDIA driver")
+    return (
+        f"Nothing to check: no NVIDIA GPU found on this machine ({pci}"
+        + (f"; not found: {'; '.join(missing)}" if missing else "")
+        + "). Run `advisor doctor` on the machine with the GPUs, with the NVIDIA driver installed (`nvidia-smi` "
+        "lists every GPU) and pciutils for lspci (`sudo advisor doctor` also reads ACS and link errors); in a "
+        "container, pass the GPUs in (docker run --gpus all). Or check files recorded there: "
+        "`advisor doctor --lspci lspci.txt --cmdline cmdline.txt` (sudo lspci -vvv > lspci.txt; "
+        "cat /proc/cmdline > cmdline.txt)."
+    )

@@ -34,10 +34,18 @@ class CompareOutput(Output):
     settled_layers: list[str] = Field(
         default_factory=list, description="The layers the files decided, as 'GPU0-GPU1 driver'"
     )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How each file's GPUs were matched with the build's (a file of fewer GPUs, --gpus) and "
+        "what --gpus left out",
+    )
 
 
-def compare_output(rows: list[tuple[str, Row]], settled: Settled | None = None) -> CompareOutput:
+def compare_output(
+    rows: list[tuple[str, Row]], settled: Settled | None = None, notes: list[str] | None = None
+) -> CompareOutput:
     return CompareOutput(
+        notes=list(notes or []),
         readiness=readiness_out(settled.rows) if settled else [],
         settled=list(settled.read) if settled else [],
         settled_layers=[f"GPU{a}-GPU{b} {layer}" for a, b, layer in settled.changed] if settled else [],

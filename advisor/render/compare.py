@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from advisor.base.text import visible
 from advisor.outputs.compare import CompareOutput
 
 
@@ -33,6 +34,8 @@ def render_compare(out: CompareOutput, markdown: bool = False, width: int | None
             lines += _wrap(f"Check: {c.fix}", "      ", "             ", width)
     if not out.rows and not out.settled:
         lines.append("no metric in the measurement matches a predicted one")
+    for note in map(visible, out.notes):  # a note names the file as it was given: no control characters
+        lines += [f"- note: {note}"] if markdown else _wrap(note, "note: ", "      ", width)
     lines += _readiness(out, markdown, width)
     return "\n".join(lines) + "\n"
 

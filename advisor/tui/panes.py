@@ -265,6 +265,7 @@ class ComparePane(Vertical):
         self.rows: list[tuple[str, Any]] = []
 
     def show(self, planner: Planner) -> None:
+        from advisor.measure import shape
         from advisor.measure.compare import compare
 
         measurements: list[tuple[str, Measurement]] = self.app.measurements
@@ -280,12 +281,25 @@ class ComparePane(Vertical):
         if planner.prediction is None:
             title.update(f"[red]cannot evaluate the build: {escape(planner.error or '')}[/]")
             return
+        # a file of another GPU count than the build is refused, never half-compared, and says why
+        indices = sorted(g.node.index for g in planner.prediction.gpus)
+        fits, refused = [], []
         for path, meas in measurements:
-            self.rows += [(path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog)]
+            try:
+                shape.check(meas, indices, path)
+                fits.append((path, meas))
+            except UserError as exc:
+                refused.append(exc.render())
+        others = [m for _, m in fits]
+        for path, meas in fits:
+            self.rows += [
+                (path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog, context=others)
+            ]
         flagged = sum(1 for _, r in self.rows if r.flagged)
         title.update(
             f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
             "15%[/]; select a row for its likely causes"
+            + "".join(f"\n[red]not compared:[/] {escape(text)}" for text in refused)
         )
         for _path, r in self.rows:
             ratio = "" if r.ratio is None else f"{r.ratio:.2f}"

@@ -200,3 +200,24 @@ def test_a_row_split_over_a_bridge_of_unknown_rate_keeps_its_one_gpu_figures(cli
     assert code == 0
     assert "Speed-up: unknown" in text and "x one GPU" not in text.split("Speed-up")[1].split("\n")[0]
     assert "e+" not in text  # no 3,103,784,960 s from a 1e-9 GB/s stand-in
+
+
+def test_compare_sets_a_measured_all_reduce_against_an_unknown_prediction_without_a_ratio(cli, h200, write):
+    """A measured all-reduce over a bridge whose rate the catalog lacks: the measured figure is shown, the
+    prediction reads unknown, and nothing is flagged from a ratio to a stand-in."""
+    nccl = write(
+        "nccl.txt",
+        "# nThread 1 nGpus 1 minBytes 33554432 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "# Using devices\n"
+        "#   Rank  0 Pid 195 on host device  0 [0x01] NVIDIA H200 NVL\n"
+        "#   Rank  1 Pid 196 on host device  1 [0x02] NVIDIA H200 NVL\n"
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "  1073741824     268435456     float     sum   3100.0  346.37  346.37  0e+00   3100.0  346.37  346.37  0e+00\n"
+        "# Avg bus bandwidth    : 346.37\n",
+    )
+    code, out, err = cli("compare", str(h200), str(nccl), "--json")
+    assert code in (0, 1), err
+    (row,) = [r for r in json.loads(out)["rows"] if r["metric"] == "busbw_gbps"]
+    assert (
+        row["predicted"] is None and row["measured"] == 346.37 and row["ratio"] is None and not row["flagged"]
+    )

@@ -313,7 +313,7 @@ def compare(
         row = Row(
             "busbw_gbps",
             f"{best.gpus or '?'} GPUs",
-            round(p, 2),
+            None if p is None else round(p, 2),  # a hop's rate may rest on a null catalog value
             m,
             ratio,
             ratio is not None and abs(ratio - 1) > tolerance,

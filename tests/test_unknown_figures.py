@@ -221,3 +221,6 @@ def test_compare_sets_a_measured_all_reduce_against_an_unknown_prediction_withou
     assert (
         row["predicted"] is None and row["measured"] == 346.37 and row["ratio"] is None and not row["flagged"]
     )
+    code, text, _ = cli("compare", str(h200), str(nccl))
+    (line,) = [x for x in text.splitlines() if x.startswith("busbw_gbps")]
+    assert line.split()[3:] == ["unknown", "346.37", "not", "judged"]

@@ -19,12 +19,14 @@ def render_compare(out: CompareOutput, markdown: bool = False, width: int | None
         lines = [f"{'metric':{mw}} {'where':{ww}} {'predicted':>10} {'measured':>10} {'ratio':>6}"]
     for r in out.rows:
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
-        flag = "OFF" if r.flagged else "ok"
+        # a prediction the catalog cannot give is unknown: neither ok nor off
+        flag = "OFF" if r.flagged else "not judged" if r.predicted is None else "ok"
+        predicted = "unknown" if r.predicted is None else r.predicted
         if markdown:
-            lines.append(f"| {r.metric} | {r.where} | {r.predicted} | {r.measured} | {ratio} | {flag} |")
+            lines.append(f"| {r.metric} | {r.where} | {predicted} | {r.measured} | {ratio} | {flag} |")
         else:
             lines.append(
-                f"{r.metric:{mw}} {r.where:{ww}} {str(r.predicted):>10} {str(r.measured):>10} {ratio:>6}  {flag}"
+                f"{r.metric:{mw}} {r.where:{ww}} {str(predicted):>10} {str(r.measured):>10} {ratio:>6}  {flag}"
             )
         for c in r.causes:
             if markdown:

@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is the bench's optional extra")
 
 from advisor.bench.torch_bench import Settings, allreduce, run  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 from tests.procs import alive, children, cmdline  # noqa: E402
 
 TINY = Settings(
@@ -39,6 +40,22 @@ def test_allreduce_that_hangs_becomes_a_clear_result():
     )
     out = allreduce(2, "gloo", s)
     assert isinstance(out, str) and "did not finish" in out
+
+
+def test_an_all_reduce_that_fails_is_said_as_unmeasured_never_recorded_as_zero(cli, tmp_path):
+    s = Settings(
+        size_bytes=1 << 10, repeats=1, warmup=0, allreduce_sizes=(1 << 10,), allreduce_timeout_s=0.01
+    )
+    meas = run(s, devices=[torch.device("cpu"), torch.device("cpu")], backend="gloo")
+    assert meas.find("busbw_gbps") == []
+    (what,) = meas.unmeasured
+    assert what.startswith("all-reduce over 2 ranks:") and "did not finish" in what
+    saved = tmp_path / "bench.json"
+    meas.save(saved)
+    code, out, err = cli("compare", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), str(saved))
+    assert code in (0, 1), err
+    assert f"{saved}: not measured: all-reduce over 2 ranks" in " ".join(out.split())
+    assert "busbw_gbps" not in out
 
 
 def test_bench_without_a_gpu_says_so_and_exits_cleanly(cli):

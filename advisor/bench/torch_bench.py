@@ -254,23 +254,15 @@ def run(
                 Result(metric="bidi_gbps", a=i, b=j, value=bidi, unit="GB/s", p2p=p2p, tool="advisor-bench"),
                 Result(metric="latency_us", a=i, b=j, value=lat, unit="us", p2p=p2p, tool="advisor-bench"),
             ]
+    unmeasured: list[str] = []
     if len(devices) > 1:
         progress(f"all-reduce over {len(devices)} ranks")
         be = backend or (
             "nccl" if devices[0].type == "cuda" and torch.distributed.is_nccl_available() else "gloo"
         )
         out = allreduce(len(devices), be, settings)
-        if isinstance(out, str):
-            results.append(
-                Result(
-                    metric="busbw_gbps",
-                    value=0.0,
-                    unit="GB/s",
-                    gpus=len(devices),
-                    tool="advisor-bench",
-                    note=out,
-                )
-            )
+        if isinstance(out, str):  # no figure stands in for an all-reduce that failed: it is said as such
+            unmeasured.append(f"all-reduce over {len(devices)} ranks: {out}")
         else:
             size, busbw = max(out, key=lambda x: x[1])
             results.append(
@@ -288,4 +280,5 @@ def run(
         source=Source(tool="advisor-bench", file="-", tool_version=torch.__version__),
         machine=Machine(gpus=gpus, cuda=torch.version.cuda),
         results=results,
+        unmeasured=unmeasured,
     )

@@ -179,6 +179,7 @@ def cmd_compare(args) -> int:
             meas, said = shape.apply_map(meas, mapping, indices, path)
             notes += said
         notes += shape.check(meas, indices, path) if mapping is None else []
+        notes += [f"{path}: not measured: {what}" for what in meas.unmeasured]
         measured.append((path, meas))
     for path, meas in measured:
         rows += [

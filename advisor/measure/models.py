@@ -139,6 +139,11 @@ class Measurement(_Strict):
     source: Source
     machine: Machine = Field(default_factory=Machine)
     results: list[Result] = Field(default_factory=list)
+    unmeasured: list[str] = Field(
+        default_factory=list,
+        description="What the tool tried and could not measure, with the reason (an all-reduce that hung): "
+        "no figure stands in for it",
+    )
 
     def to_json(self) -> str:
         """The measurement as stable, indented JSON (the on-disk form)."""

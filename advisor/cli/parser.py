@@ -473,6 +473,7 @@ def parser() -> argparse.ArgumentParser:
         description="Write the planned machine as NCCL's topology XML, to compare with the one NCCL dumps "
         "on the real machine (NCCL_TOPO_DUMP_FILE=system.xml, then `advisor compare BUILD system.xml`) or "
         "to feed NCCL a planned topology. Bus ids are made up: NCCL matches GPUs by bus id on a real machine.",
+        usage=f"advisor export nccl-topo {BUILD_USAGE}\n{' ' * 21}[-o FILE]",
     )
     ex.add_argument("format", choices=["nccl-topo"], help="nccl-topo: NCCL's topology XML")
     _add_build_args(ex)

@@ -534,7 +534,8 @@ def parser() -> argparse.ArgumentParser:
         "--tolerance",
         type=float,
         default=0.15,
-        help="flag figures off by more than this (0.15)",
+        metavar="FRACTION",
+        help="flag figures off by more than this (default 0.15)",
     )
     cm.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
     cm.add_argument(

@@ -9,8 +9,8 @@ from advisor.findings.finding import JOB_SCOPES
 
 OUTPUTS = ("plan", "validate", "compare", "workload", "measurement")
 
-# The largest value each workload count flag takes (issue 18 item 12: 0 or less is an error, never a
-# default): beyond these the question is not one advisor's model answers.
+# The largest value each workload count flag takes (0 or less is an error, never a default): beyond
+# these the question is not one advisor's model answers.
 COUNT_MAX = {
     "--batch": 65536,
     "--seq": 10_000_000,
@@ -23,9 +23,9 @@ COUNT_MAX = {
 
 def check_args(args: argparse.Namespace) -> None:
     """What argparse's types cannot say, as one UserError (exit 2): a count flag of 0 or less, or past
-    its COUNT_MAX (`--seq 0` once meant 1024, issue 18 item 12); a --params that is nan, inf or 1e308
-    (issue 18 item 11); a --tolerance that is not a finite fraction. Checked for every command that
-    takes the flag, with or without --train/--infer."""
+    its COUNT_MAX (`--seq 0` once meant 1024); a --params that is nan, inf or 1e308; a --tolerance that
+    is not a finite fraction. Checked for every command that takes the flag, with or without
+    --train/--infer."""
     from advisor.base.errors import UserError
     from advisor.workload.defaults import PARAMS, PARAMS_TEXT
 

@@ -161,7 +161,7 @@ def check_rule(rule: Rule, file: str, key_lines: dict[str, int]) -> list[Problem
 
 
 # Bounds on what a rule may ask of the evaluator: facts are a few dozen numbers, strings and lists,
-# and a condition that needs more than these is a mistake or an attack (issue 18: `10**4000000`,
+# and a condition that needs more than these is a mistake or an attack (`10**4000000`,
 # `'x'.join([...]*99999)`, `.center(3000000000)` each ran for a minute or took gigabytes).
 MAX_CONDITION_CHARS = 2000
 MAX_CONDITION_NODES = 400

@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 
 def exit_interrupted(signum=None, frame=None):  # pragma: no cover - runs in the interrupted process
     """The SIGINT handler while the `advisor` program loads its modules: one line and exit 130, never an
-    import's traceback (issue 18 item 11). `advisor.main.main` hands SIGINT back to KeyboardInterrupt
+    import's traceback. `advisor.main.main` hands SIGINT back to KeyboardInterrupt
     inside its own `try`, so a command that is running cleans up (atomic writes) before it ends."""
     import os
 

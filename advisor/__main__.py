@@ -2,7 +2,7 @@
 
 Until `advisor.main.main` takes over (it turns SIGINT back into KeyboardInterrupt inside its own
 `try`), a Ctrl-C while the modules load prints "advisor: interrupted" and exits 130, never an import
-traceback (issue 18 item 11).
+traceback.
 """
 
 import signal

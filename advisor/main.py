@@ -49,7 +49,7 @@ def _command(name: str):
 
 class Terminated(BaseException):
     """SIGTERM while a command runs: raised like KeyboardInterrupt, so `finally` blocks and atomic
-    writes clean up before the process ends with 143 (issue 17 item 5)."""
+    writes clean up before the process ends with 143."""
 
 
 def _raise_terminated(signum, frame):
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not as a traceback at exit
         return code
     except KeyboardInterrupt:
-        # Ctrl-C (SIGINT): one line, the shell's 128 + SIGINT, no traceback (issue 18 item 11)
+        # Ctrl-C (SIGINT): one line, the shell's 128 + SIGINT, no traceback
         return _signalled("interrupted", 130)
     except Terminated:
         return _signalled("terminated", 143)  # 128 + SIGTERM

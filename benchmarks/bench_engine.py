@@ -1,4 +1,4 @@
-"""Speed of the engine (figures go in the README; tests never time things).
+"""Speed of the engine (figures go in docs/speed.md; tests never time things).
 
     python benchmarks/bench_engine.py
 

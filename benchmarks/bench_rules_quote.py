@@ -1,4 +1,4 @@
-"""Speed of the findings rules, `advisor validate` and `advisor workload` (figures go in the README).
+"""Speed of the findings rules, `advisor validate` and `advisor workload` (figures go in docs/speed.md).
 
 python benchmarks/bench_rules_quote.py
 """

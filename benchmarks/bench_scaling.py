@@ -1,6 +1,6 @@
-"""Time against input size for the readers a user's file goes through (issue 17 item 1: a
-100,000-line quote once took 990 s; every reader must scale linearly, and inputs past the limits
-are refused before any work). Figures go in the README; tests never time things.
+"""Time against input size for the readers a user's file goes through (a 100,000-line quote once
+took 990 s: every reader must scale linearly, and inputs past the limits are refused before any
+work). Figures go in docs/speed.md; tests never time things.
 
     python benchmarks/bench_scaling.py
 

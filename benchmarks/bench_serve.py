@@ -1,4 +1,4 @@
-"""Speed of `advisor serve` (figures go in the README; tests never time things).
+"""Speed of `advisor serve` (figures go in docs/speed.md; tests never time things).
 
     python benchmarks/bench_serve.py [--runs 7] [--browser] [--hang-fonts]
 

@@ -1,4 +1,4 @@
-"""Speed of `advisor tui` (figures go in the README; tests never time things).
+"""Speed of `advisor tui` (figures go in docs/speed.md; tests never time things).
 
     python benchmarks/bench_tui.py
 
@@ -101,13 +101,18 @@ def key_to_views(path: str, rounds: int = 100) -> list[float]:
 
 
 def parts(path: str) -> dict[str, float]:
-    from advisor.tui.app import AdvisorApp
+    from textual.widgets import TabbedContent
+
+    from advisor.tui.app import PANES, AdvisorApp
     from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView
 
     async def run() -> dict[str, float]:
         app = AdvisorApp(path)
-        async with app.run_test(size=(100, 30)):
+        async with app.run_test(size=(100, 30)) as pilot:
             planner = app.planner
+            for _, tab, _, _ in PANES[:4]:  # a view is mounted when its tab is first shown
+                app.query_one(TabbedContent).active = tab
+                await pilot.pause()
             jobs = {"evaluate (allocation, predictions, rules)": lambda: planner._evaluate(planner.build)}
             for cls in (BuildPanel, MachineTree, HostView, MatrixView, FindingsView):
                 w = app.query_one(cls)

@@ -34,7 +34,7 @@ def test_accuracy_text_names_cases_and_errors(cli):
     assert "kinghorn" in out and "median absolute error" in out and "not described" not in out
 
 
-# ---------------------------------------------------------------- leave one out and typical ranges (issue 14)
+# ---------------------------------------------------------------- leave one out and typical ranges
 
 
 def _loo():
@@ -132,7 +132,7 @@ def test_an_nvlink_pair_says_which_of_its_figures_have_no_out_of_sample_check(cl
 def test_blackwell_p2p_latency_depends_on_a_switch_in_the_path(cli, write):
     """Blackwell P2P writes between root ports take ~0.39 us (8x RTX 5090, dual EPYC 9575F), behind the
     ESC8000A-E13P's PCIe switches 0.72 us: the constant is chosen by architecture and attachment, not by
-    the path class alone (issue 14 item 1), and staged copies use Blackwell's own 14.3 us."""
+    the path class alone, and staged copies use Blackwell's own 14.3 us."""
     direct = write(
         "d.yaml",
         "cpu: amd-ryzen-threadripper-pro-7975wx\nboard: asus-pro-ws-wrx90e-sage-se\n"

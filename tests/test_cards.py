@@ -1,7 +1,7 @@
-"""Partner cards (issue 13 item 7): a board partner's model of a GPU, written as `kind: card`, becomes a
+"""Partner cards: a board partner's model of a GPU, written as `kind: card`, becomes a
 GPU entry with the card's own size, cooler, connectors and power, so the fit and power rules judge the
 card in the box, not the reference design. Also the fit finding that says what it could not check
-(item 8) and the SXM module that has no slot (item 6's SXM GPUs)."""
+and the SXM module that has no slot."""
 
 from __future__ import annotations
 

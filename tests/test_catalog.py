@@ -126,7 +126,7 @@ def test_the_parsed_catalog_cache_gives_the_same_parts_and_a_damaged_one_is_igno
     assert set(third.parts) == set(first.parts)
 
 
-# --------------------------------------------------------------------------- issue 13: sources, audit, every part plans
+# --------------------------------------------------------------------------- sources, audit, every part plans
 
 SMALL_CPU = """kind: cpu
 id: my-cpu-a
@@ -333,7 +333,7 @@ def test_audit_of_the_bundled_catalog_runs_and_adds_up(cli, monkeypatch):
 
 
 def test_every_cpu_plans_on_every_board_that_takes_it_with_every_gpu():
-    """Issue 13: each CPU with each board of its socket and families, and each GPU alone, goes through the
+    """Each CPU with each board of its socket and families, and each GPU alone, goes through the
     whole plan (allocation, predictions, findings, the --json output) without an error; a board with no
     slot table is refused with a message that says so. Then one GPU in each slot of each pair."""
     from advisor.base.errors import UserError
@@ -381,7 +381,7 @@ def test_every_cpu_plans_on_every_board_that_takes_it_with_every_gpu():
                 )
                 dead.add((cpu.id, board.id, spec[0]["slot"]))
     assert pairs >= 20
-    # boards without a slot table, while the catalog still has them (issue 13 item 1)
+    # boards without a slot table, while the catalog still has them
     assert set(refused) == {b.id for b in catalog.boards if not b.slots}
 
 

@@ -1,4 +1,4 @@
-"""`advisor doctor` (issue 16 item 3) on recorded files: a real linux-hardware.org `lspci -vvv` of a
+"""`advisor doctor` on recorded files: a real linux-hardware.org `lspci -vvv` of a
 WRX90E-SAGE with two RTX 6000 Ada-class GPUs (tests/fixtures/doctor/README.md), as recorded and with
 faults planted in a sysfs tree and a kernel command line built here. Never needs a GPU."""
 

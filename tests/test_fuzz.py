@@ -1,4 +1,4 @@
-"""A bounded, seeded fuzz of every command on mutated real files (issue 17 item 7).
+"""A bounded, seeded fuzz of every command on mutated real files.
 
 Every fixture kind (build files, quotes in each format, catalog entries, rule files, every tool
 output) is mutated with a seeded random generator and run through the real CLI entry point in

@@ -1,4 +1,4 @@
-"""Hostile files (issue 18 items 5, 6, 12): each ends at once with one clear message, exit 2."""
+"""Hostile files: each ends at once with one clear message, exit 2."""
 
 from __future__ import annotations
 

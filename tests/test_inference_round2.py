@@ -1,4 +1,4 @@
-"""Inference as people serve (issue 15 item 6): quantized weights and KV cache, the concurrency the KV
+"""Inference as people serve: quantized weights and KV cache, the concurrency the KV
 cache admits, and mixtures of experts, each checked against the published figure it rests on."""
 
 from __future__ import annotations

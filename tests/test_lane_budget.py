@@ -1,4 +1,4 @@
-"""The CPU lane budget (issue 13): the lanes a build's devices take against the lanes its CPU has.
+"""The CPU lane budget: the lanes a build's devices take against the lanes its CPU has.
 
 A Xeon w5-2455X has 64 PCIe lanes. On the Pro WS W790E-SAGE SE, four GPUs at x16 (slots 1, 3, 5, 7: the
 board wires 2, 4 and 6 only for a 112-lane W-3400) and an SSD in the CPU-wired M.2_1 take 68: the plan

@@ -1,4 +1,4 @@
-"""The CLI's tables on an 80-column terminal (issue 12, item 14): no line is wider than the terminal, prose
+"""The CLI's tables on an 80-column terminal: no line is wider than the terminal, prose
 (a finding, a pair's why, a part's name) is not squeezed into a column one word per line, and an id the user
 types next (a part id, a case id) is printed whole. On a wide terminal the same commands keep the table."""
 

@@ -1,4 +1,4 @@
-"""Issue 18 items 7-10 and issue 17 item 4: no user's work is ever lost.
+"""No user's work is ever lost.
 
 The `-o` cases run through the real entry point (the `cli` fixture: advisor.main.main in this process,
 or a subprocess where the output must be a pipe); the autosave and save-as cases drive the app with
@@ -72,7 +72,7 @@ def umask_077():
     os.umask(old)
 
 
-# ---------------------------------------------------------------------- 18.9: what -o writes over
+# ---------------------------------------------------------------------- what -o writes over
 
 
 def test_o_over_a_file_with_hard_links_writes_it_in_place_and_keeps_its_mode(cli, tmp_path, umask_077):
@@ -202,7 +202,7 @@ def test_o_dev_null_and_dev_stdout_are_written_to_never_replaced(cli, tmp_path):
     assert os.path.islink("/dev/stdout") and os.readlink("/dev/stdout") == before
 
 
-# ---------------------------------------------------------------------- 18.10: what -o cannot write
+# ---------------------------------------------------------------------- what -o cannot write
 
 
 def _cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
@@ -277,7 +277,7 @@ def test_o_in_a_read_only_folder_is_a_clear_message(cli, tmp_path):
     assert "permission denied" in err and (folder / "m.json").read_text() == OLD
 
 
-# ---------------------------------------------------------------------- 18.7, 17.4: the autosave
+# ---------------------------------------------------------------------- the autosave
 
 
 @pytest.fixture
@@ -383,7 +383,7 @@ async def test_a_read_only_state_folder_turns_autosave_off(tmp_path, monkeypatch
         (folder / "autosave").chmod(0o755)
 
 
-# ---------------------------------------------------------------------- 18.8: save-as over a file
+# ---------------------------------------------------------------------- save-as over a file
 
 
 async def save_as(app, pilot, path: Path) -> None:
@@ -468,7 +468,7 @@ async def test_save_as_into_a_folder_that_does_not_exist_asks_before_making_it(s
 
 
 def test_a_saved_build_keeps_every_section_it_was_given():
-    """The BIOS and kernel sections (issue 16) were left out of the saved file: every field of a build
+    """The BIOS and kernel sections were once left out of the saved file: every field of a build
     written out and read back is the same build."""
     import yaml
 

@@ -1,4 +1,4 @@
-"""AMD's NUMA nodes per socket (issue 14 item 6): with NPS4 each quadrant of a socket is a NUMA node, so
+"""AMD's NUMA nodes per socket: with NPS4 each quadrant of a socket is a NUMA node, so
 GPUs on two root complexes of one socket are SYS to nvidia-smi and to NCCL, as nvidia-smi's legend
 defines SYS (the SMP interconnect between NUMA nodes); the data path, and so the bandwidth, is NODE's."""
 

@@ -1,4 +1,4 @@
-"""Settings published machines carry (issue 14 item 7): Windows' WDDM driver model and GPUs passed
+"""Settings published machines carry: Windows' WDDM driver model and GPUs passed
 through to a virtual machine, each with the published figure it rests on."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_the_settings_in_a_build_file_and_a_bad_one(cli, write):
 
 
 def test_gen5_host_copies_reach_their_published_share_of_the_link(cli):
-    """Issue 14 item 5: Gen5 x16 host copies measured 55.3-56.4 GB/s H2D (8x RTX 5090, tinygrad's
+    """Gen5 x16 host copies measured 55.3-56.4 GB/s H2D (8x RTX 5090, tinygrad's
     open-gpu-kernel-modules#29; 8x H800) where Gen4's 0.84 of the raw rate gave 52.9; Gen4 keeps 0.84."""
     gen5 = _plan(cli, "--cpu", "Threadripper PRO 7975WX", "--board", "WRX90E-SAGE", "--gpu", "RTX 5090:2")
     g = gen5["gpus"][0]

@@ -1,5 +1,5 @@
 """NCCL's topology XML: read a real NCCL dump, export the planned machine in the same format, read it
-back to the same paths, and compare NCCL's view with the plan (issue 16 item 4)."""
+back to the same paths, and compare NCCL's view with the plan."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reader of NCCL_DEBUG=INFO logs (issue 16 item 4): the transport NCCL chose for each pair, on real logs
+"""Reader of NCCL_DEBUG=INFO logs: the transport NCCL chose for each pair, on real logs
 from issue threads (tests/fixtures/tools/README.md lists them), and `compare` naming where NCCL's
 choice and the plan's differ."""
 

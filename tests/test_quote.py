@@ -353,7 +353,7 @@ def test_a_gpu_the_catalog_lacks_makes_the_quote_incomplete_and_goes_on_the_ask_
     assert "the exact model of the gpu on line 3" in out
 
 
-# ---------------------------------------------------------------- round 3 of the reader (issue 11)
+# ---------------------------------------------------------------- server quotes, PSU claims, price breakdowns
 
 
 def test_a_nic_the_boards_slot_table_has_no_room_for_is_left_out_not_the_whole_prediction(cli, write):
@@ -374,7 +374,7 @@ def test_a_nic_the_boards_slot_table_has_no_room_for_is_left_out_not_the_whole_p
 def test_the_cpu_power_a_quote_states_judges_its_psu_claim_when_the_catalog_lacks_it(
     cli, write, tmp_path, monkeypatch
 ):
-    # a catalog whose EPYC 9575F has no power figure (the bundled one has AMD's 400 W since issue 13)
+    # a catalog whose EPYC 9575F has no power figure (the bundled one has AMD's 400 W)
     from advisor.model.catalog.store import load_catalog
 
     src = load_catalog().origin["amd-epyc-9575f"][0]

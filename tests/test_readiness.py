@@ -1,6 +1,6 @@
-"""P2P readiness in `plan` (issue 16 item 1): per GPU pair, the layers that decide whether P2P is really
+"""P2P readiness in `plan`: per GPU pair, the layers that decide whether P2P is really
 used, each PASS / FAIL / UNKNOWN with its reason, fix, the command that settles it, and its sources. The
-four machines of the issue's "done when", and that unknown settings stay unknown."""
+four machines it was first checked on, and that unknown settings stay unknown."""
 
 from __future__ import annotations
 

@@ -271,7 +271,7 @@ def test_a_two_socket_build_counts_both_cpus_power(plan_json, write):
 
 
 def test_a_cpu_without_a_power_figure_is_said_to_be_left_out_of_the_psu_check(plan_json, tmp_path):
-    """PWR005: every bundled CPU now has a sourced power figure (issue 13), so the CPU without one is made
+    """PWR005: every bundled CPU now has a sourced power figure, so the CPU without one is made
     in a user catalog: a copy of the EPYC 9575F with its TDP taken out."""
     import re
 

@@ -1,4 +1,4 @@
-"""Safe by construction (issue 17 item 8): no eval/exec, safe YAML only, XML without DTDs, rule
+"""Safe by construction: no eval/exec, safe YAML only, XML without DTDs, rule
 conditions that cannot reach attributes, imports or unbounded arithmetic, a server on localhost."""
 
 from __future__ import annotations

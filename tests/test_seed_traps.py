@@ -1,4 +1,4 @@
-"""The traps of the seed story, each against the published result it came from (issue 15's "done when"):
+"""The traps of the seed story, each against the published result it came from:
 DataParallel vs DDP, NCCL_P2P_DISABLE=1, ZeRO reducing every micro-step, tensor-split decode on PCIe
 without P2P, and two RTX 4090s training slower than one. Each test reads `advisor accuracy --workload
 --json`, the figures a user sees, and checks the published numbers are the ones the case carries."""

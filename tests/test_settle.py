@@ -1,4 +1,4 @@
-"""On the real machine (issue 16 item 2): the readers of what settles each UNKNOWN readiness layer (BAR1
+"""On the real machine: the readers of what settles each UNKNOWN readiness layer (BAR1
 sizes, ACS control, the kernel's IOMMU mode) on real published outputs, and `advisor compare` judging the
 layers again with them. Fixtures: tests/fixtures/tools/README.md lists their sources."""
 

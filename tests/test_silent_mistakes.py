@@ -1,5 +1,5 @@
 """A user's mistake gets one clear message (file:line where there is a file), exit 2, never a traceback;
-nothing wrong is accepted silently (issue 18 items 11 and 12, issue 17 item 2)."""
+nothing wrong is accepted silently."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _build(write, tail: str, name: str = "b.yaml") -> Path:
     )
 
 
-# ---------------------------------------------------------------- 18.11: tracebacks
+# ---------------------------------------------------------------- tracebacks
 
 
 def test_a_gpu_count_beyond_its_range_names_the_flag_and_the_range(cli):
@@ -142,7 +142,7 @@ def test_a_huge_number_in_a_measurement_file_is_refused_at_its_line(cli, write):
     assert f"{path}:3: a 5000-digit number" in err
 
 
-# ---------------------------------------------------------------- 17.2: every number has a sane range
+# ---------------------------------------------------------------- every number has a sane range
 
 
 def test_a_huge_ram_figure_in_a_quote_says_the_range(cli, write):
@@ -194,7 +194,7 @@ def test_a_build_number_outside_its_range_says_the_range(cli, write, tail, line,
     assert f"{path}:{line}: {words}" in err
 
 
-# ---------------------------------------------------------------- 18.12: accepted without a word
+# ---------------------------------------------------------------- accepted without a word
 
 
 def test_an_nvlink_bridge_to_gpu_minus_one_is_refused_at_its_line(cli, write):
@@ -328,7 +328,7 @@ def test_no_hint_anywhere_names_a_command_that_does_not_exist():
             assert m.group(1) in commands, f"{path}: names `advisor {m.group(1)}`, which is no command"
 
 
-# ---------------------------------------------------------------- 18.11: Ctrl-C
+# ---------------------------------------------------------------- Ctrl-C
 
 
 def _interrupt(after_line: str, wait: float) -> tuple[int, str]:

@@ -526,7 +526,7 @@ async def test_build_edit_keys_act_only_in_the_build_panel():
 
 
 async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follows(tmp_path):
-    """Issue 16 in the app: the Software and BIOS dialog says the patched driver with large BAR off and
+    """P2P readiness in the app: the Software and BIOS dialog says the patched driver with large BAR off and
     vLLM as the engine; the build panel shows it, the build file keeps it, and the pair's readiness fails
     at the driver layer with the BIOS fix."""
     from textual.widgets import Select, Switch

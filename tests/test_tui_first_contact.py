@@ -1,4 +1,4 @@
-"""Issue 12 item 13, driven the way a new user met it at 100x30: a quote's build saved and quit, the file
+"""What a new user met at 100x30, driven the same way: a quote's build saved and quit, the file
 modes of what is saved, the help against the tab bar, one click on a GPU line, the machine tree's long
 lines. Each test asserts on what the user sees (the dialog's text, the prompt, the screen's lines, the
 file's mode)."""

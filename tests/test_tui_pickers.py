@@ -1,4 +1,4 @@
-"""The pickers and the change box, driven the way a person drives them (issue 12 items 7 and 8).
+"""The pickers and the change box, driven the way a person drives them.
 
 Moving one card can move others (automatic placement runs again for the cards left to it): the
 Move picker names every card a slot would shift and the change box names every card that moved,
@@ -80,7 +80,7 @@ def select_line(app, key: str) -> None:
     items.highlighted = items.get_option_index(key)
 
 
-# ---------------------------------------------------------------------- item 7: moves name every card
+# ---------------------------------------------------------------------- moves name every card
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE])
@@ -135,7 +135,7 @@ async def test_a_move_that_shifts_many_cards_is_summarised_naming_each_of_them()
         assert box.tooltip and all(c in str(box.tooltip) for c in app.planner.changes)
 
 
-# ---------------------------------------------------------------------- item 8: columns use the width
+# ---------------------------------------------------------------------- columns use the width
 
 
 async def test_picker_columns_use_the_width_of_a_wide_terminal():

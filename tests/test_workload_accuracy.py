@@ -68,7 +68,7 @@ def test_text_report_names_cases_and_the_summary(cli):
 
 
 def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(cli):
-    """overlap_under_shm is fitted on the cases that depend on it (issue 15 item 2): rules/workload.yaml
+    """overlap_under_shm is fitted on the cases that depend on it: rules/workload.yaml
     holds the fit, and each of those cases is also predicted with the value the other cases give."""
     from advisor.model.constants import constants
     from advisor.workload.accuracy import fit, fit_table
@@ -86,7 +86,7 @@ def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(c
 
 
 def test_every_grid_fitted_constant_is_its_fit_and_names_its_cases():
-    """row_split_sync_us and dataparallel_step_factor (round 3), like overlap_under_shm: rules/workload.yaml
+    """row_split_sync_us and dataparallel_step_factor, like overlap_under_shm: rules/workload.yaml
     holds each one's fit over the cases its selector admits, and its case-id sources are exactly those."""
     from advisor.model.constants import constants
     from advisor.workload.accuracy import FITS, fit, fit_table
@@ -102,7 +102,7 @@ def test_every_grid_fitted_constant_is_its_fit_and_names_its_cases():
 
 
 def test_the_compute_constants_are_the_fit_of_the_published_one_gpu_steps(cli):
-    """gemm_efficiency and activation_traffic_factor (issue 15 item 3) are the least-squares fit of the
+    """gemm_efficiency and activation_traffic_factor are the least-squares fit of the
     published 1-GPU transformer training steps; their sources are exactly those cases, and the report
     gives each step in sample and with both constants refitted without it."""
     from advisor.model.constants import constants

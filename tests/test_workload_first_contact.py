@@ -1,5 +1,5 @@
-"""Issue 12 item 10, driven as a new user meets it: `advisor workload`, `advisor plan` and the app's Job view
-ask one question and must give one answer.
+"""One job, one answer, driven as a new user meets it: `advisor workload`, `advisor plan` and the
+app's Job view ask one question and must give one answer.
 
 - one default job for every face (the CLI said "does not fit" at micro-batch 8, the Job view 0.45x at 1);
 - a job that does not fit always gets the changes that make it fit, each predicted, or a plain statement

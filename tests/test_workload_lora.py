@@ -1,4 +1,4 @@
-"""LoRA and QLoRA fine-tuning (issue 15 item 4): a frozen base in 16, 8 or 4 bits holds no gradients or
+"""LoRA and QLoRA fine-tuning: a frozen base in 16, 8 or 4 bits holds no gradients or
 optimizer state, the adapters train as full fine-tuning trains its weights, FSDP still gathers the base,
 and the frozen weights' backward needs no weight gradient."""
 

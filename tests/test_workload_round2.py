@@ -1,4 +1,4 @@
-"""Will N GPUs beat one, round 2 (issue 15): the framework's overlap of the gradient reduction, gradients
+"""Will N GPUs beat one, as runs really go: the framework's overlap of the gradient reduction, gradients
 reduced on every accumulation micro-step, the 1-GPU baseline's own settings, a model described by its
 dimensions, and the P2P traps as flags."""
 
@@ -125,7 +125,7 @@ def test_presets_people_run_in_2026_with_their_published_shapes():
 
 
 def test_an_8bit_optimizer_makes_a_job_fit_that_adamw_does_not(cli):
-    """Issue 15 item 4: the optimizer's state as the run holds it. A 1.3B DDP job at micro-batch 4 does not
+    """The optimizer's state as the run holds it. A 1.3B DDP job at micro-batch 4 does not
     fit a 24 GB card with AdamW's fp32 moments (8 B/param under autocast); 8-bit AdamW keeps 2 B."""
     args = ("--train", "opt-1.3b", "--batch", "2", "--json")
     code, out, _ = cli("workload", *HERO_3090, *args)

@@ -1,4 +1,4 @@
-"""Numbers a reader refuses before anything is built from them (issues 17 item 2 and 18 item 11).
+"""Numbers a reader refuses before anything is built from them.
 
 Python refuses to turn an integer of more than 4,300 digits into an int (a ValueError deep inside the
 YAML or JSON parser), and a float like 1e400 silently becomes infinity. No build, quote, catalog part,

@@ -48,7 +48,7 @@ def has_hidden(text: str) -> bool:
 
 
 # Cyrillic and Greek letters drawn like Latin ones: "RТX 4090" with a Cyrillic Т reads as RTX 4090 to
-# a person and to a matcher that drops what is not Latin, but is another text (issue 18 item 12).
+# a person and to a matcher that drops what is not Latin, but is another text.
 _LOOKALIKE = dict(
     zip(
         "АВЕКМНОРСТУХаеорсухіјѕІЈЅԚԛԜԝһԁӏҮΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκ",

@@ -88,7 +88,7 @@ def _loader() -> type:
 
     def _construct_number(loader, node):
         # a 5000-digit integer (Python's int() refuses it with a ValueError) or 1e400 (infinity): refused
-        # at its line, never a traceback or an infinite value (issue 18 item 11, base/numbers.py)
+        # at its line, never a traceback or an infinite value (base/numbers.py)
         from advisor.base.numbers import refused_number
 
         why = refused_number(str(node.value))

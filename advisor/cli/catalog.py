@@ -372,7 +372,7 @@ def _resolve_any(catalog, text):
     from advisor.base.text import lookalikes
 
     look = lookalikes(text)
-    if look is not None:  # "RТX 4090" with a Cyrillic Т: never a silent match (issue 18 item 12)
+    if look is not None:  # "RТX 4090" with a Cyrillic Т: never a silent match
         raise UserError(look.sentence(text))
     matches = catalog.search(text)
     if matches and matches[0].score >= 90:

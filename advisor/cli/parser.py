@@ -9,8 +9,8 @@ from advisor.findings.finding import JOB_SCOPES
 
 OUTPUTS = ("plan", "validate", "compare", "workload", "measurement")
 
-# The largest value each workload count flag takes (issue 18 item 12: 0 or less is an error, never a
-# default): beyond these the question is not one advisor's model answers.
+# The largest value each workload count flag takes (0 or less is an error, never a default): beyond
+# these the question is not one advisor's model answers.
 COUNT_MAX = {
     "--batch": 65536,
     "--seq": 10_000_000,
@@ -23,9 +23,9 @@ COUNT_MAX = {
 
 def check_args(args: argparse.Namespace) -> None:
     """What argparse's types cannot say, as one UserError (exit 2): a count flag of 0 or less, or past
-    its COUNT_MAX (`--seq 0` once meant 1024, issue 18 item 12); a --params that is nan, inf or 1e308
-    (issue 18 item 11); a --tolerance that is not a finite fraction. Checked for every command that
-    takes the flag, with or without --train/--infer."""
+    its COUNT_MAX (`--seq 0` once meant 1024); a --params that is nan, inf or 1e308; a --tolerance that
+    is not a finite fraction. Checked for every command that takes the flag, with or without
+    --train/--infer."""
     from advisor.base.errors import UserError
     from advisor.workload.defaults import PARAMS, PARAMS_TEXT
 
@@ -58,218 +58,290 @@ def _port(text: str) -> int:
 SCOPES = tuple(sorted({s for scopes in JOB_SCOPES.values() for s in scopes}))
 
 
+class _Help(argparse.HelpFormatter):
+    """An option column wide enough for `--gpu MODEL[:COUNT][@SLOT]`, so that each option's help
+    starts on the option's own line: a help page a person reads, not one line of flag per line of text."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser, with the help formatter above (subcommands inherit the class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+
+CATALOG_HELP = "a folder of your own parts ($ADVISOR_CATALOG)"
+BUILD_USAGE = "[BUILD | --cpu CPU --board BOARD --gpu GPU ...]"
+
+
 def _add_build_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("build", nargs="?", help="build YAML file (see examples/)")
-    p.add_argument("--cpu", help='CPU by id or name, e.g. "i9-14900K"')
-    p.add_argument("--board", help='motherboard, e.g. "Maximus Z790 Hero"')
-    p.add_argument(
+    b = p.add_argument_group("build (a file, or the parts by name)")
+    b.add_argument("build", nargs="?", metavar="BUILD", help="a build file (YAML; see examples/)")
+    b.add_argument("--cpu", help='CPU by id or name, e.g. "i9-14900K"')
+    b.add_argument("--board", help='motherboard, e.g. "ROG Maximus Z790 Hero"')
+    b.add_argument(
         "--gpu",
         action="append",
         default=[],
         metavar="MODEL[:COUNT][@SLOT]",
-        help='GPU, repeatable: "RTX 4090", "RTX 4090:2", "RTX 4090@PCIEX16(G5)_1"',
+        help='repeatable: "RTX 4090:2", "RTX 4090@PCIEX16_1"',
     )
-    p.add_argument(
-        "--nvme", action="append", default=[], metavar="M2_SOCKET", help="an NVMe drive in this M.2 socket"
+    b.add_argument(
+        "--nvme", action="append", default=[], metavar="SOCKET", help="an NVMe SSD in this M.2 socket"
     )
-    s = p.add_argument_group("software, BIOS and kernel (over the build file's; unknown when not given)")
-    s.add_argument(
-        "--driver",
-        choices=["stock", "patched"],
-        help="NVIDIA's stock driver, or a patched open kernel module that enables GeForce P2P",
+    b.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=CATALOG_HELP,
     )
-    s.add_argument("--engine", choices=["vllm", "sglang"], help="the serving engine, for its own P2P gate")
-    s.add_argument(
-        "--os", choices=["linux", "windows"], help="the operating system (windows: the WDDM driver model)"
+    b.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of your own rules ($ADVISOR_RULES)",
     )
+    s = p.add_argument_group("software settings (over the build file's; unknown when not given)")
+    s.add_argument("--driver", choices=["stock", "patched"], help="patched: an open module with GeForce P2P")
+    s.add_argument("--engine", choices=["vllm", "sglang"], help="the serving engine (its own P2P gate)")
+    s.add_argument("--os", choices=["linux", "windows"], help="windows: the WDDM driver model")
     s.add_argument(
         "--host-memory",
         choices=["local", "remote"],
-        help="pinned host buffers on the GPU's own socket (local, default) or the other one (remote)",
+        metavar="WHERE",
+        help="host buffers: local (default) or remote socket",
     )
     s.add_argument(
         "--virtualization",
         choices=["none", "vm", "vm-clique"],
-        help="GPUs passed through to a virtual machine (vm), with x-nv-gpudirect-clique set (vm-clique)",
+        metavar="HOW",
+        help="none, vm (GPUs passed to a VM) or vm-clique",
     )
     s.add_argument("--nccl-p2p-disable", action="store_true", help="NCCL_P2P_DISABLE=1")
     s.add_argument(
-        "--nccl-p2p-level", choices=["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"], help="NCCL_P2P_LEVEL"
+        "--nccl-p2p-level",
+        choices=["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"],
+        metavar="LEVEL",
+        help="NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB or SYS",
     )
     s.add_argument(
         "--bios",
         action="append",
         metavar="KEY=VALUE",
-        help="a BIOS setting, repeatable: rebar=on|off, above_4g=on|off, iommu=on|off, acs=on|off, nps=1|2|4 (AMD NUMA nodes per socket)",
+        help="rebar|above_4g|iommu|acs=on|off, nps=1|2|4",
     )
-    s.add_argument(
-        "--kernel-iommu",
-        choices=["pt", "on", "off"],
-        help="the kernel command line's IOMMU mode (pt: iommu=pt)",
+    s.add_argument("--kernel-iommu", choices=["pt", "on", "off"], help="the kernel command line's IOMMU mode")
+
+
+def _add_output_args(p: argparse.ArgumentParser, formats: str | None, explain: bool = True) -> None:
+    """-h, --json, and where the command has them --format (`formats` says what markdown is for) and
+    --explain, as one group."""
+    o = p.add_argument_group("output")
+    o.add_argument("-h", "--help", action="help", help="show this help and exit")
+    o.add_argument(
+        "--json", action="store_true", help="JSON for scripts" + (" (= --format json)" if formats else "")
     )
-    p.add_argument(
-        "--catalog",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder of your own catalog parts, layered over the bundled catalog",
-    )
-    p.add_argument(
-        "--rules",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder of your own findings rules (also $ADVISOR_RULES)",
-    )
+    if formats:
+        o.add_argument(
+            "--format", choices=["text", "markdown", "json"], default="text", metavar="FORMAT", help=formats
+        )
+    if explain:
+        o.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
+
+
+# The job flags `plan --help` shows; the others are `advisor workload`'s to show (plan takes them all).
+PLAN_JOB_FLAGS = ("--train", "--infer", "--strategy", "--batch", "--gpus")
 
 
 def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     # every default is advisor.workload.defaults' (the Job view and plan's WL001 assume the same job)
     from advisor.workload import defaults as d
 
-    g = p.add_argument_group("workload" + ("" if required else " (adds a workload section)"))
+    def shown(flag: str, text: str) -> str:
+        return text if required or flag in PLAN_JOB_FLAGS else argparse.SUPPRESS
+
+    g = p.add_argument_group(
+        "job",
+        None if required else "adds a workload section; every flag of `advisor workload --help` works",
+    )
     job = g.add_mutually_exclusive_group(required=required)
-    job.add_argument(
-        "--train",
-        metavar="MODEL",
-        help="train a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
-        "resnet-50) or a parameter count (3b, 2.7e9)",
-    )
-    job.add_argument("--infer", metavar="MODEL", help="serve a decoder LLM preset or a parameter count")
-    g.add_argument(
-        "--params",
-        type=float,
-        metavar="N",
-        help=f"parameter count, e.g. 1.3e9 (overrides the preset's; {d.PARAMS_TEXT})",
-    )
+    job.add_argument("--train", metavar="MODEL", help="a preset (8b, bert-large, ...) or a size (3b)")
+    job.add_argument("--infer", metavar="MODEL", help="an LLM preset (8b, 70b, ...) or a size")
     g.add_argument(
         "--strategy",
         choices=["ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp", "replicas", "ep", "row"],
-        help=f"training: {d.STRATEGY['train']} (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
-        f"inference: {d.STRATEGY['infer']} (default), pp, replicas, ep (a mixture of experts: experts split "
-        "over the GPUs, attention data-parallel, as vLLM's --data-parallel-size N --enable-expert-parallel), "
-        "row (llama.cpp's -sm row: each weight matrix split by rows, gathered on the main GPU)",
-    )
-    g.add_argument(
-        "--precision", choices=["bf16", "fp16", "fp32"], default=d.PRECISION, help=f"default {d.PRECISION}"
+        metavar="NAME",
+        help=shown(
+            "--strategy",
+            f"training: {d.STRATEGY['train']} (default), dataparallel, zero2, zero3, fsdp, tp, pp; "
+            f"inference: {d.STRATEGY['infer']} (default), pp, replicas, ep (experts over the GPUs), "
+            "row (llama.cpp's -sm row)",
+        ),
     )
     g.add_argument(
         "--batch",
         type=int,
         metavar="B",
-        help=f"training: micro-batch per GPU (default {d.BATCH['train']}); inference: concurrent "
-        f"sequences (default {d.BATCH['infer']})",
+        help=shown(
+            "--batch",
+            f"training: micro-batch per GPU (default {d.BATCH['train']}); inference: concurrent "
+            f"sequences (default {d.BATCH['infer']})",
+        ),
     )
     g.add_argument(
-        "--max-concurrency",
-        action="store_true",
-        help="inference: as many concurrent sequences as each configuration's KV cache admits, 1 GPU "
-        "and N each their own (instead of --batch)",
+        "--gpus", type=int, metavar="N", help=shown("--gpus", "GPUs to use (default: all of the build's)")
     )
     g.add_argument(
-        "--request-rate",
+        "--params",
         type=float,
-        metavar="R",
-        help="inference: requests per second arriving at a continuous-batching server; says whether 1 "
-        "GPU and N keep up, at what concurrency and latency per request, and each one's capacity "
-        "(--batch then caps the sequences in flight, as --max-num-seqs; default what the KV cache admits)",
+        metavar="N",
+        help=shown("--params", f"parameter count over the preset's, {d.PARAMS_TEXT}"),
+    )
+    g.add_argument(
+        "--precision",
+        choices=["bf16", "fp16", "fp32"],
+        default=d.PRECISION,
+        metavar="TYPE",
+        help=shown("--precision", f"bf16, fp16 or fp32 (default {d.PRECISION})"),
     )
     g.add_argument(
         "--seq",
         type=int,
         metavar="S",
-        help=f"training sequence length (default {d.SEQ}; BERT 512)",
+        help=shown("--seq", f"sequence length (default {d.SEQ}; BERT 512)"),
     )
     g.add_argument(
         "--accum",
         type=int,
         default=d.ACCUM,
         metavar="A",
-        help=f"gradient accumulation micro-steps (default {d.ACCUM})",
+        help=shown("--accum", f"gradient accumulation micro-steps (default {d.ACCUM})"),
     )
-    g.add_argument("--recompute", action="store_true", help="full activation recomputation (checkpointing)")
-    g.add_argument(
-        "--framework",
-        choices=["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"],
-        help="how the gradient reduction overlaps the backward pass: PyTorch DDP (default) and the HF "
-        "Trainer overlap it; Megatron-LM (without --overlap-grad-reduce) and DeepSpeed ZeRO 0-2 reduce after it",
+
+    m = p.add_argument_group("training memory") if required else g
+    m.add_argument(
+        "--recompute", action="store_true", help=shown("--recompute", "full activation recomputation")
     )
-    g.add_argument(
-        "--accum-sync",
-        choices=["last", "every"],
-        help="all-reduce the gradients on the last accumulation micro-step (default, no_sync) or on every one",
+    m.add_argument(
+        "--optimizer",
+        choices=["adamw", "adamw-8bit", "sgd"],
+        metavar="NAME",
+        help=shown("--optimizer", "adamw (default), adamw-8bit (bitsandbytes), sgd"),
     )
-    g.add_argument(
+    m.add_argument(
         "--lora",
         type=int,
         metavar="RANK",
-        help="LoRA fine-tuning: adapters of this rank on every linear layer, the base frozen",
+        help=shown("--lora", "LoRA adapters of this rank, the base frozen"),
     )
-    g.add_argument(
+    m.add_argument(
         "--base-bits",
         type=int,
         choices=[16, 8, 4],
-        help="the frozen base's bits under LoRA (16 default; 4 is QLoRA's NF4)",
+        help=shown("--base-bits", "the frozen base's bits under LoRA (default 16)"),
     )
-    g.add_argument(
-        "--qlora", action="store_true", help="QLoRA: --lora (rank 16 unless given) with a 4-bit base"
+    m.add_argument("--qlora", action="store_true", help=shown("--qlora", "--lora 16 with a 4-bit NF4 base"))
+
+    r = p.add_argument_group("how the training run reduces") if required else g
+    r.add_argument(
+        "--framework",
+        choices=["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"],
+        metavar="NAME",
+        help=shown(
+            "--framework",
+            "ddp (default) and hf-trainer overlap the reduction with the backward pass; megatron and "
+            "deepspeed (ZeRO 0-2) reduce after it",
+        ),
     )
-    g.add_argument(
-        "--optimizer",
-        choices=["adamw", "adamw-8bit", "sgd"],
-        help="the optimizer's state: AdamW (default; fp32 moments), 8-bit AdamW (bitsandbytes), SGD with momentum",
+    r.add_argument(
+        "--accum-sync",
+        choices=["last", "every"],
+        metavar="WHEN",
+        help=shown("--accum-sync", "last (default, no_sync) or every micro-step"),
     )
-    g.add_argument(
-        "--baseline-batch", type=int, metavar="B", help="the 1-GPU run's micro-batch, if it differs"
+    r.add_argument(
+        "--baseline-batch",
+        type=int,
+        metavar="B",
+        help=shown("--baseline-batch", "the 1-GPU run's micro-batch, if it differs"),
     )
-    g.add_argument(
-        "--baseline-accum", type=int, metavar="A", help="the 1-GPU run's accumulation, if it differs"
+    r.add_argument(
+        "--baseline-accum",
+        type=int,
+        metavar="A",
+        help=shown("--baseline-accum", "the 1-GPU run's accumulation, if it differs"),
     )
-    g.add_argument(
+
+    i = p.add_argument_group("inference") if required else g
+    i.add_argument(
+        "--prompt",
+        type=int,
+        default=d.PROMPT,
+        metavar="P",
+        help=shown("--prompt", f"prompt tokens (default {d.PROMPT})"),
+    )
+    i.add_argument(
+        "--gen",
+        type=int,
+        default=d.GEN,
+        metavar="G",
+        help=shown("--gen", f"generated tokens (default {d.GEN})"),
+    )
+    i.add_argument(
         "--quant",
         metavar="FORMAT",
-        help="inference: the weights' format: fp8, int8, int4 (AWQ/GPTQ), nvfp4, or a GGUF type "
-        "(q8_0, q6_k, q5_k_m, q4_k_m, iq4_xs, q3_k_l, q2_k, ...); default the precision's",
+        help=shown("--quant", "fp8, int8, int4, nvfp4 or GGUF (q4_k_m, ...)"),
     )
-    g.add_argument(
+    i.add_argument(
         "--kv-cache",
         metavar="TYPE",
-        help="inference: the KV cache's type: f16, bf16, fp8 (vLLM), q8_0 or q4_0 (llama.cpp)",
+        help=shown("--kv-cache", "f16, bf16, fp8 (vLLM), q8_0 or q4_0 (llama.cpp)"),
     )
-    dims = p.add_argument_group(
-        "model dimensions (over the preset's; with all of layers, hidden, ffn and vocab "
-        "the parameter count is counted from them)"
+    i.add_argument(
+        "--max-concurrency",
+        action="store_true",
+        help=shown("--max-concurrency", "as many sequences as each KV cache admits"),
+    )
+    i.add_argument(
+        "--request-rate",
+        type=float,
+        metavar="R",
+        help=shown(
+            "--request-rate",
+            "requests/s at a continuous-batching server: does 1 GPU and N keep up, each one's "
+            "capacity (--batch caps the sequences in flight)",
+        ),
+    )
+
+    dims = (
+        p.add_argument_group(
+            "model dimensions (over the preset's)",
+            "with all of layers, hidden, ffn and vocab, the parameter count is counted from them",
+        )
+        if required
+        else g
     )
     for flag, what in (
         ("--layers", "transformer layers"),
         ("--hidden", "hidden size"),
         ("--heads", "attention heads"),
         ("--kv-heads", "key/value heads (grouped-query attention)"),
-        ("--ffn", "MLP inner size (each expert's, for a mixture of experts)"),
+        ("--ffn", "MLP inner size (each expert's)"),
         ("--vocab", "vocabulary size"),
         ("--experts", "mixture of experts: experts per layer"),
-        ("--active-experts", "mixture of experts: experts each token is routed to"),
+        ("--active-experts", "mixture of experts: experts per token"),
     ):
-        dims.add_argument(flag, type=int, metavar="N", help=what)
-    g.add_argument("--gpus", type=int, metavar="N", help="GPUs to use (default: all of the build's)")
-    g.add_argument(
-        "--prompt",
-        type=int,
-        default=d.PROMPT,
-        metavar="P",
-        help=f"inference prompt tokens (default {d.PROMPT})",
-    )
-    g.add_argument(
-        "--gen",
-        type=int,
-        default=d.GEN,
-        metavar="G",
-        help=f"inference generated tokens (default {d.GEN})",
-    )
+        dims.add_argument(flag, type=int, metavar="N", help=shown(flag, what))
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="advisor",
         description=(
             "Hardware configuration advisor for multi-GPU machines: the PCIe link each GPU really gets, "
@@ -277,18 +349,18 @@ def parser() -> argparse.ArgumentParser:
         ),
     )
     ap.add_argument("--version", action="version", version=f"advisor {__version__}")
-    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")  # each a _Parser, as ap is
 
-    p = sub.add_parser("plan", help="predict links, P2P paths and bandwidths for a build")
-    _add_build_args(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
-    p.add_argument(
-        "--format",
-        choices=["text", "markdown", "json"],
-        default="text",
-        help="markdown: a report to keep or share",
+    p = sub.add_parser(
+        "plan",
+        help="predict links, P2P paths and bandwidths for a build",
+        description="Each GPU's PCIe link, the P2P path and NCCL transport of every pair, predicted "
+        "bandwidths, and the findings with their fixes.",
+        usage=f"advisor plan {BUILD_USAGE} [options]",
+        add_help=False,
     )
-    p.add_argument("--explain", action="store_true", help="show every figure's derivation and the constants")
+    _add_build_args(p)
+    _add_output_args(p, "text, markdown (a report to share) or json")
     _add_workload_args(p, required=False)
 
     wl = sub.add_parser(
@@ -299,11 +371,12 @@ def parser() -> argparse.ArgumentParser:
         "communication and bubbles, memory per GPU, the bottleneck and what to change. Example: "
         "advisor workload --cpu i9-14900K --board 'ROG Maximus Z790 Hero' --gpu 'RTX 4090:2' "
         "--train 1.3b",
+        usage=f"advisor workload {BUILD_USAGE}\n{' ' * 23}(--train MODEL | --infer MODEL) [options]",
+        add_help=False,
     )
     _add_build_args(wl)
+    _add_output_args(wl, None)
     _add_workload_args(wl, required=True)
-    wl.add_argument("--json", action="store_true", help="machine-readable output")
-    wl.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
     c = sub.add_parser(
         "catalog", help="list, show, validate, audit the parts catalog; export its JSON Schema"
@@ -313,17 +386,17 @@ def parser() -> argparse.ArgumentParser:
     cl.add_argument(
         "--kind", choices=["cpu", "board", "gpu", "card"], help="card: board partners' models of a GPU"
     )
-    cl.add_argument("--json", action="store_true")
+    cl.add_argument("--json", action="store_true", help="JSON for scripts")
     cs = csub.add_parser("show", help="show one part")
     cs.add_argument("id", help="part id or name")
-    cs.add_argument("--json", action="store_true")
+    cs.add_argument("--json", action="store_true", help="JSON for scripts")
     cv = csub.add_parser("validate", help="check every catalog file; problems as file:line: field: message")
     ca = csub.add_parser(
         "audit",
         help="how complete and well-sourced the catalog is: counts, verified share, nulls the model needs, "
         "sources by domain",
     )
-    ca.add_argument("--json", action="store_true")
+    ca.add_argument("--json", action="store_true", help="JSON for scripts")
     csch = csub.add_parser("schema", help="JSON Schema for catalog parts, build files and the JSON outputs")
     what = csch.add_mutually_exclusive_group()
     what.add_argument("--kind", choices=["cpu", "board", "gpu", "card", "build"], help="one input schema")
@@ -333,20 +406,20 @@ def parser() -> argparse.ArgumentParser:
         help="the schema of a command's --json output (measurement: import, bench, probe files)",
     )
     for x in (cl, cs, cv, ca, csch):
-        x.add_argument("--catalog", action="append", default=[], metavar="DIR")
+        x.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
 
     r = sub.add_parser("rules", help="list the findings rules, explain one, or list the facts rules can name")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
     rl = rsub.add_parser("list", help="every rule with its id, severity, scope and title")
     rl.add_argument("--scope", choices=list(SCOPES), help="only rules of this scope")
-    rl.add_argument("--json", action="store_true")
+    rl.add_argument("--json", action="store_true", help="JSON for scripts")
     re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")
-    re_.add_argument("id")
+    re_.add_argument("id", help="the rule's id, e.g. P2P001 or CMP001")
     rf = rsub.add_parser(
         "facts", help="the facts a rule's condition and message can name, with units and sources"
     )
     rf.add_argument("--scope", choices=list(SCOPES), help="only the facts a rule of this scope sees")
-    rf.add_argument("--json", action="store_true")
+    rf.add_argument("--json", action="store_true", help="JSON for scripts")
     for x in (rl, re_, rf):
         x.add_argument(
             "--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules"
@@ -363,7 +436,7 @@ def parser() -> argparse.ArgumentParser:
         default="text",
         help="markdown: a report to forward to the vendor",
     )
-    v.add_argument("--catalog", action="append", default=[], metavar="DIR")
+    v.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 
     im = sub.add_parser("import", help="read a measurement tool's output into a measurement file")
@@ -384,6 +457,11 @@ def parser() -> argparse.ArgumentParser:
             "nccl-log",
             "auto",
         ],
+        metavar="TOOL",
+        help="the tool that wrote the file, or auto to tell from the text: nvbandwidth, p2p "
+        "(p2pBandwidthLatencyTest), nccl-tests, topo (nvidia-smi topo -m), smi-q (nvidia-smi -q), lspci, "
+        "topo-p2p (nvidia-smi topo -p2p), query-gpu (nvidia-smi --query-gpu), bandwidthtest, nccl-topo "
+        "(NCCL's topology XML), cmdline (/proc/cmdline), nccl-log (NCCL_DEBUG=INFO)",
     )
     im.add_argument("file", help="the tool's output (text, or JSON for nvbandwidth -j / nccl-tests -J)")
     im.add_argument("--json", action="store_true", help="print the measurement as JSON")
@@ -395,8 +473,9 @@ def parser() -> argparse.ArgumentParser:
         description="Write the planned machine as NCCL's topology XML, to compare with the one NCCL dumps "
         "on the real machine (NCCL_TOPO_DUMP_FILE=system.xml, then `advisor compare BUILD system.xml`) or "
         "to feed NCCL a planned topology. Bus ids are made up: NCCL matches GPUs by bus id on a real machine.",
+        usage=f"advisor export nccl-topo {BUILD_USAGE}\n{' ' * 21}[-o FILE]",
     )
-    ex.add_argument("format", choices=["nccl-topo"])
+    ex.add_argument("format", choices=["nccl-topo"], help="nccl-topo: NCCL's topology XML")
     _add_build_args(ex)
     ex.add_argument(
         "-o", "--output", metavar="FILE", default="-", help="the file to write (default: standard output)"
@@ -418,7 +497,7 @@ def parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("probe", help="read GPUs, PCIe links, P2P status and topology through NVML")
     pr.add_argument("-o", "--output", metavar="FILE", help="measurement file to write")
-    pr.add_argument("--json", action="store_true")
+    pr.add_argument("--json", action="store_true", help="print the measurement as JSON")
 
     dr = sub.add_parser(
         "doctor",
@@ -444,15 +523,21 @@ def parser() -> argparse.ArgumentParser:
     cm = sub.add_parser("compare", help="predicted vs measured for a build and a measurement file")
     cm.add_argument("build", help="build YAML file")
     cm.add_argument("measurement", nargs="+", help="measurement files (from advisor import), or tool outputs")
-    cm.add_argument("--json", action="store_true")
-    cm.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    cm.add_argument("--json", action="store_true", help="JSON for scripts (= --format json)")
+    cm.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="text, markdown (a report to share) or json",
+    )
     cm.add_argument(
         "--tolerance",
         type=float,
         default=0.15,
-        help="flag figures off by more than this (0.15)",
+        metavar="FRACTION",
+        help="flag figures off by more than this (default 0.15)",
     )
-    cm.add_argument("--catalog", action="append", default=[], metavar="DIR")
+    cm.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
     cm.add_argument(
         "--rules", action="append", default=[], metavar="DIR", help="a folder of your own compare rules"
     )
@@ -479,7 +564,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="measurement files to compare against (repeatable)",
     )
-    t.add_argument("--catalog", action="append", default=[], metavar="DIR")
+    t.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
 
     sv = sub.add_parser("serve", help="serve the app in a web browser on this machine (textual-serve)")
     sv.add_argument("build", nargs="?", help="build YAML file to open")
@@ -505,7 +590,7 @@ def parser() -> argparse.ArgumentParser:
     )
 
     a = sub.add_parser("accuracy", help="predicted vs measured on the calibration cases")
-    a.add_argument("--json", action="store_true")
+    a.add_argument("--json", action="store_true", help="JSON for scripts")
     a.add_argument(
         "--workload",
         action="store_true",

@@ -155,7 +155,7 @@ def prediction_facts(
 def assumed_job(pred: Prediction, catalog: Catalog | None, n: int) -> dict:
     """WL001's figures: the default training job (advisor.workload.defaults, the one `advisor workload`
     and the Job view start from) run through the workload model on this build, so plan and workload give
-    one gradient size and one all-reduce time for the same job (issue 12 item 10)."""
+    one gradient size and one all-reduce time for the same job."""
     out = {
         "assumed_job": "-",
         "grad_gb": 0.0,
@@ -288,7 +288,7 @@ def psu_needed_w(system_w: int) -> int:
 
 
 def _lane_fix(m: Machine, n: Node, on_chipset: bool, platform: str = "") -> str:
-    """What would give this card more lanes on this board, from why its link is narrow (issue 12: a fix
+    """What would give this card more lanes on this board, from why its link is narrow (a fix
     that names an SSD the build does not have, or a board wiring the build already has, misleads)."""
     import re
 
@@ -400,7 +400,7 @@ def _overlaps(gpus: list[GpuFacts]) -> int:
 
 
 def _fit_unchecked(gpus: list[GpuFacts]) -> list[str]:
-    """The cards whose fit could not be checked, each with what the catalog lacks (issue 13 item 8)."""
+    """The cards whose fit could not be checked, each with what the catalog lacks."""
     out = []
     for g in gpus:
         missing = [

@@ -199,7 +199,7 @@ def _supposition_problems(rule: Rule, file: str, line: int | None) -> list[Probl
 
 
 # Bounds on what a rule may ask of the evaluator: facts are a few dozen numbers, strings and lists,
-# and a condition that needs more than these is a mistake or an attack (issue 18: `10**4000000`,
+# and a condition that needs more than these is a mistake or an attack (`10**4000000`,
 # `'x'.join([...]*99999)`, `.center(3000000000)` each ran for a minute or took gigabytes).
 MAX_CONDITION_CHARS = 2000
 MAX_CONDITION_NODES = 400

@@ -1,4 +1,4 @@
-"""`advisor doctor`: what is wrong with the multi-GPU machine on the desk (issue 16 item 3).
+"""`advisor doctor`: what is wrong with the multi-GPU machine on the desk.
 
 Read-only. It reads what Linux shows without root where it can: `lspci -vvv` (link capability and
 status of every GPU and bridge, ACS control, AER status, BAR sizes, NUMA node; the capability list needs

@@ -49,7 +49,7 @@ _BOOL_METRICS = {"p2p", "acs_on"}
 _INT_METRICS = {"link_gen", "link_width", "link_gen_max", "link_width_max", "bar1_mb"}
 
 
-# Sane ranges (issue 17 item 2): a measurement file's numbers are a tool's figures for one machine
+# Sane ranges: a measurement file's numbers are a tool's figures for one machine
 MAX_INDEX = 512  # GPU indices below this (the readers refuse larger matrices: parsers/_common.MAX_GPUS)
 MAX_RANKS = 65536  # ranks of a collective (a multi-node nccl-tests run)
 MAX_VALUE = 1e15  # any figure: GB/s, us, TFLOPS, link gen/width (a bandwidth of 1e15 GB/s is a typo)

@@ -1,7 +1,7 @@
 """NCCL's view of a machine: the topology XML of `NCCL_TOPO_FILE` / `NCCL_TOPO_DUMP_FILE`.
 
 `export(pred)` writes the planned machine as the XML NCCL reads with `NCCL_TOPO_FILE`, so a user can
-hand NCCL the topology the plan describes (issue 16 item 4); `read(text)` reads such a file back, or
+hand NCCL the topology the plan describes; `read(text)` reads such a file back, or
 one NCCL dumped with `NCCL_TOPO_DUMP_FILE`, and `paths(topo)` gives each GPU pair's path the way
 NCCL classifies it: NVL over NVLink, PIX through at most one PCIe bridge, PXB through several without
 the CPU, PHB through the CPU (its host bridge; NCCL has no NODE), SYS across CPUs.

@@ -1,4 +1,4 @@
-"""Settle P2P readiness on the real machine (issue 16 item 2): what the measurement files show of the BIOS,
+"""Settle P2P readiness on the real machine: what the measurement files show of the BIOS,
 the kernel and the driver becomes the build's settings, and the readiness layers are judged again.
 
 bar1_mb (lspci's BAR1 region or `nvidia-smi -q` BAR1 Total): at least the card's VRAM means large BAR is

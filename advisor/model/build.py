@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from advisor.base.text import lookalikes
 from advisor.model.catalog.models import Strict
 
-# Sane ranges of a build's numbers (issue 17 item 2): a number outside them is a typo or a hostile
+# Sane ranges of a build's numbers: a number outside them is a typo or a hostile
 # file, refused at its line with the range, never carried into the model.
 MAX_GPUS_PER_ENTRY = 16  # one `gpus` entry (the largest boards have 8-10 x16 slots)
 MAX_DEVICES = 64  # NVMe drives or NICs in one build
@@ -105,7 +105,7 @@ class Software(Strict):
 
 
 class Bios(Strict):
-    """What the BIOS is set to, where the build knows it; null stays unknown (issue 16)."""
+    """What the BIOS is set to, where the build knows it; null stays unknown."""
 
     rebar: bool | None = Field(default=None, description="Resizable BAR (large BAR) on")
     above_4g: bool | None = Field(default=None, description="Above 4G Decoding (64-bit MMIO above 4 GB) on")
@@ -271,8 +271,8 @@ class Build(Strict):
         for pair in self.nvlink:
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"an NVLink bridge joins two different GPUs, e.g. [0, 1]; got {pair}")
-        # limits on the whole build, checked before any work (issue 17 item 1: counts that multiplied
-        # to 1.5 million cards ran for minutes): far above any machine one box or chassis holds
+        # limits on the whole build, checked before any work (counts that multiplied to 1.5 million
+        # cards once ran for minutes): far above any machine one box or chassis holds
         total = sum(g.count for g in self.gpus)
         if total > MAX_GPUS:
             raise ValueError(
@@ -302,7 +302,7 @@ class Build(Strict):
 
     def nvlink_problems(self) -> list[tuple[int, str]]:
         """(index in `nvlink`, message) for each bridge naming a GPU the build does not have: GPU
-        indices count from 0, so a build of 2 GPUs has GPUs 0 and 1 (issue 18 item 12)."""
+        indices count from 0, so a build of 2 GPUs has GPUs 0 and 1."""
         n = self.gpu_count()
         out = []
         for i, pair in enumerate(self.nvlink):

@@ -29,7 +29,7 @@ def build_from_data(data, filename: str = "<build>") -> Build:
             hint="see examples/ for build files",
         )
     build, problems = validate(Build, data, filename)
-    if build is not None:  # a bridge to a GPU the build does not have, at its line (issue 18 item 12)
+    if build is not None:  # a bridge to a GPU the build does not have, at its line
         problems = [
             Problem(message, file=filename, line=line_of(data, ("nvlink", i)), field=f"nvlink[{i}]")
             for i, message in build.nvlink_problems()
@@ -65,10 +65,10 @@ def build_from_flags(
                 )
             count = int(n)
         # a dict, validated with the build below: a count or name the model refuses is a message that
-        # names the flag, never a pydantic traceback (issue 18 item 11)
+        # names the flag, never a pydantic traceback
         specs.append({"model": model.strip(), "count": count, "slot": slot.strip() if slot else None})
         flags.append(f"--gpu {g!r}")
-    # only what the file said: a default written back would read as a setting the user stated (issue 16)
+    # only what the file said: a default written back would read as a setting the user stated
     data = base.model_dump(exclude_unset=True) if base else {}
     for section, values in (settings or {}).items():
         data[section] = {**data.get(section, {}), **values}

@@ -7,7 +7,7 @@ The graph is a `MachineGraph`, a small undirected attribute graph with the part 
 `Graph` interface the model uses (`nodes[n]`, `edges[u, v]`, `edges(data=True)`, `has_edge`,
 `dfs_preorder`). Every query here walks the PCIe tree by its parent map, so none needs a graph
 library; importing networkx costs about 0.25 s of a process's start on this machine (half of
-`advisor validate`'s 0.5 s budget, issue 11), so the core does not import it.
+`advisor validate`'s 0.5 s budget), so the core does not import it.
 `MachineGraph.to_networkx()` gives the same graph as a `networkx.Graph` for analysis, and the tests
 check the two agree (same nodes, edges, attributes and depth-first order).
 """

@@ -42,7 +42,7 @@ class Node:
 
 @dataclass
 class LaneBudget:
-    """The CPU lanes one socket's populated connectors take, against what the CPU has (issue 13: a
+    """The CPU lanes one socket's populated connectors take, against what the CPU has (without it, a
     w5-2455X with 4 GPUs at x16 and an M.2 at x4 drew 68 of its 64 lanes with no word)."""
 
     socket: int

@@ -1,4 +1,4 @@
-"""P2P readiness (issue 16): for each GPU pair, the layers that decide whether peer-to-peer is really used,
+"""P2P readiness: for each GPU pair, the layers that decide whether peer-to-peer is really used,
 in order, each PASS, FAIL or UNKNOWN with the reason, the fix, the command that settles it on the real
 machine, and the sources it rests on.
 
@@ -259,7 +259,8 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
 
 
 def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
-    """P2P between patched RTX 5090s fails when one of them drives a display (aikitoria issue 11)."""
+    """P2P between patched RTX 5090s fails when one of them drives a display
+    (aikitoria/open-gpu-kernel-modules#11)."""
     fives = [n for n in (a, b) if n.gpu and n.gpu.architecture == "blackwell" and n.gpu.segment == "geforce"]
     if len(fives) < 2:
         return []

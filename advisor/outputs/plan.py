@@ -154,7 +154,7 @@ class PlanOutput(Output):
     readiness: list[ReadinessOut] = Field(
         default_factory=list,
         description="Per GPU pair, whether P2P is really used: each layer's verdict, reason, fix and the "
-        "command that settles it (issue 16)",
+        "command that settles it",
     )
     topo: TopoOut
     devices: list[DeviceOut]

@@ -55,7 +55,7 @@ class Document:
 def read_document(text: str, filename: str) -> Document:
     """The quote's lines, each cell's text without terminal escape sequences (a quote copied from a
     coloured terminal reads as plain text) and with any other control character written out: a quote
-    line is printed in reports, and nothing in it may reach the terminal as a command (issue 18)."""
+    line is printed in reports, and nothing in it may reach the terminal as a command."""
     doc = _read_document(text, filename)
     for line in doc.lines:
         for name in ("text", "desc", "qty", "price"):
@@ -209,7 +209,7 @@ def _row(line: int, text: str, cells: list[str], roles: dict[str, int]) -> RawLi
 def _strict_cells(raw: str, delim: str, filename: str, line: int) -> list[str]:
     """One CSV row's cells; a quote that is opened and never closed on its line is an error at the line.
     Read loosely, it swallows the rest of the row into one cell (or, read as a whole file, the rows
-    after it): the board disappears and the CPU takes the GPU's qty and price (issue 18 item 12)."""
+    after it): the board disappears and the CPU takes the GPU's qty and price."""
     try:
         return next(csv.reader([raw], delimiter=delim, strict=True))
     except StopIteration:

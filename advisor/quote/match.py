@@ -146,7 +146,7 @@ class Matcher:
     def parts(self, text: str, kind: str | None = None) -> list[Found]:
         """Catalog parts the text names (best per kind), by part number or by name. A name written with
         Cyrillic or Greek letters that look Latin ("RТX 4090", a Cyrillic Т) is read in Latin letters,
-        and the match says so (issue 18 item 12): it is never a silent match."""
+        and the match says so: it is never a silent match."""
         look = lookalikes(text)
         if look is None or look.latin is None:
             return self._parts(text, kind)

@@ -15,8 +15,8 @@ _FLAGS = re.I | re.U
 
 class Lowered:
     """A pattern written in lower case and matched against the lowercased text. Without IGNORECASE Python's
-    re runs these about twice as fast, and the reader runs some thirty of them on every line (issue 11: a
-    10,000-line quote). Positions refer to the lowercased text, which are the original's for all but the
+    re runs these about twice as fast, and the reader runs some thirty of them on every line (of a
+    10,000-line quote too). Positions refer to the lowercased text, which are the original's for all but the
     few characters whose lower case is longer ("İ"); groups come back in lower case."""
 
     __slots__ = ("compiled",)

@@ -77,7 +77,7 @@ def _divide(text: str, width: int) -> list[str]:
     """rich's word wrap (Text.wrap with overflow="fold") for printable ASCII, on plain strings: words
     with the spaces after them are laid greedily, a word longer than the width is folded, and a line
     keeps at most `width` characters. A validate report wraps every line of the quote, and rich's Text
-    objects made that half the time of a 10,000-line quote (issue 11); tests hold the two equal."""
+    objects made that half the time of a 10,000-line quote; tests hold the two equal."""
     breaks: list[int] = []
     offset = 0
     pos = 0

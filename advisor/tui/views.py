@@ -483,7 +483,7 @@ class MatrixView(Vertical):
 
     mode = "uni"
     _pred: Prediction | None = None
-    _ready: dict = {}  # (a, b) -> the pair's P2P readiness (issue 16), replaced with each prediction
+    _ready: dict = {}  # (a, b) -> the pair's P2P readiness, replaced with each prediction
 
     def cycle_mode(self, planner: Planner) -> None:
         self.mode = MATRIX_MODES[(MATRIX_MODES.index(self.mode) + 1) % len(MATRIX_MODES)]

@@ -100,7 +100,7 @@ def a_bytes(a: Analysis) -> float:
 
 def changes(a: Analysis, catalog: Catalog) -> list[Change]:
     """What to change, each predicted. A job that does not fit always gets the changes that make it fit
-    (issue 12: 7B on 2x RTX 4090 got none): settings of this build first; when none fits, other cards or
+    (7B on 2x RTX 4090 once got none): settings of this build first; when none fits, other cards or
     more GPUs from the catalog, and `a.fit_note` says so, with what it would take when nothing does."""
     out: list[Change] = []
     w, build = a.workload, a.build

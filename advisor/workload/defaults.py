@@ -2,8 +2,8 @@
 
 `advisor workload` and `plan --train/--infer` (argparse defaults and help), the app's Job view (the
 form's first values), the calibration runner (a case's missing fields) and plan's WL001 (the job it
-assumes when no workload was asked) all read these. Issue 12 item 10: the CLI's micro-batch 8 said
-"does not fit" where the Job view's micro-batch 1 said 0.45x, for the same question.
+assumes when no workload was asked) all read these. With defaults of their own, the CLI's micro-batch 8
+once said "does not fit" where the Job view's micro-batch 1 said 0.45x, for the same question.
 
 The training default answers a buyer's first question, "will a second GPU speed up my training?",
 with a job that runs on one 24 GB consumer card, so the first answer is a speed-up, not "does not
@@ -34,7 +34,7 @@ ACCUM = 1  # no gradient accumulation unless asked: what a training loop does un
 PROMPT = 512  # inference prompt tokens
 GEN = 256  # inference generated tokens
 # the parameter counts advisor models: a 100K-parameter toy to a 10T-parameter model (the largest
-# published are about 2T); nan, inf and 1e308 are refused before any arithmetic (issue 18 item 11)
+# published are about 2T); nan, inf and 1e308 are refused before any arithmetic
 PARAMS = (1e5, 1e13)
 PARAMS_TEXT = "1e5 (100K) to 1e13 (10T)"
 

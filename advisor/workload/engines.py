@@ -1,4 +1,4 @@
-"""The serving engines' flags that run an inference job the way the model predicts it (issue 15 item 6).
+"""The serving engines' flags that run an inference job the way the model predicts it.
 
 Flags as vLLM's engine arguments, SGLang's server arguments and llama.cpp's server document them:
 https://docs.vllm.ai/en/latest/configuration/engine_args.html (its custom all-reduce's gates:

@@ -1,4 +1,4 @@
-"""Serving a request rate (issue 15 item 6): the steady state of a continuous-batching server.
+"""Serving a request rate: the steady state of a continuous-batching server.
 
 Requests of `prompt` + `gen` tokens arrive at `rate` per second. A continuous-batching engine (vLLM,
 SGLang, llama.cpp's server: Orca's iteration-level scheduling, Yu et al., OSDI 2022,

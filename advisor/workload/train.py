@@ -166,8 +166,8 @@ def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
 
 def gradient_size(w: Workload) -> Figure:
     """The gradients one data-parallel step reduces: params x bytes per gradient element. `advisor
-    workload`'s step times and plan's WL001 both take it from here (issue 12: 2.6 GB in one, 5.3 GB in
-    the other for the same DDP job)."""
+    workload`'s step times and plan's WL001 both take it from here (two copies once gave 2.6 GB in one, 5.3 GB
+    in the other for the same DDP job)."""
     per = 4 if w.precision == "fp32" else const("grad_bytes", w.strategy, file=W)
     why = (
         "fp32 gradients: --precision fp32"

@@ -1,7 +1,7 @@
 """Reader of the kernel command line: `cat /proc/cmdline`, or the "Command line:" line `dmesg` prints at
 boot (P2P driver issue threads post both).
 
-It says the IOMMU mode the kernel was told (issue 16): `iommu=pt` is passthrough, what the patched P2P
+It says the IOMMU mode the kernel was told: `iommu=pt` is passthrough, what the patched P2P
 driver needs (aikitoria/open-gpu-kernel-modules README); `iommu=off`, `intel_iommu=off` or
 `amd_iommu=off` turn it off; `intel_iommu=on` without `iommu=pt` translates DMA. `amd_iommu=on` is no
 option of the kernel (AMD's IOMMU is on whenever the BIOS enables it: ROCm/legacy-rocm-build#3919), so it

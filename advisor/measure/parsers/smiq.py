@@ -77,7 +77,7 @@ class _Gpu:
     bus_id: str | None
     name: str | None = None
     values: dict[tuple[str, str], int] = field(default_factory=dict)
-    bar1_mb: int | None = None  # "BAR1 Memory Usage" Total: the GPU memory peers can map (issue 16)
+    bar1_mb: int | None = None  # "BAR1 Memory Usage" Total: the GPU memory peers can map
 
 
 _MIB = re.compile(r"^([0-9]{1,9})\s*MiB$")

@@ -1,4 +1,4 @@
-"""`advisor catalog audit`: how complete and how well sourced the catalog is (issue 13).
+"""`advisor catalog audit`: how complete and how well sourced the catalog is.
 
 Counts by kind, the verified share, the nulls in the fields the model reads (a CPU's lane counts, a
 board's slot table, slot positions and host bridges, a GPU's power and NVLink links), the sources by
@@ -24,7 +24,7 @@ def kind_of(part) -> str:
     return "card" if getattr(part, "card_of", None) else part.kind
 
 
-# the goal issue 13 sets: share of entries verified, and no nulls in lane counts and slot tables
+# the goal the audit measures against: share of entries verified, and no nulls in lane counts and slot tables
 GOAL_VERIFIED = 0.9
 
 

@@ -17,7 +17,7 @@ from advisor.base.text import has_hidden, visible
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
 
-# Sane ranges of a part's numbers (issue 17 item 2): each numeric field below names its range; a value
+# Sane ranges of a part's numbers: each numeric field below names its range; a value
 # outside it is refused at its file:line with the range, never carried into the model.
 MAX_LANES = 256  # PCIe lanes of one socket, lane group or switch (the largest sockets have 128-160)
 MAX_WATTS = 5000  # a CPU's or GPU's power
@@ -31,7 +31,7 @@ class Strict(BaseModel):
     @classmethod
     def _no_control_characters(cls, value):
         """Text in a part, a build or a rule is printed: a terminal escape or other control character
-        in it would reach the user's terminal (issue 18), so it is refused where it is written."""
+        in it would reach the user's terminal, so it is refused where it is written."""
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str) and has_hidden(text):
                 shown = visible(text)

@@ -124,7 +124,7 @@ class Catalog:
         look = lookalikes(text)
         if look is not None:
             # "RТX 4090" (a Cyrillic Т) would match RTX 4090 only because the letter is dropped: a name
-            # that must be exact is refused, with its Latin spelling (issue 18 item 12)
+            # that must be exact is refused, with its Latin spelling
             raise UserError(look.sentence(text), hint=f"`advisor catalog list --kind {kind}` shows the names")
         matches = self.search(text, kind)
         strong = [m for m in matches if m.score >= 90]

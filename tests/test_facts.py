@@ -161,7 +161,9 @@ def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp
     cpu = re.sub(r"(?m)^name: .*$", "name: My Threadripper", cpu)
     cpu = re.sub(r"(?m)^aliases:\n(- .*\n)+", "aliases: []\n", cpu)
     cpu = re.sub(r"(?m)^part_numbers: .*$", "part_numbers: []", cpu)
-    cpu = cpu.replace("usable_lanes: null", "usable_lanes: 80").replace("total_lanes: null", "total_lanes: 92")
+    cpu = cpu.replace("usable_lanes: null", "usable_lanes: 80").replace(
+        "total_lanes: null", "total_lanes: 92"
+    )
     cpu = re.sub(r"(?m)^verified: .*$", "verified: true", cpu)
     both = tmp_path / "with-lanes"  # a folder of its own: a catalog folder is read once per process
     both.mkdir()

@@ -110,6 +110,7 @@ def prediction_facts(
         alternative=alternative(catalog or load_catalog(), n, _gpu_id(pred))
         if cpu and cpu.segment == "desktop" and n >= 2
         else "",
+        p2p_cards=_p2p_cards(pred, catalog or load_catalog(), pairs),
         slot_overlaps=_overlaps(gpus),
         open_air_neighbours=_open_air_neighbours(gpus),
         fit_unchecked=len(_fit_unchecked(gpus)) if n >= 2 else 0,
@@ -336,6 +337,18 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = 
         form_factor=g.form_factor if g else "pcie",
         position=n.position or 0,
     )
+
+
+def _p2p_cards(pred: Prediction, catalog: Catalog, pairs: list[PairFacts]) -> str:
+    """P2P001's cards: ones with P2P on the stock driver that plan on this build (advisor.model.suggest)."""
+    from advisor.model.suggest import stock_p2p_cards
+
+    build = pred.machine.build
+    if build is None or not any(p.via == "staged" and p.geforce for p in pairs):
+        return ""
+    vram = min((g.node.gpu.vram_gb for g in pred.gpus if g.node.gpu), default=0.0)
+    cards = stock_p2p_cards(catalog, build, vram)
+    return ", ".join(g.name for g in cards) if cards else "none from the catalog plans cleanly on this build"
 
 
 def _gpu_id(pred: Prediction) -> str | None:

@@ -85,3 +85,41 @@ def x16_platform(catalog: Catalog, n_gpus: int, gpu: str):
             break
     catalog.derived[key] = found
     return found
+
+
+def with_gpus(build: Build, gpu: str, count: int | None = None) -> Build:
+    """`build` with its GPUs replaced by `count` (default: as many as it has) of catalog GPU `gpu`, in
+    the board's own choice of slots; NVLink bridges dropped (they joined the old cards)."""
+    data = build.model_dump(exclude_unset=True)
+    data["gpus"] = [{"model": gpu, "count": count or build.gpu_count()}]
+    data.pop("nvlink", None)
+    return Build.model_validate(data)
+
+
+def stock_p2p_cards(catalog: Catalog, build: Build, min_vram: float, limit: int = 3) -> list:
+    """Up to `limit` catalog cards with P2P on the stock Linux driver, a workstation's own cooling and at
+    least `min_vram` GB, that plan cleanly in place of the build's GPUs: the least memory first (the
+    nearest to the cards they replace), verified entries before unverified ones."""
+    key = ("stock p2p cards", build.model_dump_json(), min_vram, limit)
+    if key in catalog.derived:
+        return list(catalog.derived[key])  # type: ignore[arg-type]
+    cards = sorted(
+        (
+            g
+            for g in catalog.gpus
+            if g.p2p.stock_linux
+            and g.segment == "workstation"
+            and g.cooler not in (None, "passive")
+            and g.vram_gb >= min_vram
+            and g.card_of is None
+        ),
+        key=lambda g: (g.vram_gb, not g.verified, g.price_usd or 1e9, g.id),
+    )
+    found = []
+    for g in cards:
+        if build.topology is None and plans(with_gpus(build, g.id), catalog):
+            found.append(g)
+            if len(found) == limit:
+                break
+    catalog.derived[key] = found
+    return found

@@ -104,6 +104,8 @@ def _signalled(what: str, code: int) -> int:
 def _run(argv: list[str] | None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
+    # the command as run, for the commands a suggestion prints ("run: advisor workload ... --qlora")
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if not args.command:
         ap.print_help()
         return 0

@@ -126,7 +126,14 @@ def _run(argv: list[str] | None) -> int:
             return cmd_rules(args, ap)
         command = _command(args.command)
         if command is not None:
-            return command(args)
+            if args.command in ("tui", "serve"):  # the app has its own screen: nothing printed over it
+                return command(args)
+            from advisor.base.notices import to
+
+            # how an input was read (a part name taken as a catalog spelling), on stderr: stdout stays
+            # the answer alone (--json)
+            with to(lambda text: print(f"advisor: note: {text}", file=sys.stderr)):
+                return command(args)
     except UserError as exc:
         print(f"advisor: error: {exc.render()}", file=sys.stderr)
         return 2

@@ -93,7 +93,9 @@ def with_gpus(build: Build, gpu: str, count: int | None = None) -> Build:
     data = build.model_dump(exclude_unset=True)
     data["gpus"] = [{"model": gpu, "count": count or build.gpu_count()}]
     data.pop("nvlink", None)
-    return Build.model_validate(data)
+    new = Build.model_validate(data)
+    new._where = dict(build._where)  # the user's part names stay theirs, with where they wrote them
+    return new
 
 
 def stock_p2p_cards(catalog: Catalog, build: Build, min_vram: float, limit: int = 3) -> list:

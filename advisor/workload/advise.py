@@ -741,7 +741,9 @@ def _rebuild(
     if count:
         data["gpus"] = [{"model": data["gpus"][0]["model"], "count": count, "slot": None}]
         data["nvlink"] = []
-    return Build.model_validate(data)
+    new = Build.model_validate(data)
+    new._where = dict(build._where)  # the user's part names stay theirs, with where they wrote them
+    return new
 
 
 def _rerun(

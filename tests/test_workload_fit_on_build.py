@@ -135,3 +135,19 @@ async def test_the_job_view_shows_the_builds_own_changes_first():
     assert "Nothing on this build fits" not in report
     assert report.index("LoRA rank 16: fits") < report.index("QLoRA: fits") < report.index("Other hardware:")
     assert "flags: --qlora" in report  # the app has no command line: the flags that run it
+
+
+def test_a_served_model_that_does_not_fit_is_offered_quantized_weights_on_the_build(cli):
+    """Llama 3.1 70B in bf16 needs 70.7 GB per 4090: in 4 bits it fits the two cards, said before other
+    cards, with its cost and the command; the command predicts what the change says."""
+    out = workload_json(cli, HERO, "--infer", "70b")
+    assert out["fits"] is False
+    first = out["changes"][0]
+    assert not first["hardware"] and first["flags"] == ["--quant", "int4"] and first["quality"] > 0
+    assert first["memory_per_gpu_gb"] < CARD_GB and "quality" in first["cost"]
+    assert all(c["hardware"] for c in out["changes"][1:])
+    code, rerun, err = cli(*shlex.split(first["command"])[1:])
+    assert code == 0, err
+    again = json.loads(rerun)
+    assert again["fits"] is True and again["memory"]["total_gb"] == first["memory_per_gpu_gb"]
+    assert again["configurations"][-1]["tokens_per_s"] == first["throughput"]

@@ -138,12 +138,13 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
         least, takes = _hardware_changes(a, catalog, add, out)
         a.fit_least = a.fit_least or least
         changed = [c for c in out if c.fits and not c.hardware]
-        if changed:  # only changes of what is trained fit here: say so, and what running it as asked takes
+        if changed:  # only changes of what is trained (or served) fit here: say so, and what "as asked" takes
+            what = "what is trained" if w.task == "train" else "the weights' format"
             a.fit_note = (
                 f"{_job_name(w)} as asked does not fit on this build"
                 + (f": {a.fit_least}" if a.fit_least else "")
-                + ". What fits here changes what is trained (its cost is named); other hardware runs it "
-                "as asked." + (f" {takes}" if takes else "")
+                + f". What fits here changes {what} (its cost is named); other hardware runs it as asked."
+                + (f" {takes}" if takes else "")
             )
         else:
             a.fit_note = (
@@ -165,7 +166,7 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
 
 def _job_name(w: Workload) -> str:
     if w.task != "train":
-        return "The job"
+        return f"Serving it in {w.quant or w.precision}"
     if w.lora_rank is not None:
         return "QLoRA training" if w.base_bits == 4 else "LoRA training"
     return f"Training all {w.model.params / 1e9:.3g}B parameters"
@@ -302,8 +303,48 @@ def _fit_changes(a: Analysis, add) -> None:
                 new_w=w.but(batch=b),
             )
             b //= 2
+        _infer_quant(a, add)
         return
     _train_fit(a, add)
+
+
+# quantized weights a served model fits in where its 16-bit weights do not: (format, how much it changes
+# the answers, the cost in words); formats and their bits are rules/workload.yaml weight_bits_per_param
+_QUANT = (
+    ("fp8", 1, "quality, a little: weights in FP8 (vLLM --quantization fp8); check your model's evaluations"),
+    ("int4", 2, "quality: weights in 4 bits (AWQ/GPTQ), a quantized checkpoint of the model to find or make"),
+)
+
+
+def _infer_quant(a: Analysis, add) -> None:
+    """A served model that does not fit: its weights in FP8 or 4 bits, each with the most concurrent
+    sequences (the asked number, or half of it, ...) that then fit."""
+    w, n = a.workload, a.gpus
+    if w.quant is not None or w.model.kind != "decoder":
+        return
+    gpus = [x.node.gpu for x in a.fabric.prediction.gpus[:n] if x.node.gpu]
+    if not gpus:
+        return
+    from advisor.workload.memory import usable
+
+    vram = min(g.vram_gb for g in gpus)
+    room = usable(vram).value or 0.0
+    for fmt, quality, cost in _QUANT:
+        b = w.batch
+        while b >= 1:
+            v = w.but(quant=fmt, batch=b)
+            need = memory_need(v, n, vram)
+            if need is not None and need <= room:
+                add(
+                    f"weights in {fmt}" + (f" + --batch {b}" if b != w.batch else ""),
+                    "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math "
+                    "counted)",
+                    new_w=v,
+                    quality=quality,
+                    cost="costs " + cost,
+                )
+                break
+            b //= 2
 
 
 # what each change that saves memory costs, in words, and how much it changes what is trained (0: the
@@ -454,7 +495,7 @@ def _train_fit(a: Analysis, add) -> None:
 # command, so the change's holds (argparse keeps the last, but --gpu appends)
 _VALUED = set(
     "--gpu --gpus --cpu --board --strategy --batch --accum --optimizer --lora --base-bits --driver "
-    "--nccl-p2p-level --kernel-iommu".split()
+    "--nccl-p2p-level --kernel-iommu --quant".split()
 )
 
 
@@ -495,6 +536,8 @@ def _workload_flags(old: Workload, new: Workload) -> list[str]:
             out += ["--base-bits", str(new.base_bits)] if new.base_bits != old.base_bits else []
     if new.optimizer != old.optimizer:
         out += ["--optimizer", new.optimizer]
+    if new.quant != old.quant and new.quant is not None:
+        out += ["--quant", new.quant]
     if new.strategy != old.strategy:
         out += ["--strategy", new.strategy]
     if new.recompute and not old.recompute:
@@ -612,7 +655,8 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
     if least is not None:
         how = f" ({least[1]})" if least[1] else ""
         note = (
-            f"the least any change needs is {least[0]:.1f} GB per GPU{how} on {n} GPU{'s' if n > 1 else ''}, "
+            f"the least it needs{f' in {w.quant or w.precision}' if w.task == 'infer' else ''} is "
+            f"{least[0]:.1f} GB per GPU{how} on {n} GPU{'s' if n > 1 else ''}, "
             f"{usable(vram).value:.1f} GB is usable"
         )
     if now is None or build.topology is not None:
@@ -826,7 +870,8 @@ def fit_fix(a: Analysis) -> str:
             f" ({a.fit_least})" if a.fit_least else ""
         )
         other = f"; other hardware runs it as asked: {gb(hardware[:2])}" if hardware else ""
-        return f"{asked}; on this build, {gb(on_build[:3])}, which change what is trained{other}."
+        what = "what is trained" if a.workload.task == "train" else "the weights' format"
+        return f"{asked}; on this build, {gb(on_build[:3])}, which change {what}{other}."
     if not a.fit_note:  # the changes were not asked for (analyse(advise=False))
         return (
             "shrink the job (--recompute, a smaller --batch with more --accum, ZeRO-2/FSDP, LoRA or QLoRA), "

@@ -116,23 +116,23 @@ def _run(argv: list[str] | None) -> int:
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         check_args(args)
-        if args.command == "catalog":
-            from advisor.cli.catalog import cmd_catalog
+        if args.command in ("tui", "serve"):  # the app has its own screen: nothing is printed over it
+            return _command(args.command)(args)
+        from advisor.base.notices import to
 
-            return cmd_catalog(args, ap)
-        if args.command == "rules":
-            from advisor.cli.catalog import cmd_rules
+        # how an input was read (a part name taken as a catalog spelling), on stderr: stdout stays the
+        # answer alone (--json)
+        with to(lambda text: print(f"advisor: note: {text}", file=sys.stderr)):
+            if args.command == "catalog":
+                from advisor.cli.catalog import cmd_catalog
 
-            return cmd_rules(args, ap)
-        command = _command(args.command)
-        if command is not None:
-            if args.command in ("tui", "serve"):  # the app has its own screen: nothing printed over it
-                return command(args)
-            from advisor.base.notices import to
+                return cmd_catalog(args, ap)
+            if args.command == "rules":
+                from advisor.cli.catalog import cmd_rules
 
-            # how an input was read (a part name taken as a catalog spelling), on stderr: stdout stays
-            # the answer alone (--json)
-            with to(lambda text: print(f"advisor: note: {text}", file=sys.stderr)):
+                return cmd_rules(args, ap)
+            command = _command(args.command)
+            if command is not None:
                 return command(args)
     except UserError as exc:
         print(f"advisor: error: {exc.render()}", file=sys.stderr)

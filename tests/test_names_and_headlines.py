@@ -134,3 +134,12 @@ def test_a_typo_in_a_build_file_is_said_with_its_line(tmp_path):
 def test_a_shorter_form_of_a_name_is_no_typo():
     done = run("plan", "--cpu", "14900K", "--board", "Maximus Z790 Hero", "--gpu", "RTX 4090:2")
     assert done.returncode in (0, 1) and done.stderr == ""
+
+
+def test_catalog_show_refuses_another_model_number_and_says_a_typo():
+    done = run("catalog", "show", "i9-14900KS")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "has another model number (14900K, not 14900KS)" in flat(done.stderr)
+    done = run("catalog", "show", "Z790 Herro")
+    assert done.returncode == 0 and "id: asus-rog-maximus-z790-hero" in done.stdout
+    assert "advisor: note: read 'Z790 Herro' as ASUS ROG Maximus Z790 Hero" in done.stderr

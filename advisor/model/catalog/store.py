@@ -157,22 +157,30 @@ class Catalog:
             if fuzzy:
                 _note_reading(text, part, at)
             return part
-        near = [m for m in found if m.score >= 50][:3]
-        names = ", ".join(f"{m.part.name} ({m.part.id})" for m in near)
-        other = [m for m in near if m.score >= 90 and not same_model_number(text, m.part)]
-        if other:
-            message = (
-                f"no {label} in the catalog is {text!r}: the nearest, {other[0].part.name}, has another model "
-                f"number ({_differ(text, other[0].part)})"
-            )
-            hint = (
-                f"did you mean: {names}? If your {label} is not in the catalog, add it to a folder of your own "
-                "(--catalog DIR)"
-            )
-        else:
-            message = f"no {label} in the catalog matches {text!r}"
-            hint = f"did you mean: {names}?" if names else f"`advisor catalog list --kind {kind}` shows them"
-        raise UserError(problems=[Problem(message, file, line, field_name, hint=hint)])
+        raise no_match(text, label, found, at, kind)
+
+
+def no_match(text: str, label: str, found: list[Match], at: Where | None = None, kind: str | None = None):
+    """The UserError for a name that names no part: did-you-mean the nearest names, and where a near name
+    differs only in its model number, that it is another model, not a typo."""
+    file, line, field_name = at or (None, None, None)
+    near = [m for m in found if m.score >= 50][:3]
+    names = ", ".join(f"{m.part.name} ({m.part.id})" for m in near)
+    other = [m for m in near if m.score >= 90 and not same_model_number(text, m.part)]
+    listing = f"`advisor catalog list{f' --kind {kind}' if kind else ''}` shows them"
+    if other:
+        message = (
+            f"no {label} in the catalog is {text!r}: the nearest, {other[0].part.name}, has another model "
+            f"number ({_differ(text, other[0].part)})"
+        )
+        hint = (
+            f"did you mean: {names}? If your {label} is not in the catalog, add it to a folder of your own "
+            "(--catalog DIR)"
+        )
+    else:
+        message = f"no {label} in the catalog matches {text!r}"
+        hint = f"did you mean: {names}?" if names else listing
+    return UserError(problems=[Problem(message, file, line, field_name, hint=hint)])
 
 
 Where = tuple  # (file or None, line or None, field or flag name or None): where a part name was written
@@ -262,6 +270,13 @@ def _shortened(text: str, part: Part) -> bool:
     Hero): nothing was read as another spelling."""
     q = normalize(text)
     return bool(q) and any(q in normalize(k) for k in (part.name, part.id, *part.aliases))
+
+
+def note_reading(text: str, match: Match, at: Where | None = None) -> None:
+    """Say (advisor.base.notices) that `text` was read as the matched part, where it is not the part's
+    name or a shorter form of it."""
+    if match.score < 100 and not _shortened(text, match.part):
+        _note_reading(text, match.part, at)
 
 
 def _note_reading(text: str, part: Part, at: Where | None) -> None:

@@ -250,8 +250,8 @@ def _changes(a: Analysis, con: Console) -> None:
         hang(con, "  ", a.fit_note)
     on_build = [c for c in a.changes if not c.hardware]
     hardware = [c for c in a.changes if c.hardware]
-    fitting = not a.many.fits
-    if fitting and on_build:
+    unfit = not a.many.fits
+    if unfit and on_build:
         hang(
             con,
             "  ",
@@ -263,7 +263,7 @@ def _changes(a: Analysis, con: Console) -> None:
     for c in on_build:
         _change(a, c, con, run_line(a, c))
     # what is not enough alone, and what is not modelled, where no setting runs the job as asked
-    short = fitting and not any(c.quality == 0 for c in on_build)
+    short = unfit and not any(c.quality == 0 for c in on_build)
     if short and a.fit_short:
         usable = a.many.memory.usable.value
         shown = "; ".join(f"{name} {gb:.1f} GB ({' '.join(flags)})" for name, flags, gb in a.fit_short)
@@ -276,7 +276,7 @@ def _changes(a: Analysis, con: Console) -> None:
     if short:
         for note in a.not_modelled:
             hang(con, "  ", f"Not modelled: {note}.")
-    if hardware and (fitting or on_build):
+    if hardware and (unfit or on_build):
         hang(con, "  ", "Other hardware:")
     for c in hardware:
         _change(a, c, con, run_line(a, c))

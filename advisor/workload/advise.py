@@ -352,10 +352,7 @@ def _infer_quant(a: Analysis, add) -> None:
 # every weight; 3: adapters over a 4-bit base)
 _COST = {
     "recompute": (0, "speed: each layer's forward pass runs again in the backward pass"),
-    "batch": (
-        0,
-        "speed where a smaller micro-batch uses the GPU less well; the same samples per optimizer step",
-    ),
+    "batch": (0, "speed where a smaller micro-batch uses the GPU less well"),
     "zero2": (0, "speed: gradients are reduce-scattered on every micro-step"),
     "fsdp": (0, "speed: parameters are all-gathered for every forward and backward pass (ZeRO-3: the same)"),
     "adamw-8bit": (
@@ -451,8 +448,8 @@ def _train_fit(a: Analysis, add) -> None:
                         for b in batches:
                             vb = v.but(batch=b, accum=w.accum * w.batch // b)
                             nb = memory_need(vb, n, vram)
-                            if nb is not None and nb <= room:
-                                sized.append(((*knobs, "batch"), vb, nb, True))
+                            if nb is not None and (nb <= room or b == batches[-1]):
+                                sized.append(((*knobs, "batch"), vb, nb, nb <= room))
                                 break
                     sized.append((knobs, v, need, need <= room))
     fitting = [x for x in sized if x[3] and x[0]]
@@ -478,17 +475,19 @@ def _train_fit(a: Analysis, add) -> None:
             + " + ".join(_SHORT.get(k, "a smaller micro-batch") for k in low[0])
             + f") on {n} GPU{'s' if n > 1 else ''}, {room:.1f} GB is usable"
         )
-    order = list(_SHORT)
-    a.fit_short = sorted(
+    order = [*_SHORT, "batch"]
+    alone = sorted((x for x in sized if len(x[0]) == 1 and not x[3]), key=lambda x: order.index(x[0][0]))
+    a.fit_short = [
         (
-            (_SHORT[x[0][0]], _workload_flags(w, x[1]), round(x[2], 1))
-            for x in sized
-            if len(x[0]) == 1 and not x[3] and x[0][0] in _SHORT
-        ),
-        key=lambda t: order.index(next(k for k, v in _SHORT.items() if v == t[0])),
-    )
-    if w.task == "train":
-        a.not_modelled = [NOT_MODELLED]
+            f"micro-batch {x[1].batch} with accumulation {x[1].accum}"
+            if x[0][0] == "batch"
+            else _SHORT[x[0][0]],
+            _workload_flags(w, x[1]),
+            round(x[2], 1),
+        )
+        for x in alone
+    ]
+    a.not_modelled = [NOT_MODELLED]
 
 
 # the flags a change may name that take a value: the user's own of the same name are dropped from the

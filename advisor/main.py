@@ -104,6 +104,8 @@ def _signalled(what: str, code: int) -> int:
 def _run(argv: list[str] | None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
+    # the command as run, for the commands a suggestion prints ("run: advisor workload ... --qlora")
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if not args.command:
         ap.print_help()
         return 0
@@ -114,17 +116,24 @@ def _run(argv: list[str] | None) -> int:
     rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         check_args(args)
-        if args.command == "catalog":
-            from advisor.cli.catalog import cmd_catalog
+        if args.command in ("tui", "serve"):  # the app has its own screen: nothing is printed over it
+            return _command(args.command)(args)
+        from advisor.base.notices import to
 
-            return cmd_catalog(args, ap)
-        if args.command == "rules":
-            from advisor.cli.catalog import cmd_rules
+        # how an input was read (a part name taken as a catalog spelling), on stderr: stdout stays the
+        # answer alone (--json)
+        with to(lambda text: print(f"advisor: note: {text}", file=sys.stderr)):
+            if args.command == "catalog":
+                from advisor.cli.catalog import cmd_catalog
 
-            return cmd_rules(args, ap)
-        command = _command(args.command)
-        if command is not None:
-            return command(args)
+                return cmd_catalog(args, ap)
+            if args.command == "rules":
+                from advisor.cli.catalog import cmd_rules
+
+                return cmd_rules(args, ap)
+            command = _command(args.command)
+            if command is not None:
+                return command(args)
     except UserError as exc:
         print(f"advisor: error: {exc.render()}", file=sys.stderr)
         return 2

@@ -173,7 +173,9 @@ def test_a_user_compare_rule_states_what_it_supposes_and_is_held_to_it(cli, tmp_
 
 
 def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp_path):
-    """PLAT001 names a workstation platform; with --catalog, one from the user's parts can be it."""
+    """PLAT001 names a workstation platform; with --catalog, one from the user's parts can be it, once
+    its CPU plans cleanly: the bundled Threadrippers have no lane count, so a cheap TRX50 board alone is
+    never suggested, and a user's own entry that gives the lanes makes it the suggestion."""
     src = (ROOT / "catalog" / "boards" / "asus-pro-ws-trx50-sage-wifi.yaml").read_text()
     mine = re.sub(r"(?m)^id: .*$", "id: my-cheap-trx50", src)
     mine = re.sub(r"(?m)^name: .*$", "name: My Cheap TRX50 Board", mine)
@@ -187,7 +189,24 @@ def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp
     code, out, err = cli("plan", *TWO_4090, "--catalog", str(tmp_path), "--json")
     assert code == 0, err
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
-    assert "on My Cheap TRX50 Board (" in fix
+    assert "My Cheap TRX50 Board" not in fix and "Threadripper" not in fix  # no lane count: not offered
+    cpu = (ROOT / "catalog" / "cpus" / "amd-ryzen-threadripper-7960x.yaml").read_text()
+    cpu = re.sub(r"(?m)^id: .*$", "id: my-7960x", cpu)
+    cpu = re.sub(r"(?m)^name: .*$", "name: My Threadripper", cpu)
+    cpu = re.sub(r"(?m)^aliases:\n(- .*\n)+", "aliases: []\n", cpu)
+    cpu = re.sub(r"(?m)^part_numbers: .*$", "part_numbers: []", cpu)
+    cpu = cpu.replace("usable_lanes: null", "usable_lanes: 80").replace(
+        "total_lanes: null", "total_lanes: 92"
+    )
+    cpu = re.sub(r"(?m)^verified: .*$", "verified: true", cpu)
+    both = tmp_path / "with-lanes"  # a folder of its own: a catalog folder is read once per process
+    both.mkdir()
+    (both / "board.yaml").write_text(mine)
+    (both / "cpu.yaml").write_text(cpu)
+    code, out, err = cli("plan", *TWO_4090, "--catalog", str(both), "--json")
+    assert code == 0, err
+    fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
+    assert "My Threadripper on My Cheap TRX50 Board (" in fix
 
 
 def test_a_commands_rules_folder_does_not_outlive_the_command(cli, tmp_path):

@@ -202,7 +202,10 @@ def test_plan_starts_with_a_verdict_that_says_what_matters_most(plan_json, cli):
     strix = plan_json("--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2")
     assert strix["verdict"].startswith("Not ready as it stands: GPU1 runs at Gen4 x4 on chipset lanes")
     good = plan_json("--cpu", "Threadripper PRO 5995WX", "--board", "WRX80E-SAGE", "--gpu", "RTX 6000 Ada:4")
-    assert good["verdict"].startswith("A good multi-GPU build: every GPU at its full link, P2P on every pair")
+    assert good["verdict"].startswith(
+        "A good multi-GPU build: every GPU at its full link, CUDA P2P on every pair"
+    )
+    assert "but NCCL uses host memory (SHM) on every pair by default" in good["verdict"]
     code, out, _ = cli("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
     assert out.startswith("A weak multi-GPU build")  # the text report's first line too
 

@@ -155,7 +155,7 @@ def test_a_job_that_does_not_fit_always_gets_what_makes_it_fit(cli, args):
 
 def test_a_fitting_change_is_what_the_model_predicts_for_the_changed_job(cli):
     out = workload_json(cli, HERO, "--train", "1.3b", "--batch", "8")
-    change = next(c for c in out["changes"] if c["change"] == "--batch 1 --accum 8")
+    change = next(c for c in out["changes"] if c["flags"] == ["--batch", "1", "--accum", "8"])
     rerun = workload_json(cli, HERO, "--train", "1.3b", "--batch", "1", "--accum", "8")
     assert rerun["fits"] is True
     assert change["throughput"] == rerun["configurations"][1]["samples_per_s"]
@@ -185,10 +185,20 @@ def test_wl006_in_advisor_workload_names_the_changes_not_the_command():
     text = flat(advisor("workload", HERO, "--train", "1.3b", "--batch", "8"))
     fix = text[text.index("WL006") :]
     assert "See `advisor workload`" not in fix and "advisor workload" not in fix
-    assert "What makes it fit, as predicted: on this build, --batch 1 --accum 8 (23.0 GB per GPU)" in fix
+    assert "What makes it fit, as predicted: on this build, " in fix
+    assert "micro-batch 1 with accumulation 8 (23.0 GB per GPU)" in fix
+    # 7B: only LoRA and QLoRA fit the two 24 GB cards; the fix says training every weight does not
     seven = flat(advisor("workload", HERO, "--train", "7b"))
     fix = seven[seven.index("WL006") :]
-    assert "advisor workload" not in fix and "nothing on this build (the least any change needs" in fix
+    assert "advisor workload" not in fix
+    assert "training all 6.74B parameters as asked does not fit on this build (the least it needs" in fix
+    assert "on this build, LoRA rank 16 (" in fix and "which change what is trained" in fix
+    # DeepSeek V3 (671B, latent attention: no LoRA modelled): nothing on this build fits
+    huge = flat(advisor("workload", HERO, "--train", "deepseek-v3"))
+    fix = huge[huge.index("WL006") :]
+    assert (
+        "advisor workload" not in fix and "nothing on this build (the least it needs on this build is" in fix
+    )
 
 
 async def test_wl006_in_the_job_view_names_the_changes_not_the_command():
@@ -197,7 +207,8 @@ async def test_wl006_in_the_job_view_names_the_changes_not_the_command():
         report = flat(await job_report(pilot, model="llama-2-7b"))
     assert "WL006" in report and "What to change" in report
     assert "advisor workload" not in report
-    assert "nothing on this build (the least any change needs" in report[report.index("WL006") :]
+    fix = report[report.index("WL006") :]
+    assert "as asked does not fit on this build (the least it needs" in fix and "LoRA rank 16 (" in fix
 
 
 # ------------------------------------------------------------------------ 4. one gradient size

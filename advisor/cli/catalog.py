@@ -374,11 +374,15 @@ def _resolve_any(catalog, text):
     look = lookalikes(text)
     if look is not None:  # "RТX 4090" with a Cyrillic Т: never a silent match
         raise UserError(look.sentence(text))
-    matches = catalog.search(text)
-    if matches and matches[0].score >= 90:
-        return matches[0].part
-    names = ", ".join(m.part.id for m in matches[:3])
-    raise UserError(f"no part matches {text!r}", hint=f"did you mean: {names}?" if names else None)
+    from advisor.model.catalog.store import no_match, note_reading, same_model_number
+
+    matches = catalog.search(text, limit=10)
+    # a near name of another model number (i9-14900KS for the i9-14900K) is another part, never shown
+    same = [m for m in matches if same_model_number(text, m.part)]
+    if same and same[0].score >= 90:
+        note_reading(text, same[0])
+        return same[0].part
+    raise no_match(text, "part", matches)
 
 
 def _specs(p) -> str:

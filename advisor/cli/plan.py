@@ -187,6 +187,7 @@ def cmd_plan(args) -> int:
         from advisor.workload import analyse
 
         analysis = analyse(build, workload, catalog, pred)
+        analysis.command = ["advisor", *getattr(args, "argv", ["plan"])]
     findings = evaluate_rules(pred, job="plan", catalog=catalog, workload=analysis)
     fmt = "json" if args.json else args.format
     if fmt == "json":
@@ -233,6 +234,7 @@ def cmd_workload(args) -> int:
     workload = workload_from_args(args)
     pred = evaluate(build, catalog)
     analysis = analyse(build, workload, catalog, pred)
+    analysis.command = ["advisor", *getattr(args, "argv", ["workload"])]
     findings = evaluate_rules(pred, job="workload", catalog=catalog, workload=analysis)
     if args.json:
         from advisor.outputs.workload import workload_output

@@ -27,7 +27,7 @@ def prediction_facts(
     sw = m.software
     cpu0 = m.cpu
     alt = (
-        alternative(catalog or load_catalog(), len(pred.gpus))
+        alternative(catalog or load_catalog(), len(pred.gpus), _gpu_id(pred))
         if cpu0 and cpu0.segment == "desktop" and len(pred.gpus) >= 2
         else ""
     )
@@ -118,9 +118,10 @@ def prediction_facts(
                 {x.name for x in [cpu, m.board, *[g.gpu for g in m.gpus]] if x is not None and not x.verified}
             )
         ),
-        alternative=alternative(catalog or load_catalog(), n)
+        alternative=alternative(catalog or load_catalog(), n, _gpu_id(pred))
         if cpu and cpu.segment == "desktop" and n >= 2
         else "",
+        p2p_cards=_p2p_cards(pred, catalog or load_catalog(), pairs),
         slot_overlaps=_overlaps(gpus),
         open_air_neighbours=_open_air_neighbours(gpus),
         fit_unchecked=len(_fit_unchecked(gpus)) if n >= 2 else 0,
@@ -244,9 +245,12 @@ def lane_budget_facts(m: Machine, catalog: Catalog | None = None) -> dict:
             and (c.pcie.usable_lanes or 0) >= worst.drawn
             and c.max_sockets >= m.sockets
         ]
-        if fits:
-            c = min(fits, key=lambda c: (c.pcie.usable_lanes, not c.verified, c.price_usd or 1e9, c.id))
-            fix = f"; or a CPU this board takes with the lanes: {c.name} ({c.pcie.usable_lanes} lanes)"
+        from advisor.model.suggest import plans
+
+        for c in sorted(fits, key=lambda c: (c.pcie.usable_lanes, not c.verified, c.price_usd or 1e9, c.id)):
+            if m.build is not None and plans(m.build.model_copy(update={"cpu": c.id}), catalog):
+                fix = f"; or a CPU this board takes with the lanes: {c.name} ({c.pcie.usable_lanes} lanes)"
+                break
     return {
         "cpu_lanes_drawn": worst.drawn,
         "cpu_lanes_over": worst.over,
@@ -358,29 +362,35 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = 
     )
 
 
-def alternative(catalog: Catalog, n_gpus: int) -> str:
-    """A concrete workstation platform from this catalog that gives n GPUs a CPU x16 link each."""
-    key = ("workstation alternative", n_gpus)
-    if key not in catalog.derived:
-        catalog.derived[key] = _alternative(catalog, n_gpus)
-    return str(catalog.derived[key])
+def _p2p_cards(pred: Prediction, catalog: Catalog, pairs: list[PairFacts]) -> str:
+    """P2P001's cards: ones with P2P on the stock driver that plan on this build (advisor.model.suggest)."""
+    from advisor.model.suggest import stock_p2p_cards
+
+    build = pred.machine.build
+    if build is None or not any(p.via == "staged" and p.geforce for p in pairs):
+        return ""
+    vram = min((g.node.gpu.vram_gb for g in pred.gpus if g.node.gpu), default=0.0)
+    cards = stock_p2p_cards(catalog, build, vram)
+    return ", ".join(g.name for g in cards) if cards else "none from the catalog plans cleanly on this build"
 
 
-def _alternative(catalog: Catalog, n_gpus: int) -> str:
-    for board in sorted(catalog.boards, key=lambda b: (not b.verified, b.price_usd or 1e9, b.id)):
-        if board.segment != "workstation" or not board.cpu_families:
-            continue
-        cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
-        x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
-        if len(x16) < n_gpus:
-            continue
-        cpus = sorted(
-            (c for c in catalog.cpus if c.family in board.cpu_families),
-            key=lambda c: (not c.verified, c.price_usd or 1e9, c.id),
-        )
-        if cpus:
-            return f"{cpus[0].name} on {board.name} ({len(x16)} CPU x16 slots)"
-    return "a Threadripper, Xeon W or EPYC platform"
+def _gpu_id(pred: Prediction) -> str | None:
+    """The build's (first) GPU, which a suggested platform is checked with."""
+    return next((g.node.gpu.id for g in pred.gpus if g.node.gpu), None)
+
+
+def alternative(catalog: Catalog, n_gpus: int, gpu: str | None) -> str:
+    """A concrete workstation platform from this catalog on which n of the build's GPUs each get a CPU
+    x16 link and plan cleanly (advisor.model.suggest); a kind of platform when none does."""
+    from advisor.model.suggest import x16_platform
+
+    found = x16_platform(catalog, n_gpus, gpu) if gpu else None
+    if found is None:
+        return "a Threadripper, Xeon W or EPYC platform"
+    cpu, board = found
+    cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
+    x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
+    return f"{cpu.name} on {board.name} ({len(x16)} CPU x16 slots)"
 
 
 def _open_air_neighbours(gpus: list[GpuFacts]) -> int:

@@ -222,6 +222,11 @@ class BuildFacts(Facts):
         "(only for desktop CPUs with two or more GPUs, else '')",
         source="catalog",
     )
+    p2p_cards: str = fact(
+        "catalog cards with P2P on the stock Linux driver that plan cleanly in place of the build's GPUs, "
+        "comma-separated (only where a GeForce pair stages its copies, else '')",
+        source="catalog",
+    )
     slot_overlaps: int = fact(
         "cards whose coolers overlap the next card's slot",
         "cards",

@@ -3,7 +3,8 @@ its findings (the first line of `plan`, its `verdict` in --json, and the app's s
 
 The grade follows what limits multi-GPU work, in order: something that stops the build (an error
 finding); GPUs below their own link or on chipset lanes; GPU-to-GPU copies staged through host memory
-(no P2P); otherwise every GPU at its full link with P2P or NVLink on every pair.
+(no P2P); otherwise every GPU at its full link with P2P or NVLink on every pair, and then whether NCCL,
+which a training job's all-reduce runs on, uses that P2P by default or goes through host memory.
 
 `limits` reads these once, for this headline and for `validate`'s verdict (which also will not pass a
 build whose NCCL all-reduce goes through host memory by default).
@@ -110,11 +111,19 @@ def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
         grade = "A workable multi-GPU build for jobs that talk little between GPUs"
     else:
         grade = "A good multi-GPU build"
-        bits.append(
-            "every GPU at its full link, "
-            + ("NVLink on every pair" if len(nv) == len(pred.pairs) else "P2P on every pair")
-            + (f" ({len(nv)} NVLink)" if nv and len(nv) < len(pred.pairs) else "")
+        # what a training job uses, not only what CUDA allows: NCCL skips P2P through a host bridge at its
+        # default level (P2P002), and then every all-reduce goes through host memory
+        shm = lim.shm
+        link = (
+            "NVLink on every pair"
+            if len(nv) == len(pred.pairs)
+            else ("CUDA P2P on every pair" if shm else "P2P on every pair")
+            + (f" ({len(nv)} NVLink)" if nv else "")
         )
+        bits.append("every GPU at its full link, " + link)
+        if shm:
+            where = "every pair" if len(shm) == len(pred.pairs) else f"{len(shm)} of {len(pred.pairs)} pairs"
+            bits[-1] += f", but NCCL uses host memory (SHM) on {where} by default: {shm[0].nccl_reason}"
     missing = sorted(
         {f for p in pred.pairs for x in (p.uni, p.bidi) for f in x.missing}
         | set(pred.allreduce.missing if pred.allreduce else [])

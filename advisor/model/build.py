@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from advisor.base.text import lookalikes
 from advisor.model.catalog.models import Strict
@@ -233,6 +233,22 @@ class Build(Strict):
     )
 
     _latin = field_validator("cpu", "board")(_latin_name)
+    # where each part name was written, for the messages about it: (kind, text) -> (file, line, field),
+    # kind cpu/board/gpu; a build file's lines (engine.build_from_data) or the flag (build_from_flags)
+    _where: dict = PrivateAttr(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        # where the names were written is not part of the build: a build saved and opened again is the
+        # same build, at other lines
+        if not isinstance(other, Build):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as pydantic's own models
+
+    def where(self, kind: str, text: str | None) -> tuple[str | None, int | None, str | None] | None:
+        """Where part name `text` of `kind` (cpu, board, gpu) was written, if known."""
+        return self._where.get((kind, (text or "").strip()))
 
     @model_validator(mode="after")
     def _settings(self) -> Build:

@@ -37,7 +37,35 @@ def build_from_data(data, filename: str = "<build>") -> Build:
     if problems:
         raise UserError(problems=problems)
     assert build is not None
+    build._where = _part_lines(data, filename)
     return build
+
+
+# the keys of a build file that name a catalog part, by the kind of part (gpus[].model, tree devices' gpu)
+_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu"}
+
+
+def _part_lines(data, filename: str) -> dict:
+    """(kind, name) -> (file, line, field) for every part name the file writes: its first place wins
+    (a name names one part wherever it is written)."""
+    from advisor.base.yamlio import LineList
+
+    out: dict = {}
+
+    def walk(node, path: str) -> None:
+        if isinstance(node, LineDict):
+            for key, value in node.items():
+                here = f"{path}.{key}" if path else key
+                kind = _PART_KEYS.get(key)
+                if kind and isinstance(value, str) and (path.startswith("gpus") or key != "model"):
+                    out.setdefault((kind, value.strip()), (filename, node.key_lines.get(key), here))
+                walk(value, here)
+        elif isinstance(node, LineList):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+
+    walk(data, "")
+    return out
 
 
 def build_from_flags(
@@ -94,6 +122,14 @@ def build_from_flags(
             problems[-1].hint = problems[-1].hint or "give --cpu and --board (and --gpu), or a build file"
         raise UserError(problems=problems)
     assert build is not None
+    where = dict(base._where) if base is not None else {}
+    if cpu:
+        where[("cpu", cpu.strip())] = (None, None, "--cpu")
+    if board:
+        where[("board", board.strip())] = (None, None, "--board")
+    for spec, flag in zip(specs, flags, strict=True):
+        where[("gpu", spec["model"])] = (None, None, flag)
+    build._where = where
     return build
 
 

@@ -89,9 +89,9 @@ def _gen_of(board: Board, cpu: Cpu | None, conn: Connector, dev: Device) -> tupl
 
 
 def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]]:
-    cpu = catalog.resolve(build.cpu or "", "cpu", "CPU")
-    board = catalog.resolve(build.board or "", "board", "motherboard")
-    gpus = [catalog.resolve(g.model, "gpu", "GPU") for g in build.gpus]
+    cpu = catalog.resolve(build.cpu or "", "cpu", "CPU", build.where("cpu", build.cpu))
+    board = catalog.resolve(build.board or "", "board", "motherboard", build.where("board", build.board))
+    gpus = [catalog.resolve(g.model, "gpu", "GPU", build.where("gpu", g.model)) for g in build.gpus]
     if cpu.socket.lower() != board.socket.lower():
         raise UserError(
             f"{cpu.name} (socket {cpu.socket}) does not fit {board.name} (socket {board.socket})",

@@ -381,10 +381,12 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
             )
         else:
             fix = (
-                "Pro cards (RTX 6000 Ada, RTX PRO 6000, A6000) have P2P on the stock driver; on this card only "
-                "the patched open kernel module enables it (Resizable BAR on, IOMMU passthrough), at your own risk."
+                "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on this "
+                "build); on this card only the patched open kernel module enables it (Resizable BAR on, IOMMU "
+                "passthrough), at your own risk."
                 if gpu.p2p.patched_driver
-                else "Pro cards (RTX 6000 Ada, RTX PRO 6000, A6000) have P2P on the stock driver."
+                else "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on "
+                "this build)."
             )
             if gpu.id not in seen:
                 items.append(

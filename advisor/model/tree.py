@@ -16,7 +16,7 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
     vendor = "unknown"
     cpu = None
     for s, sock in enumerate(topo.sockets):
-        part = catalog.resolve(sock.cpu, "cpu", "CPU") if sock.cpu else None
+        part = catalog.resolve(sock.cpu, "cpu", "CPU", build.where("cpu", sock.cpu)) if sock.cpu else None
         cpu = cpu or part
         v = sock.vendor or (part.cpu_vendor if part else None)  # type: ignore[union-attr]
         if v:
@@ -49,7 +49,7 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
             return
         assert isinstance(child, TreeDevice)
         if child.gpu:
-            gpu = catalog.resolve(child.gpu, "gpu", "GPU")
+            gpu = catalog.resolve(child.gpu, "gpu", "GPU", build.where("gpu", child.gpu))
             i = counter["gpu"]
             counter["gpu"] += 1
             gen = child.gen or gpu.pcie.gen

@@ -153,6 +153,29 @@ class ChangeOut(Output):
     hardware: bool = Field(default=False, description="Other hardware, not a setting of this build")
     memory_per_gpu_gb: float | None = Field(default=None, description="With the change")
     usable_gb: float | None = None
+    step_time_s: float | None = Field(
+        default=None, description="Training, with the change: one optimizer step"
+    )
+    flags: list[str] | None = Field(
+        default=None,
+        description="The flags that, added to the command as run, run the change; null where no flag says it "
+        "(an NVLink bridge is a line of the build file)",
+    )
+    command: str | None = Field(
+        default=None, description="The command that runs the change (the command as run with `flags`)"
+    )
+    quality: int = Field(
+        default=0,
+        description="How much the change alters what is trained: 0 not at all, 1 a little (8-bit optimizer "
+        "state), 2 LoRA adapters instead of every weight, 3 adapters over a 4-bit base",
+    )
+    cost: str = Field(default="", description="What a change that makes the job fit costs (speed, quality)")
+
+
+class ShortOut(Output):
+    change: str
+    flags: list[str]
+    memory_per_gpu_gb: float = Field(description="With this change alone: still more than is usable")
 
 
 class WorkloadDerivation(Output):
@@ -175,6 +198,14 @@ class WorkloadOutput(Output):
     changes: list[ChangeOut]
     fit_note: str | None = Field(
         default=None, description="When nothing on this build fits: the least it needs, what hardware would"
+    )
+    not_enough: list[ShortOut] | None = Field(
+        default=None,
+        description="When no setting of this build runs the job as asked: each memory saver that is not "
+        "enough alone, with its memory per GPU",
+    )
+    not_modelled: list[str] | None = Field(
+        default=None, description="Changes that exist but advisor does not predict (no figure is given)"
     )
     gradients: str | None = Field(
         default=None, description="Training: gradient size and what a ring moves of it per GPU"
@@ -315,7 +346,9 @@ def config_out(c: Config, explain: bool = False) -> ConfigOut:
     )
 
 
-def change_out(ch: Change) -> ChangeOut:
+def change_out(ch: Change, a: Analysis | None = None) -> ChangeOut:
+    from advisor.workload.advise import run_line
+
     def r(x: float | None) -> float | None:
         return None if x is None else round(x, 2)
 
@@ -333,6 +366,13 @@ def change_out(ch: Change) -> ChangeOut:
         hardware=ch.hardware,
         memory_per_gpu_gb=None if ch.config is None else _r(ch.config.memory.total.value, 2),
         usable_gb=None if ch.config is None else _r(ch.config.memory.usable.value, 2),
+        step_time_s=_r(ch.config.time.value, 4)
+        if ch.config is not None and ch.config.task == "train"
+        else None,
+        flags=None if ch.flags is None else list(ch.flags),
+        command=run_line(a, ch) if a is not None else None,
+        quality=ch.quality,
+        cost=ch.cost,
     )
 
 
@@ -392,6 +432,8 @@ def workload_output(
         more["findings"] = findings
     if a.serving:
         more["serving"] = [None if sv is None else serving_out(sv, explain) for sv in a.serving]
+    # as the text says them: only where no setting of this build runs the job as asked
+    short = not a.many.fits and not any(c.quality == 0 and not c.hardware for c in a.changes)
     return WorkloadOutput(
         schema_version=1,
         workload=workload_spec(a.workload),
@@ -409,8 +451,12 @@ def workload_output(
         bottleneck=a.bottleneck,
         configurations=[config_out(c, explain) for c in ([a.one] if a.gpus == 1 else [a.one, a.many])],
         memory=memory_out(a.many.memory, explain),
-        changes=[change_out(c) for c in a.changes],
+        changes=[change_out(c, a) for c in a.changes],
         fit_note=a.fit_note or None,
+        not_enough=[ShortOut(change=n, flags=list(f), memory_per_gpu_gb=gb) for n, f, gb in a.fit_short]
+        if short
+        else None,
+        not_modelled=list(a.not_modelled) if short else None,
         gradients=_gradients(a),
         assumptions=list(a.assumptions),
         run_as=list(a.run_as),

@@ -231,11 +231,7 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
             rows += [[s, "not possible", "", "", "", why] for s, why in a.skipped_strategies.items()]
         print_table(con, scols, rows, title=f"Strategies on {a.gpus} GPUs")
     if a.changes or a.fit_note:
-        con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
-        if a.fit_note:
-            hang(con, "  ", a.fit_note)
-        for c in a.changes:
-            hang(con, "  • ", f"{c.change}: {c.summary} — {c.why}")
+        _changes(a, con)
     if explain:
         con.print("[bold]Derivations[/]")
         for c in cols:
@@ -263,3 +259,58 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
         for line in a.run_as:
             hang(con, "  • ", line, indent=4)
     con.print("Assumptions: " + " ".join(a.assumptions))
+
+
+def _changes(a: Analysis, con: Console) -> None:
+    """What to change: on a job that does not fit, this build's changes that make it fit first (the same
+    training result before a change of what is trained, the fastest first), then what is not enough
+    and what is not modelled, then other hardware; each with the command that runs it."""
+    from advisor.workload.advise import run_line
+
+    con.print("[bold]What to change[/] (each predicted by re-running the model with the change)")
+    if a.fit_note:
+        hang(con, "  ", a.fit_note)
+    on_build = [c for c in a.changes if not c.hardware]
+    hardware = [c for c in a.changes if c.hardware]
+    unfit = not a.many.fits
+    if unfit and on_build:
+        hang(
+            con,
+            "  ",
+            "On this build, what makes it fit (the same training result first, then what changes what is "
+            "trained; the fastest first within each):"
+            if a.workload.task == "train"
+            else "On this build, what makes it fit:",
+        )
+    for c in on_build:
+        _change(a, c, con, run_line(a, c))
+    # what is not enough alone, and what is not modelled, where no setting runs the job as asked
+    short = unfit and not any(c.quality == 0 for c in on_build)
+    if short and a.fit_short:
+        usable = a.many.memory.usable.value
+        shown = "; ".join(f"{name} {gb:.1f} GB ({' '.join(flags)})" for name, flags, gb in a.fit_short)
+        one = " The micro-batch is already 1." if a.workload.task == "train" and a.workload.batch == 1 else ""
+        hang(
+            con,
+            "  ",
+            f"Not enough alone on this build (memory per GPU, {usable:.1f} GB usable): {shown}.{one}",
+        )
+    if short:
+        for note in a.not_modelled:
+            hang(con, "  ", f"Not modelled: {note}.")
+    if hardware and (unfit or on_build):
+        hang(con, "  ", "Other hardware:")
+    for c in hardware:
+        _change(a, c, con, run_line(a, c))
+
+
+def _change(a: Analysis, c, con: Console, line: str | None) -> None:
+    from rich.markup import escape
+
+    from advisor.base.text import plain
+
+    hang(con, "  • ", f"{c.change}: {c.summary} — {c.why}" + (f"; {c.cost}" if c.cost else ""))
+    if line is not None:
+        hang(con, "      run: ", escape(plain(line)), indent=10)
+    elif c.flags:
+        hang(con, "      flags: ", escape(plain(" ".join(c.flags))), indent=12)

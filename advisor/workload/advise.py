@@ -11,6 +11,7 @@ from advisor.base.text import unknown_because
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
+from advisor.model.suggest import plan_problem, x16_platform
 from advisor.workload.models import STRATEGY_NAMES, Workload
 
 if TYPE_CHECKING:
@@ -99,9 +100,11 @@ def a_bytes(a: Analysis) -> float:
 
 
 def changes(a: Analysis, catalog: Catalog) -> list[Change]:
-    """What to change, each predicted. A job that does not fit always gets the changes that make it fit
-    (7B on 2x RTX 4090 once got none): settings of this build first; when none fits, other cards or
-    more GPUs from the catalog, and `a.fit_note` says so, with what it would take when nothing does."""
+    """What to change, each predicted, with the flags that run it. A job that does not fit always gets
+    the changes that make it fit: first those of this build (the same training result before a change
+    of what is trained, the fastest first within each: a user who asked for full fine-tuning should see
+    how to get it before being offered something else), then other hardware, which runs the job as
+    asked; `a.fit_note` says when nothing on this build fits, with the least it needs."""
     out: list[Change] = []
     w, build = a.workload, a.build
 
@@ -112,11 +115,20 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
         new_w: Workload | None = None,
         hardware: bool = False,
         other_gpus: bool = False,
+        **extra,
     ) -> bool:
         if any(c.change == label for c in out):
             return False
-        c = _rerun(a, catalog, label, why, new_build or build, new_w or w, hardware, other_gpus)
+        nb, nw = new_build or build, new_w or w
+        c = _rerun(a, catalog, label, why, nb, nw, hardware, other_gpus)
         if c is not None:
+            c.flags = _build_flags(build, nb)
+            if c.flags is not None:
+                c.flags += _workload_flags(w, nw)
+                if nw.gpus is None and w.gpus is not None and c.gpus:
+                    c.flags += ["--gpus", str(c.gpus)]  # all of the new build's GPUs, not the user's count
+            for k, v in extra.items():
+                setattr(c, k, v)
             out.append(c)
         return c is not None
 
@@ -124,15 +136,43 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
         _fit_changes(a, add)
     if a.gpus >= 2:
         _speed_changes(a, catalog, add)
-    if not a.many.fits and not any(c.fits and not c.hardware for c in out):
+    as_asked = [c for c in out if c.fits and not c.hardware and c.quality == 0]
+    if not a.many.fits and not as_asked:
         least, takes = _hardware_changes(a, catalog, add, out)
-        a.fit_note = (
-            "Nothing on this build fits" + (f": {least}." if least else ".") + (f" {takes}" if takes else "")
-        )
-        a.fit_least, a.fit_takes = least, takes
+        a.fit_least = a.fit_least or least
+        changed = [c for c in out if c.fits and not c.hardware]
+        if changed:  # only changes of what is trained (or served) fit here: say so, and what "as asked" takes
+            what = "what is trained" if w.task == "train" else "the weights' format"
+            a.fit_note = (
+                f"{_job_name(w)} as asked does not fit on this build"
+                + (f": {a.fit_least}" if a.fit_least else "")
+                + f". What fits here changes {what} (its cost is named); other hardware runs it as asked."
+                + (f" {takes}" if takes else "")
+            )
+        else:
+            a.fit_note = (
+                "Nothing on this build fits"
+                + (f": {a.fit_least}." if a.fit_least else ".")
+                + (f" {takes}" if takes else "")
+            )
+        a.fit_takes = takes
+    # on-build changes before other hardware; among the changes that make a job fit, the ones that
+    # keep what is trained first, then the fastest (stable: speed changes keep their order)
+    if not a.many.fits:
+        out.sort(key=lambda c: (c.hardware, c.quality, -(c.config.throughput.value or 0.0) if c.fits else 0))
+    else:
+        out.sort(key=lambda c: c.hardware)
     for c in out:
         c.summary = describe_change(a, c)
     return out
+
+
+def _job_name(w: Workload) -> str:
+    if w.task != "train":
+        return f"Serving it in {w.quant or w.precision}"
+    if w.lora_rank is not None:
+        return "QLoRA training" if w.base_bits == 4 else "LoRA training"
+    return f"Training all {w.model.params / 1e9:.3g}B parameters"
 
 
 def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
@@ -204,7 +244,7 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
     if build.topology is None:
         narrow = [x for x in a.fabric.prediction.gpus if x.node.link.width < x.node.link.max_width]
         if narrow:
-            alt = x16_platform(catalog, len(a.prediction.machine.gpus))
+            alt = x16_platform(catalog, len(a.prediction.machine.gpus), gpus[0].id) if gpus[0] else None
             if alt is not None:
                 cpu, board = alt
                 add(
@@ -236,7 +276,8 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
             + ("s" if len(bridges) > 1 else "")
             + " "
             + ", ".join(f"{x}-{y}" for x, y in bridges),
-            "the cards have NVLink connectors: all-reduce over the bridge",
+            "the cards have NVLink connectors: all-reduce over the bridge (no flag says it: the build "
+            f"file's `nvlink: {bridges}`)",
             new_build=nb,
             hardware=True,
         )
@@ -248,7 +289,7 @@ def _fit_changes(a: Analysis, add) -> None:
     w = a.workload
     build_gpus = len(a.prediction.machine.gpus)
     if a.gpus < build_gpus:
-        for v, label in _variants(w.but(gpus=None)):
+        for v, label in _variants(w.but(gpus=build_gpus)):
             if add(
                 f"all {build_gpus} GPUs (--gpus {build_gpus})" + (f" with {label}" if label else ""),
                 "the build's other GPUs share the job",
@@ -265,34 +306,274 @@ def _fit_changes(a: Analysis, add) -> None:
                 new_w=w.but(batch=b),
             )
             b //= 2
+        _infer_quant(a, add)
         return
-    if not w.recompute and w.model.transformer:
-        add(
-            "--recompute (activation checkpointing)",
-            "keeps one tensor per layer instead of ~34 s*b*h bytes; costs a second forward",
-            new_w=w.but(recompute=True),
-        )
-    b = w.batch // 2
-    while b >= 1:
-        add(
-            f"--batch {b} --accum {w.accum * w.batch // b}",
-            "smaller micro-batches, same samples per step",
-            new_w=w.but(batch=b, accum=w.accum * w.batch // b),
-        )
-        b //= 2
-    for s in ("zero2", "fsdp"):
-        if s != w.strategy:
-            add(
-                f"{STRATEGY_NAMES[s]} instead of {w.strategy_name}",
-                "shards optimizer state (FSDP: everything) over the GPUs",
-                new_w=w.but(strategy=s),
-            )
-            if w.model.transformer and not w.recompute:
+    _train_fit(a, add)
+
+
+# quantized weights a served model fits in where its 16-bit weights do not: (format, how much it changes
+# the answers, the cost in words); formats and their bits are rules/workload.yaml weight_bits_per_param
+_QUANT = (
+    ("fp8", 1, "quality, a little: weights in FP8 (vLLM --quantization fp8); check your model's evaluations"),
+    ("int4", 2, "quality: weights in 4 bits (AWQ/GPTQ), a quantized checkpoint of the model to find or make"),
+)
+
+
+def _infer_quant(a: Analysis, add) -> None:
+    """A served model that does not fit: its weights in FP8 or 4 bits, each with the most concurrent
+    sequences (the asked number, or half of it, ...) that then fit."""
+    w, n = a.workload, a.gpus
+    if w.quant is not None or w.model.kind != "decoder":
+        return
+    gpus = [x.node.gpu for x in a.fabric.prediction.gpus[:n] if x.node.gpu]
+    if not gpus:
+        return
+    from advisor.workload.memory import usable
+
+    vram = min(g.vram_gb for g in gpus)
+    room = usable(vram).value or 0.0
+    for fmt, quality, cost in _QUANT:
+        b = w.batch
+        while b >= 1:
+            v = w.but(quant=fmt, batch=b)
+            need = memory_need(v, n, vram)
+            if need is not None and need <= room:
                 add(
-                    f"{STRATEGY_NAMES[s]} + --recompute",
-                    "sharded states and checkpointed activations",
-                    new_w=w.but(strategy=s, recompute=True),
+                    f"weights in {fmt}" + (f" + --batch {b}" if b != w.batch else ""),
+                    "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math "
+                    "counted)",
+                    new_w=v,
+                    quality=quality,
+                    cost="costs " + cost,
                 )
+                break
+            b //= 2
+
+
+# what each change that saves memory costs, in words, and how much it changes what is trained (0: the
+# same training result; 1: a little, the optimizer's state in 8 bits; 2: LoRA's adapters instead of
+# every weight; 3: adapters over a 4-bit base)
+_COST = {
+    "recompute": (0, "speed: each layer's forward pass runs again in the backward pass"),
+    "batch": (0, "speed where a smaller micro-batch uses the GPU less well"),
+    "zero2": (0, "speed: gradients are reduce-scattered on every micro-step"),
+    "fsdp": (0, "speed: parameters are all-gathered for every forward and backward pass (ZeRO-3: the same)"),
+    "adamw-8bit": (
+        1,
+        "quality, a little: AdamW's moments kept in 8 bits (bitsandbytes; Dettmers et al. 2021 report 32-bit "
+        "AdamW's accuracy on their benchmarks, not on yours)",
+    ),
+    "lora": (2, "quality: only rank-16 adapters are trained, the base stays frozen (not full training)"),
+    "qlora": (
+        3,
+        "quality: LoRA adapters over a base held in 4 bits (NF4): the frozen weights carry its error",
+    ),
+}
+_SHORT = {
+    "adamw-8bit": "8-bit AdamW",
+    "zero2": STRATEGY_NAMES["zero2"],
+    "fsdp": "FSDP / ZeRO-3",
+    "recompute": "activation recomputation",
+    "lora": "LoRA rank 16",
+    "qlora": "QLoRA",
+}
+_WHY = {
+    "recompute": "keeps one tensor per layer instead of ~34 s*b*h bytes",
+    "batch": "smaller micro-batches, the same samples per step",
+    "zero2": "shards gradients and optimizer state over the GPUs",
+    "fsdp": "shards weights, gradients and optimizer state over the GPUs",
+    "adamw-8bit": "AdamW's two moments in 8 bits instead of 32",
+    "lora": "trains rank-16 adapters on every linear layer; the frozen base has no gradients or optimizer state",
+    "qlora": "LoRA with the frozen base in 4 bits",
+}
+# changes advisor cannot predict, named where a job does not fit so the user knows they exist
+NOT_MODELLED = (
+    "CPU offload (DeepSpeed ZeRO-Offload, FSDP's CPUOffload): the optimizer state, and with ZeRO-3 the "
+    "parameters, kept in host memory; advisor models neither its memory nor its PCIe traffic and CPU "
+    "optimizer step, so it gives no figure for it"
+)
+
+
+def _lora_possible(m) -> bool:
+    return bool(m.layers and m.hidden and m.ffn and not m.kv_latent)
+
+
+def _train_fit(a: Analysis, add) -> None:
+    """A training job that does not fit: every combination of this build's memory savers (LoRA, QLoRA,
+    8-bit AdamW, ZeRO-2, FSDP/ZeRO-3, recomputation, a smaller micro-batch with accumulation) is sized
+    by the memory model; each smallest combination that fits (no fitting combination makes a subset of
+    its changes) is predicted and listed. What does not fit alone, and the least full training needs,
+    go to `a.fit_short` and `a.fit_least`; what advisor does not model, to `a.not_modelled`."""
+    from advisor.workload.memory import usable
+
+    w, n = a.workload, a.gpus
+    gpus = [x.node.gpu for x in a.fabric.prediction.gpus[:n] if x.node.gpu]
+    if not gpus:
+        return
+    vram = min(g.vram_gb for g in gpus)
+    room = usable(vram).value or 0.0
+    m = w.model
+    methods: list[tuple[str | None, dict]] = [(None, {})]
+    if w.lora_rank is None and _lora_possible(m):
+        methods += [
+            ("lora", {"lora_rank": 16, "base_bits": 16}),
+            ("qlora", {"lora_rank": 16, "base_bits": 4}),
+        ]
+    elif w.lora_rank is not None and w.base_bits > 4:
+        methods.append(("qlora", {"base_bits": 4}))
+    optimizers = [None] + (["adamw-8bit"] if w.optimizer == "adamw" else [])
+    strategies: list[str | None] = [None]
+    if n > 1 and w.strategy in ("ddp", "dataparallel"):
+        strategies += ["zero2", "fsdp"]
+    elif n > 1 and w.strategy == "zero2":
+        strategies.append("fsdp")
+    recomputes = [False] + ([True] if m.transformer and not w.recompute else [])
+    batches = [b for b in range(w.batch - 1, 0, -1) if w.batch % b == 0]  # largest first, same samples
+    sized = []  # (knobs, workload, GB per GPU, fits)
+    for method, mchange in methods:
+        for opt in optimizers:
+            if opt and method:
+                continue  # LoRA's adapters have little optimizer state: 8-bit moments save nothing there
+            for strat in strategies:
+                for rc in recomputes:
+                    knobs = tuple(k for k in (method, opt, strat, "recompute" if rc else None) if k)
+                    v = w.but(**mchange)
+                    if opt:
+                        v = v.but(optimizer=opt)
+                    if strat:
+                        v = v.but(strategy=strat)
+                    if rc:
+                        v = v.but(recompute=True)
+                    need = memory_need(v, n, vram)
+                    if need is None:
+                        continue
+                    if need > room:
+                        for b in batches:
+                            vb = v.but(batch=b, accum=w.accum * w.batch // b)
+                            nb = memory_need(vb, n, vram)
+                            if nb is not None and (nb <= room or b == batches[-1]):
+                                sized.append(((*knobs, "batch"), vb, nb, nb <= room))
+                                break
+                    sized.append((knobs, v, need, need <= room))
+    fitting = [x for x in sized if x[3] and x[0]]
+    minimal = [x for x in fitting if not any(set(y[0]) < set(x[0]) for y in fitting)]
+    for knobs, v, _need, _ in minimal:
+        quality = max((_COST[k][0] for k in knobs), default=0)
+        label = " + ".join(
+            f"micro-batch {v.batch} with accumulation {v.accum}" if k == "batch" else _SHORT[k] for k in knobs
+        )
+        add(
+            label,
+            "; ".join(_WHY[k] for k in knobs),
+            new_w=v,
+            quality=quality,
+            cost="costs " + "; ".join(_COST[k][1] for k in knobs),
+        )
+    # what the memory savers give when they are not enough: each alone, and the least full training needs
+    full = [x for x in sized if not any(k in ("lora", "qlora") for k in x[0]) and x[0]]
+    if full and not any(x[3] for x in full):
+        low = min(full, key=lambda x: (x[2], len(x[0])))
+        a.fit_least = (
+            f"the least it needs on this build is {low[2]:.1f} GB per GPU ("
+            + " + ".join(_SHORT.get(k, "a smaller micro-batch") for k in low[0])
+            + f") on {n} GPU{'s' if n > 1 else ''}, {room:.1f} GB is usable"
+        )
+    order = [*_SHORT, "batch"]
+    alone = sorted((x for x in sized if len(x[0]) == 1 and not x[3]), key=lambda x: order.index(x[0][0]))
+    a.fit_short = [
+        (
+            f"micro-batch {x[1].batch} with accumulation {x[1].accum}"
+            if x[0][0] == "batch"
+            else _SHORT[x[0][0]],
+            _workload_flags(w, x[1]),
+            round(x[2], 1),
+        )
+        for x in alone
+    ]
+    a.not_modelled = [NOT_MODELLED]
+
+
+# the flags a change may name that take a value: the user's own of the same name are dropped from the
+# command, so the change's holds (argparse keeps the last, but --gpu appends)
+_VALUED = set(
+    "--gpu --gpus --cpu --board --strategy --batch --accum --optimizer --lora --base-bits --driver "
+    "--nccl-p2p-level --kernel-iommu --quant".split()
+)
+
+
+def run_line(a: Analysis, c: Change) -> str | None:
+    """The command that runs change `c`: the command as run (`a.command`, where the face knows it) with
+    the change's flags added and the user's own flags of the same names (and, with another board, the
+    board's M.2 sockets, --nvme) left out. None where the command or the flags are not known."""
+    import shlex
+
+    if a.command is None or c.flags is None:
+        return None
+    drop = {f for f in c.flags if f in _VALUED}
+    if "--board" in c.flags:
+        drop.add("--nvme")
+    words, skip = [], False
+    for word in a.command:
+        if skip:
+            skip = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag in drop:
+            skip = "=" not in word
+            continue
+        words.append(word)
+    return shlex.join([*words, *c.flags])
+
+
+def _workload_flags(old: Workload, new: Workload) -> list[str]:
+    """The `advisor workload` flags that, added to the command as run, turn job `old` into `new`."""
+    out: list[str] = []
+    if new.gpus != old.gpus and new.gpus is not None:
+        out += ["--gpus", str(new.gpus)]
+    if new.lora_rank != old.lora_rank or new.base_bits != old.base_bits:
+        if old.lora_rank is None and new.lora_rank == 16 and new.base_bits == 4:
+            out.append("--qlora")
+        else:
+            out += ["--lora", str(new.lora_rank)] if new.lora_rank != old.lora_rank else []
+            out += ["--base-bits", str(new.base_bits)] if new.base_bits != old.base_bits else []
+    if new.optimizer != old.optimizer:
+        out += ["--optimizer", new.optimizer]
+    if new.quant != old.quant and new.quant is not None:
+        out += ["--quant", new.quant]
+    if new.strategy != old.strategy:
+        out += ["--strategy", new.strategy]
+    if new.recompute and not old.recompute:
+        out.append("--recompute")
+    if new.batch != old.batch:
+        out += ["--batch", str(new.batch)]
+    if new.accum != old.accum:
+        out += ["--accum", str(new.accum)]
+    return out
+
+
+def _build_flags(old: Build, new: Build) -> list[str] | None:
+    """The flags that, added to the command as run, give build `new` instead of `old`; None where no flag
+    says it (an NVLink bridge is a line of the build file)."""
+    if new.nvlink != old.nvlink:
+        return None
+    out: list[str] = []
+    if new.cpu != old.cpu:
+        out += ["--cpu", str(new.cpu)]
+    if new.board != old.board:
+        out += ["--board", str(new.board)]
+    if [g.model_dump() for g in new.gpus] != [g.model_dump() for g in old.gpus]:
+        for g in new.gpus:
+            out += ["--gpu", f"{g.model}:{g.count}" + (f"@{g.slot}" if g.slot else "")]
+    sw, was = new.software, old.software
+    if sw.driver != was.driver:
+        out += ["--driver", {"patched-p2p": "patched"}.get(sw.driver, sw.driver)]
+    if sw.nccl_p2p_level != was.nccl_p2p_level:
+        out += ["--nccl-p2p-level", str(sw.nccl_p2p_level)]
+    if sw.large_bar != was.large_bar:
+        out += ["--bios", f"rebar={'on' if sw.large_bar else 'off'}"]
+    if sw.iommu != was.iommu:
+        out += ["--kernel-iommu", {"passthrough": "pt"}.get(sw.iommu, sw.iommu)]
+    return out
 
 
 # -------------------------------------------------------------------- when nothing on the build fits
@@ -376,7 +657,8 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
     if least is not None:
         how = f" ({least[1]})" if least[1] else ""
         note = (
-            f"the least any change needs is {least[0]:.1f} GB per GPU{how} on {n} GPU{'s' if n > 1 else ''}, "
+            f"the least it needs{f' in {w.quant or w.precision}' if w.task == 'infer' else ''} is "
+            f"{least[0]:.1f} GB per GPU{how} on {n} GPU{'s' if n > 1 else ''}, "
             f"{usable(vram).value:.1f} GB is usable"
         )
     if now is None or build.topology is not None:
@@ -409,7 +691,7 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
             )
             if found:
                 break
-    most = max((k for k in range(2, 9) if x16_platform(catalog, k) is not None), default=0)
+    most = max((k for k in range(2, 9) if x16_platform(catalog, k, now.id) is not None), default=0)
     for pool in ([now], cards):  # more of today's cards; more cards with more memory when nothing else fits
         if pool is cards and found:
             break
@@ -417,7 +699,7 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
         for k in range(max(n, len(a.prediction.machine.gpus)) + 1, most + 1):
             for card in pool:
                 fit = _first_fit(base, k, card.vram_gb)
-                platform = x16_platform(catalog, k) if fit is not None else None
+                platform = x16_platform(catalog, k, card.id) if fit is not None else None
                 if fit is None or platform is None:
                     continue
                 nb = _rebuild(build, cpu=platform[0].id, board=platform[1].id, gpu=card.id, count=k)
@@ -464,6 +746,8 @@ def describe_change(a: Analysis, c: Change) -> str:
     if not a.many.fits or c.hardware:
         bits.append(f"fits ({cfg.memory.total.value:.1f} of {cfg.memory.usable.value:.1f} GB per GPU)")
     rate = f"{gp} run {cfg.throughput.value:,.1f} {cfg.throughput.unit}"
+    if not a.many.fits and a.workload.task == "train" and cfg.time.value:
+        rate += f" ({cfg.time.value * 1e3:,.1f} ms a step)"
     if c.vs_now is not None:
         rate += f", {c.vs_now:.2f}x the speed of the job as asked" + (" (slower)" if c.vs_now < 1 else "")
     elif c.vs_one_gpu_today is not None and k > 1:
@@ -503,7 +787,9 @@ def _rebuild(
     if count:
         data["gpus"] = [{"model": data["gpus"][0]["model"], "count": count, "slot": None}]
         data["nvlink"] = []
-    return Build.model_validate(data)
+    new = Build.model_validate(data)
+    new._where = dict(build._where)  # the user's part names stay theirs, with where they wrote them
+    return new
 
 
 def _rerun(
@@ -522,7 +808,12 @@ def _rerun(
     from advisor.workload.analyse import Change, analyse, ratio
 
     try:
-        pred = evaluate(build, catalog)
+        if hardware:  # other parts: only a build the advisor can plan cleanly is offered
+            pred, problem = plan_problem(build, catalog)
+            if problem is not None:
+                return None
+        else:
+            pred = evaluate(build, catalog)
         r = analyse(build, w, catalog, pred, advise=False)
     except UserError:
         return None
@@ -568,37 +859,30 @@ def fit_fix(a: Analysis) -> str:
     if a.many.fits:
         return ""
     on_build = [c for c in a.changes if c.fits and not c.hardware and c.config is not None]
-    if on_build:
-        shown = "; ".join(f"{c.change} ({c.config.memory.total.value:.1f} GB per GPU)" for c in on_build[:3])
-        return f"on this build, {shown} (each under What to change)."
+    hardware = [c for c in a.changes if c.fits and c.hardware and c.config is not None]
+
+    def gb(cs) -> str:
+        return "; ".join(f"{c.change} ({c.config.memory.total.value:.1f} GB per GPU)" for c in cs)
+
+    if any(c.quality == 0 for c in on_build):
+        return f"on this build, {gb(on_build[:3])} (each under What to change)."
+    if on_build:  # only changes of what is trained fit here
+        job = _job_name(a.workload)
+        asked = f"{job[0].lower()}{job[1:]} as asked does not fit on this build" + (
+            f" ({a.fit_least})" if a.fit_least else ""
+        )
+        other = f"; other hardware runs it as asked: {gb(hardware[:2])}" if hardware else ""
+        what = "what is trained" if a.workload.task == "train" else "the weights' format"
+        return f"{asked}; on this build, {gb(on_build[:3])}, which change {what}{other}."
     if not a.fit_note:  # the changes were not asked for (analyse(advise=False))
         return (
-            "shrink the job (--recompute, a smaller --batch with more --accum, ZeRO-2/FSDP), or more GPUs or "
-            "cards with more memory."
+            "shrink the job (--recompute, a smaller --batch with more --accum, ZeRO-2/FSDP, LoRA or QLoRA), "
+            "or more GPUs or cards with more memory."
         )
     nothing = "nothing on this build" + (f" ({a.fit_least})" if a.fit_least else "")
-    other = [c for c in a.changes if c.fits and c.config is not None]
-    if other:
-        shown = "; ".join(f"{c.change} ({c.config.memory.total.value:.1f} GB per GPU)" for c in other[:2])
-        return f"{nothing}; other hardware: {shown}."
+    if hardware:
+        return f"{nothing}; other hardware: {gb(hardware[:2])}."
     return f"{nothing}. {a.fit_takes}".strip()
-
-
-def x16_platform(catalog: Catalog, n_gpus: int):
-    """The cheapest verified workstation CPU + board from the catalog with n CPU x16 slots."""
-    for board in sorted(catalog.boards, key=lambda b: (not b.verified, b.price_usd or 1e9, b.id)):
-        if board.segment != "workstation" or not board.cpu_families:
-            continue
-        cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
-        if len([c for c in board.slots if c.group in cpu_groups and c.width >= 16]) < n_gpus:
-            continue
-        cpus = sorted(
-            (c for c in catalog.cpus if c.family in board.cpu_families),
-            key=lambda c: (not c.verified, c.price_usd or 1e9, c.id),
-        )
-        if cpus:
-            return cpus[0], board
-    return None
 
 
 def pro_card(catalog: Catalog, min_vram: float):

@@ -31,6 +31,13 @@ class Change:
     gpus: int | None = None  # the GPUs the change runs on (more than today's for "more GPUs")
     hardware: bool = False  # the change is other hardware, not a setting of this build
     summary: str = ""  # what the change does to this build, in words (advise.describe_change)
+    # the flags that, added to the command as run, run the change; None where no flag says it (a line of
+    # the build file, as an NVLink bridge)
+    flags: list[str] | None = None
+    # how much the change alters what is trained: 0 not at all, 1 a little (8-bit optimizer state), 2
+    # LoRA's adapters instead of every weight, 3 adapters over a 4-bit base
+    quality: int = 0
+    cost: str = ""  # what a change that makes a job fit costs (speed, quality), in words
 
 
 @dataclass
@@ -53,6 +60,10 @@ class Analysis:
     fit_note: str = ""  # when nothing on this build fits: the least it needs, and what hardware would
     fit_least: str = ""  # the least memory any change on this build needs, in words
     fit_takes: str = ""  # when no catalog hardware fits either: how many of the largest card it would take
+    # memory savers of this build that do not make the job fit alone: (name, flags, GB per GPU)
+    fit_short: list[tuple[str, list[str], float]] = field(default_factory=list)
+    not_modelled: list[str] = field(default_factory=list)  # changes that exist but advisor cannot predict
+    command: str | None = None  # the command line the user ran, where a face knows it (the CLI)
     serving: list = field(
         default_factory=list
     )  # --request-rate: rate.Serving on 1 GPU and on N (None: no fit)

@@ -45,7 +45,7 @@ class Catalog:
     parts: dict[str, Part] = field(default_factory=dict)
     origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)  # id -> (file, line)
     _keys: list[tuple[str, str]] = field(default_factory=list)  # (normalized key, id)
-    _resolved: dict[tuple[str, str], Part] = field(default_factory=dict)
+    _resolved: dict[tuple[str, str], tuple[Part, bool]] = field(default_factory=dict)  # part, read fuzzily
     derived: dict[tuple, object] = field(default_factory=dict)  # answers computed from the parts, by question
     cards: dict[str, Card] = field(default_factory=dict)  # partner cards as written, before expand_cards
 
@@ -116,26 +116,178 @@ class Catalog:
                 best[pid] = Match(self.parts[pid], float(score), key)
         return sorted(best.values(), key=lambda m: -m.score)[:limit]
 
-    def resolve(self, text: str, kind: str, what: str | None = None) -> Part:
-        """The one part `text` names; a UserError with did-you-mean when it names none or several."""
-        if (text, kind) in self._resolved:
-            return self._resolved[(text, kind)]
+    def resolve(self, text: str, kind: str, what: str | None = None, at: Where | None = None) -> Part:
+        """The one part `text` names; a UserError with did-you-mean when it names none or several, or when
+        the nearest name has another model number (a digit, or a suffix as K/KS, Ti, Super, D: another
+        part, never a typo). A spelling read as a catalog name is said (advisor.base.notices). `at` is
+        where the text came from (file, line, field), for both."""
+        file, line, field_name = at or (None, None, None)
+        cached = self._resolved.get((text, kind))
+        if cached is not None:
+            part, fuzzy = cached
+            if fuzzy:
+                _note_reading(text, part, at)
+            return part
         label = what or kind
         look = lookalikes(text)
         if look is not None:
             # "RТX 4090" (a Cyrillic Т) would match RTX 4090 only because the letter is dropped: a name
             # that must be exact is refused, with its Latin spelling
-            raise UserError(look.sentence(text), hint=f"`advisor catalog list --kind {kind}` shows the names")
-        matches = self.search(text, kind)
-        strong = [m for m in matches if m.score >= 90]
-        if matches and matches[0].score >= 100:
-            strong = matches[:1]
+            raise UserError(
+                problems=[
+                    Problem(
+                        look.sentence(text),
+                        file,
+                        line,
+                        field_name,
+                        hint=f"`advisor catalog list --kind {kind}` shows the names",
+                    )
+                ]
+            )
+        found = self.search(text, kind, limit=10)
+        # a near name whose model number differs is another part: only same-number names may match
+        same = [m for m in found if same_model_number(text, m.part)]
+        strong = [m for m in same if m.score >= 90]
+        if same and same[0].score >= 100:
+            strong = same[:1]
         if len(strong) == 1 or (strong and strong[0].score - strong[1].score >= 4):
-            self._resolved[(text, kind)] = strong[0].part
-            return strong[0].part
-        names = ", ".join(f"{m.part.name} ({m.part.id})" for m in matches[:3] if m.score >= 50)
-        hint = f"did you mean: {names}?" if names else f"`advisor catalog list --kind {kind}` shows them"
-        raise UserError(f"no {label} in the catalog matches {text!r}", hint=hint)
+            part = strong[0].part
+            fuzzy = strong[0].score < 100 and not _shortened(text, part)
+            self._resolved[(text, kind)] = (part, fuzzy)
+            if fuzzy:
+                _note_reading(text, part, at)
+            return part
+        raise no_match(text, label, found, at, kind)
+
+
+def no_match(text: str, label: str, found: list[Match], at: Where | None = None, kind: str | None = None):
+    """The UserError for a name that names no part: did-you-mean the nearest names, and where a near name
+    differs only in its model number, that it is another model, not a typo."""
+    file, line, field_name = at or (None, None, None)
+    near = [m for m in found if m.score >= 50][:3]
+    names = ", ".join(f"{m.part.name} ({m.part.id})" for m in near)
+    other = [m for m in near if m.score >= 90 and not same_model_number(text, m.part)]
+    listing = f"`advisor catalog list{f' --kind {kind}' if kind else ''}` shows them"
+    if other:
+        message = (
+            f"no {label} in the catalog is {text!r}: the nearest, {other[0].part.name}, has another model "
+            f"number ({_differ(text, other[0].part)})"
+        )
+        hint = (
+            f"did you mean: {names}? If your {label} is not in the catalog, add it to a folder of your own "
+            "(--catalog DIR)"
+        )
+    else:
+        message = f"no {label} in the catalog matches {text!r}"
+        hint = f"did you mean: {names}?" if names else listing
+    return UserError(problems=[Problem(message, file, line, field_name, hint=hint)])
+
+
+Where = tuple  # (file or None, line or None, field or flag name or None): where a part name was written
+
+# words that make another model when they follow a model number: RTX 4080 Super is not an RTX 4080, the
+# i9-14900KS not the i9-14900K (the glued forms, 4090D or 14900KS, are one token already)
+_SUFFIX_WORDS = {"ti", "super", "d", "x", "xt", "xtx", "ks", "k", "kf", "f", "x3d", "wx", "s"}
+_MEMORY = re.compile(r"^(\d+)g(?:b)?$")
+
+
+def model_numbers(text: str) -> list[str]:
+    """The model-number pieces of a part name, lower case: every word with a digit, a one-letter prefix
+    kept (i9, z790, w5, a6000) and a longer one dropped (RTX4090 is 4090, as RTX 4090 is), a
+    following suffix word joined to it (RTX 4080 Super: 4080super), memory sizes as NNgb."""
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("™", "").replace("®", ""))
+    out: list[str] = []
+    last_numbered = False
+    for word in words:
+        if any(c.isdigit() for c in word):
+            mem = _MEMORY.match(word)
+            if mem:
+                out.append(f"{mem.group(1)}gb")
+                last_numbered = False
+                continue
+            m = re.match(r"([a-z]*)(\d.*)", word)
+            prefix, core = m.groups() if m else ("", word)
+            out.append(prefix + core if len(prefix) == 1 else core)
+            last_numbered = True
+        elif word == "gb" and out and out[-1].isdigit():
+            out[-1] += "gb"  # "48 GB"
+            last_numbered = False
+        elif word in _SUFFIX_WORDS and last_numbered:
+            out[-1] += word
+        else:
+            last_numbered = False
+    return out
+
+
+def _same_piece(q: str, k: str) -> bool:
+    # "R9" or "i9" written before a number the key writes bare ("Ryzen 9 7950X")
+    return q == k or (len(q) >= 2 and q[0].isalpha() and q[1:].isdigit() and q[1:] == k)
+
+
+def same_model_number(text: str, part: Part) -> bool:
+    """Whether every model-number piece `text` writes is one of the part's, in one of its names (name,
+    id, an alias); a memory size is checked against a GPU's memory where no name writes one."""
+    asked = model_numbers(text)
+    if not asked:
+        return True
+    vram = getattr(part, "vram_gb", None)
+    for name in (part.name, part.id, *part.aliases):
+        have = model_numbers(name)
+        ok = True
+        for q in asked:
+            if any(_same_piece(q, k) for k in have):
+                continue
+            mem = _MEMORY.match(q)
+            if (
+                mem
+                and not any(k.endswith("gb") for k in have)
+                and vram is not None
+                and float(mem.group(1)) == vram
+            ):
+                continue
+            ok = False
+            break
+        if ok:
+            return True
+    return False
+
+
+def _differ(text: str, part: Part) -> str:
+    """'14900K, not 14900KS': the part's model number beside the one written, paired by their digits."""
+    asked, have = model_numbers(text), model_numbers(part.name)
+    pairs = []
+    for q in asked:
+        if any(_same_piece(q, k) for k in have):
+            continue
+        digits = re.match(r"[a-z]?(\d+)", q)
+        k = next((k for k in have if digits and re.match(rf"[a-z]?{digits.group(1)}(?!\d)", k)), None)
+        pairs.append(f"{k.upper()}, not {q.upper()}" if k else f"no {q.upper()} in its names")
+    return "; ".join(pairs) or part.name
+
+
+def _shortened(text: str, part: Part) -> bool:
+    """The text is a part's name, id or alias written shorter ("Maximus Z790 Hero" for ROG Maximus Z790
+    Hero): nothing was read as another spelling."""
+    q = normalize(text)
+    return bool(q) and any(q in normalize(k) for k in (part.name, part.id, *part.aliases))
+
+
+def note_reading(text: str, match: Match, at: Where | None = None) -> None:
+    """Say (advisor.base.notices) that `text` was read as the matched part, where it is not the part's
+    name or a shorter form of it."""
+    if match.score < 100 and not _shortened(text, match.part):
+        _note_reading(text, match.part, at)
+
+
+def _note_reading(text: str, part: Part, at: Where | None) -> None:
+    from advisor.base.notices import note
+    from advisor.base.text import plain
+
+    file, line, field_name = at or (None, None, None)
+    where = (f"{file}:{line}: " if file and line else f"{file}: " if file else "") + (
+        f"{field_name}: " if field_name else ""
+    )
+    note(f"{where}read {plain(text)!r} as {part.name}")
 
 
 def _score(a: str, b: str, **kwargs) -> float:

@@ -55,6 +55,25 @@ FROM_QUOTE = "build from "  # the name a quote's build gets: "build from quote 2
 MAX_BUILD_BYTES = 4 * 1024 * 1024  # a file larger than this is not read to find out whether it is a build
 
 
+class LazyView(Lazy):
+    """Textual's Lazy, except that a view whose tab has gone before it was mounted is left unmounted:
+    a session of `advisor serve` closed while the app drew its first screen made Lazy mount into a
+    tab pane no longer there (MountError, its traceback printed on the server's output)."""
+
+    async def mount_composed_widgets(self, widgets: list[Any]) -> None:
+        parent = self.parent
+        if parent is None:
+            return
+
+        async def mount() -> None:
+            if not parent.is_attached or not self.is_attached:
+                return  # the app is closing
+            await parent.mount(self._replace_widget, after=self)
+            await self.remove()
+
+        self.call_after_refresh(mount)
+
+
 def describe_file(path: Path) -> str:
     """What the file at `path` is, for the question before replacing it: "build" when it reads as a
     build; else, in words, why it is not one: "it does not read as one", "it is a device or a pipe, not
@@ -208,7 +227,7 @@ class AdvisorApp(App):
                 for title, tab, cls, wid in PANES:
                     with TabPane(title, id=tab):
                         # the hidden tabs are mounted after the first screen is drawn
-                        yield cls(id=wid) if tab == "machine" else Lazy(cls(id=wid))
+                        yield cls(id=wid) if tab == "machine" else LazyView(cls(id=wid))
         yield Static(id="summary")
         yield Footer(compact=True)
 

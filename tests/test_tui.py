@@ -218,6 +218,47 @@ async def test_a_pasted_quote_is_checked_and_its_build_opens_in_the_planner():
         assert "Maximus Z790 Hero" in build_lines(app)
 
 
+async def test_pressing_5_then_pasting_puts_the_quote_in_its_box():
+    """`5` then a paste did nothing: the focus stayed on the build list. The Quote view takes the focus
+    into its text box, and a paste that no text field takes (the build list has the focus, another
+    view is shown) lands there too; a paste into a field (a picker's filter) stays in that field."""
+    from textual import events
+
+    text = (ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt").read_text()
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        box = app.query_one("#quote-text", TextArea)
+        assert app.focused is box
+        app.post_message(events.Paste(text))  # what the terminal sends for a paste
+        await settle(pilot)
+        assert box.text == text
+        await pilot.click("#quote-check")
+        await settle(pilot)
+        assert text_of(app, "#quote-verdict").split()[0] in ("PASS", "PROBLEMS", "INCOMPLETE")
+        # from the build list, on another view: the paste goes to the quote box, which is shown
+        await pilot.press("ctrl+z")  # the quote's build out again
+        await pilot.press("1")
+        await settle(pilot)
+        app.query_one("#build-items").focus()
+        box.load_text("")
+        app.post_message(events.Paste("i9-14900K + Z790 Hero + 2x RTX 4090"))
+        await settle(pilot)
+        assert app.query_one("TabbedContent").active == "quote" and app.focused is box
+        assert box.text == "i9-14900K + Z790 Hero + 2x RTX 4090"
+        # a picker's filter takes its own paste
+        await pilot.press("escape")
+        app.query_one("#build-items").focus()
+        await pilot.press("c")
+        await settle(pilot)
+        app.post_message(events.Paste("7960X"))
+        await settle(pilot)
+        assert app.screen.query_one("#filter", Input).value == "7960X"
+        assert box.text == "i9-14900K + Z790 Hero + 2x RTX 4090"
+
+
 async def test_the_bench_says_plainly_what_is_missing():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
@@ -484,7 +525,8 @@ async def test_view_keys_switch_views_from_wherever_the_focus_is():
         await pilot.press("5")
         await settle(pilot)
         box = app.query_one("#quote-text", TextArea)
-        box.focus()
+        assert app.focused is box  # the Quote view takes the focus into its box
+        box.load_text("")  # the loop's "5", pressed in the Quote view, is text there
         await pilot.press("1", "2")
         await settle(pilot)
         assert content.active == "quote" and box.text.startswith("12")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -831,6 +831,32 @@ class AdvisorApp(App):
             # that holds the focus again: the key would only move focus. Leave the focus on the tab bar.
             tabs.query_one("ContentTabs").focus()
         tabs.active = tab
+        if tab == "quote":
+            self._in_quote_box()  # the Quote view is for pasting: the box takes what is typed or pasted
+
+    def _in_quote_box(self, text: str | None = None) -> None:
+        """Focus the quote's text box (and insert `text` at its cursor), once the lazy tab has it."""
+        from textual.widgets import TextArea
+
+        box = self.query("#quote-text")
+        if not box:
+            self.call_after_refresh(self._in_quote_box, text)  # never dropped: pasted text is the user's
+            return
+        area = box.first(TextArea)
+        if text is not None:
+            area.insert(text)
+        area.focus()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste that no text field took (the focus on the build list, a view, the tab bar): the only
+        text the app reads is a quote, so it goes into the Quote view's box."""
+        if self._in_text_field() or self.screen.is_modal or not event.text:
+            return
+        event.stop()
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != "quote":
+            self.action_view("quote")
+        self._in_quote_box(event.text)
 
     def action_matrix_mode(self) -> None:
         self.query_one(MatrixView).cycle_mode(self.planner)

@@ -59,8 +59,9 @@ VIEW_TEXT = {
     "P2P and NCCL's transport, with reasons, the derivation of its figure, and its P2P readiness layer by "
     "layer (hardware, driver, ACS, NCCL, the serving engine), each with its fix.",
     "findings": "worst first; the selected finding's fix, why it matters and its sources.",
-    "quote": "paste a vendor's quote (or open a file) and check it: matched parts, false claims, "
-    "findings; its build opens in the planner, untitled ({undo} brings yours back).",
+    "quote": "paste a vendor's quote (the view puts the cursor in its box, and a paste anywhere else "
+    "lands there) or open a file, and check it: matched parts, false claims, findings; its build opens "
+    "in the planner, untitled ({undo} brings yours back).",
     "measure": "run the torch bench here (needs torch and a CUDA GPU) or load a measurement file "
     "(`advisor bench`, `advisor import`, or a tool's output).",
     "compare": "predicted vs measured for this build; flagged rows name their likely causes.",

@@ -64,12 +64,10 @@ async def test_swap_cpu_then_board_and_watch_the_views_follow():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         assert "x8/x8" in text_of(app, "#summary")
-        await pick(pilot, "c", "7975wx")
-        assert "Threadripper PRO 7975WX" in build_lines(app)
-        assert "cannot evaluate" in text_of(app, "#summary") and "does not fit" in text_of(app, "#summary")
-        await pilot.press("b")
-        await settle(pilot)
+        await pick(pilot, "c", "7975wx")  # the Z790 board does not take it: the boards that do
         picker = pilot.app.screen
+        assert isinstance(picker, ChoicePicker) and "does not fit" in picker.title_text
+        assert "i9-14900K" in build_lines(app)  # nothing changed yet
         names = [
             str(r[0])
             for r in (
@@ -297,9 +295,10 @@ async def test_a_loaded_measurement_is_compared_with_the_build_and_gaps_have_cau
         table.move_cursor(row=rows.index(uni))
         await settle(pilot)
         assert "CMP014" in text_of(app, "#compare-detail")
-        await pick(pilot, "c", "5995wx")  # the machine it was measured on: the comparison follows the build
-        assert "cannot evaluate" in text_of(app, "#compare-title")
-        await pick(pilot, "b", "wrx80e")
+        # the machine it was measured on, CPU and board: the comparison follows the build
+        await pick(pilot, "c", "5995wx")
+        await pilot.press(*"wrx80e", "enter")
+        await settle(pilot)
         uni = next(r for r in table_rows(app, "#compare-table") if r[0] == "uni_gbps")
         assert uni[5] == "ok", uni
 
@@ -437,8 +436,14 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
         await settle(pilot)
         assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")
         app.query_one("#wl-batch", Input).value = "1"
-        await pick(pilot, "c", "7975wx")  # the build changes: the job view follows
-        assert "cannot evaluate the build" in text_of(app, "#wl-report")
+        await settle(pilot)
+        before = text_of(app, "#wl-report")
+        assert "x8" in before
+        await pick(pilot, "c", "7975wx")  # the build changes (CPU and board): the job view follows
+        await pilot.press(*"wrx90", "enter")
+        await settle(pilot)
+        after = text_of(app, "#wl-report")
+        assert after != before and "x8" not in after and "cannot evaluate" not in after
 
 
 async def test_the_findings_list_is_the_planners_findings_worst_first():
@@ -571,7 +576,7 @@ async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follow
     """Issue 16 in the app: the Software and BIOS dialog says the patched driver with large BAR off and
     vLLM as the engine; the build panel shows it, the build file keeps it, and the pair's readiness fails
     at the driver layer with the BIOS fix."""
-    from textual.widgets import Select, Switch
+    from textual.widgets import Select
 
     from advisor.tui.dialogs import FormDialog
 
@@ -583,7 +588,7 @@ async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follow
         await settle(pilot)
         assert isinstance(app.screen, FormDialog)
         app.screen.query_one("#f-driver", Select).value = "patched-p2p"
-        app.screen.query_one("#f-large_bar", Switch).value = False
+        app.screen.query_one("#f-large_bar", Select).value = "off"
         app.screen.query_one("#f-above_4g", Select).value = "on"
         app.screen.query_one("#f-engine", Select).value = "vllm"
         app.screen.query_one("#f-virtualization", Select).value = "vm"

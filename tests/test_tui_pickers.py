@@ -219,3 +219,78 @@ def test_every_board_summary_counts_its_cpu_x16_slots():
             assert text.startswith(f"{n} CPU x16 slot{'s' if n > 1 else ''} ("), (b.id, text)
         else:
             assert "CPU x16" not in text, (b.id, text)
+
+
+# ---------------------------------------------------------------------- what Enter takes
+
+
+async def typed_and_entered(pilot, key: str, text: str) -> list[str]:
+    """Open a picker with `key`, type `text`, press Enter; the rows' names as they were listed."""
+    await pilot.press(key)
+    await settle(pilot)
+    picker = pilot.app.screen
+    assert isinstance(picker, ChoicePicker)
+    await pilot.press(*text)
+    await settle(pilot)
+    table = picker.query_one(DataTable)
+    names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+    await pilot.press("enter")
+    await settle(pilot)
+    return names
+
+
+
+# ---------------------------------------------------------------------- a CPU the board does not take
+
+
+async def test_a_cpu_the_board_does_not_take_is_offered_with_the_boards_that_do():
+    """`c` 7960X on the Z790 Hero was taken: "cannot evaluate", GPUs shown as "? ? (auto)", a hint
+    naming a CLI command. The boards that take it are offered instead; Esc keeps the build as it was,
+    a board puts both in, one undo step."""
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await typed_and_entered(pilot, "c", "7960X")
+        picker = app.screen
+        assert isinstance(picker, ChoicePicker)
+        assert picker.title_text.startswith(
+            "AMD Ryzen Threadripper 7960X does not fit ASUS ROG Maximus Z790 Hero (socket sTR5"
+        )
+        boards = [load_catalog().get(c.key) for c in picker.choices]
+        assert boards and all(b.socket == "sTR5" for b in boards)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.planner.cpu.name == "Intel Core i9-14900K" and app.planner.prediction is not None
+        assert not app.planner.dirty and not app.planner.undo_stack
+        summary = str(app.query_one("#summary").render())
+        assert "cannot evaluate" not in summary and "x8/x8" in summary
+        await typed_and_entered(pilot, "c", "7960X")
+        await pilot.press(*"TRX50", "enter")
+        await settle(pilot)
+        assert app.planner.cpu.name == "AMD Ryzen Threadripper 7960X" and app.planner.error is None
+        assert "x16/x16" in str(app.query_one("#summary").render())
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.planner.cpu.name == "Intel Core i9-14900K"
+        assert app.planner.board.name == "ASUS ROG Maximus Z790 Hero"
+
+
+async def test_a_file_whose_cpu_the_board_does_not_take_says_which_keys_fix_it(tmp_path):
+    path = tmp_path / "mismatch.yaml"
+    path.write_text(
+        "cpu: Threadripper 7960X\nboard: ROG Maximus Z790 Hero\ngpus:\n  - {model: RTX 4090, count: 2}\n"
+    )
+    app = AdvisorApp(str(path))
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        summary = str(app.query_one("#summary").render())
+        assert summary.startswith("cannot evaluate: AMD Ryzen Threadripper 7960X (socket sTR5) does not fit")
+        assert "press b for a board that takes the CPU, or c for a CPU that fits the board" in summary
+        assert "`advisor" not in summary and "catalog list" not in summary
+        items = app.query_one("#build-items", OptionList)
+        gpu0 = str(items.get_option("gpu:0").prompt)
+        assert "not evaluated" in gpu0 and "?" not in gpu0
+        # b: the boards that take the CPU; one puts the build right
+        names = await typed_and_entered(pilot, "b", "TRX50")
+        assert names[0] == "ASUS Pro WS TRX50-SAGE WIFI"
+        assert app.planner.error is None

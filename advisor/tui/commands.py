@@ -22,7 +22,7 @@ class PartsCommands(Provider):
             yield (
                 f"CPU: {c.label}",
                 c.specs + (f" (does not fit: {c.why_not})" if c.why_not else ""),
-                partial(edit, planner.set_cpu, c.key),
+                partial(app.choose_cpu, c.key),  # one the board does not take offers the boards that do
             )
         for c in planner.board_choices():
             if c.fits:

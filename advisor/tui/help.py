@@ -27,7 +27,11 @@ ENTER = "<enter>"
 PALETTE = "<palette>"
 VIEW_KEYS = "<views>"
 KEY_ROWS: list[tuple[tuple[str, ...], str]] = [
-    (("pick_cpu", "pick_board"), "pick the CPU / the board (only boards that take the CPU)"),
+    (
+        ("pick_cpu", "pick_board"),
+        "pick the CPU (one the board does not take comes with a board that takes it) / the board "
+        "(only boards that take the CPU)",
+    ),
     (("add_gpu",), "add GPUs (pick a model and how many)"),
     (("move_gpu",), "move the selected GPU to another slot (each slot shows the link it would give)"),
     (("auto_place",), "automatic placement for every card"),

@@ -239,6 +239,51 @@ async def typed_and_entered(pilot, key: str, text: str) -> list[str]:
     return names
 
 
+async def test_enter_takes_the_best_match_of_what_was_typed(tmp_path):
+    """`m`, `G5)_2`, Enter put the card in PCIEx16(G5)_1: the filter also matched the rows' specs (the
+    "automatic" row says where automatic placement would put every card) and Enter took the first
+    row. The slot whose name holds what was typed comes first and Enter takes it; the part pickers
+    the same."""
+    path = tmp_path / "trx50.yaml"
+    path.write_text(
+        "cpu: Threadripper 7960X\nboard: TRX50-SAGE\ngpus:\n"
+        "  - {model: RTX 4090, slot: PCIEx16(G5)_3}\n  - {model: RTX 4090, slot: PCIEx16(G5)_1}\n"
+    )
+    app = AdvisorApp(str(path))
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        names = await typed_and_entered(pilot, "m", "G5)_2")  # GPU0, the first card
+        assert names[0] == "PCIEX16(G5)_2" and "automatic" in names  # its specs name G5)_2
+        assert app.planner.placement == {0: "PCIEX16(G5)_2", 1: "PCIEx16(G5)_1"}
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await typed_and_entered(pilot, "c", "7960X")  # the boards that take it are offered
+        await pilot.press(*"TRX50-SAGE", "enter")
+        await settle(pilot)
+        assert app.planner.placement == {0: "PCIEx16(G5)_1", 1: "PCIEX16(G5)_2"}
+        # a GPU: "4090" is the RTX 4090 itself, not the first of the partner cards whose names hold it
+        names = await typed_and_entered(pilot, "g", "4090")
+        assert names[0] == "NVIDIA GeForce RTX 4090" and "AORUS GeForce RTX 4090 MASTER 24G" in names
+        assert app.planner.build.gpus[-1].model == "nvidia-rtx-4090"
+        # a board: the name typed, not a board whose specs hold the words
+        names = await typed_and_entered(pilot, "b", "TRX50")
+        assert names[0] == "ASUS Pro WS TRX50-SAGE WIFI"
+        # a CPU: the one named, before the others of its line
+        names = await typed_and_entered(pilot, "c", "7970X")
+        assert names[0] == "AMD Ryzen Threadripper 7970X"
+        assert app.planner.cpu.name == "AMD Ryzen Threadripper 7970X"
+
+
+def test_match_rank_puts_names_before_specs():
+    from advisor.tui.dialogs import match_rank
+
+    a = planner.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
+    b = planner.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
+    assert match_rank(b, "G5)_2") < match_rank(a, "G5)_2")
+    assert match_rank(a, "nothing like it") is None
+    assert match_rank(a, "") == match_rank(b, "")  # no text: the picker's own order
+
 
 # ---------------------------------------------------------------------- a CPU the board does not take
 

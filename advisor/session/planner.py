@@ -35,6 +35,7 @@ class Choice:
     price: float | None = None
     fits: bool = True
     why_not: str = ""
+    aliases: tuple[str, ...] = ()  # other names the part goes by, for the picker's filter
 
 
 @dataclass
@@ -809,7 +810,9 @@ class Planner:
         out = []
         for cpu in sorted(self.catalog.cpus, key=lambda c: (c.cpu_vendor, c.segment, c.name)):
             why = _board_refuses(board, cpu) if board else ""
-            out.append(Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why))
+            out.append(
+                Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why, tuple(cpu.aliases))
+            )
         return sorted(out, key=lambda c: not c.fits)
 
     def board_choices(self, cpu: Cpu | None = None) -> list[Choice]:
@@ -817,12 +820,12 @@ class Planner:
         out = []
         for b in sorted(self.catalog.boards, key=lambda b: (b.segment, b.name)):
             why = _board_refuses(b, cpu) if cpu else ""
-            out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why))
+            out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why, tuple(b.aliases)))
         return sorted(out, key=lambda c: not c.fits)
 
     def gpu_choices(self) -> list[Choice]:
         return [
-            Choice(g.id, g.name, part_specs(g), g.price_usd)
+            Choice(g.id, g.name, part_specs(g), g.price_usd, aliases=tuple(g.aliases))
             for g in sorted(self.catalog.gpus, key=lambda g: (g.segment, g.name))
         ]
 

@@ -6,7 +6,7 @@ import pytest
 
 from advisor.base.errors import UserError
 from advisor.model.engine import build_from_flags, load_build
-from advisor.session.planner import Planner
+from advisor.session.planner import Planner, build_yaml, generated_name, name_form
 from tests.conftest import ROOT
 
 
@@ -67,17 +67,24 @@ def test_slot_choices_say_what_each_slot_would_give():
     assert p.undo_stack == [] and not p.dirty  # trying the slots changed nothing
 
 
-def test_a_cpu_that_does_not_fit_leaves_a_build_that_says_why_and_boards_that_fit():
+def test_a_cpu_that_does_not_fit_is_refused_and_goes_in_with_a_board_that_takes_it():
     p = hero()
-    p.set_cpu("Ryzen 9 7950X")
-    assert p.prediction is None and "does not fit" in p.error
-    boards = p.board_choices()
+    with pytest.raises(UserError, match="Ryzen 9 7950X does not fit ASUS ROG Maximus Z790 Hero: socket AM5"):
+        p.set_cpu("Ryzen 9 7950X")
+    assert p.error is None and not p.dirty and not p.undo_stack  # the build is as it was
+    cpu = p.catalog.resolve("Ryzen 9 7950X", "cpu")
+    boards = p.board_choices(cpu)
     fitting = [c for c in boards if c.fits]
     assert fitting and all(p.catalog.get(c.key).socket == "AM5" for c in fitting)
     assert all(c.why_not for c in boards if not c.fits)
-    p.set_board(fitting[0].key)
-    assert p.error is None and len(p.prediction.gpus) == 2
+    with pytest.raises(UserError, match="does not fit"):
+        p.set_board(fitting[0].key)  # the i9 on an AM5 board: refused the same way
+    p.set_platform("Ryzen 9 7950X", fitting[0].key)
+    assert p.error is None and len(p.prediction.gpus) == 2 and len(p.undo_stack) == 1
+    assert p.cpu.id == cpu.id and p.board.id == fitting[0].key
     assert [n.socket for n in p.build.nvme] == ["M.2_1"]  # the SSD's socket exists on the new board
+    with pytest.raises(UserError, match="does not fit"):
+        p.set_platform("i9-14900K", fitting[0].key)
 
 
 def test_an_edit_that_breaks_a_working_build_is_refused_with_the_reason():
@@ -145,3 +152,69 @@ def test_remove_gpu_renumbers_nvlink_bridges():
     p.remove_gpu(0)
     assert p.build.nvlink == [[0, 1]]
     assert p.prediction.pairs[0].path.startswith("NV")
+
+
+def test_settings_a_build_leaves_out_stay_unknown_through_edits_and_saves(tmp_path):
+    p = hero()
+    p.add_gpu("RTX 4090")
+    p.set_software(nccl_p2p_level="SYS")
+    sw = p.build.software
+    assert not any(sw.known(name) for name in ("driver", "iommu", "acs", "large_bar"))
+    text = build_yaml(p.build)
+    assert "software:\n  nccl_p2p_level: SYS\n" in text  # only what was said
+    # said in the file, a default value too, it stays said; said through the BIOS, it is written there once
+    path = tmp_path / "said.yaml"
+    path.write_text(
+        (ROOT / "examples" / "2x4090-z790-hero.yaml").read_text()
+        + "software: {driver: stock}\nbios: {acs: 'off'}\n"
+    )
+    p = Planner.open(path)
+    p.add_nvme("M.2_2")
+    p.save()
+    again = load_build(path).software
+    assert again.known("driver") and again.known("acs") and not again.known("iommu")
+    saved = path.read_text()
+    assert "driver: stock" in saved and saved.count("acs:") == 1
+
+
+def test_the_settings_form_states_only_what_it_changes():
+    p = hero()
+    bios, kernel = p.build.bios.model_dump(), p.build.kernel.model_dump()
+    # the form applied as shown: driver, IOMMU, ACS, large BAR not set; the rest their assumed values
+    shown = {"driver": None, "iommu": None, "acs": None, "large_bar": None, "os": "linux", "cuda_p2p": True}
+    p.set_settings(shown, bios, kernel)
+    assert p.build.software.model_fields_set == set()
+    # ACS picked "off" (the value it is assumed to have): now stated
+    p.set_settings(shown | {"acs": "off"}, bios, kernel, chosen={"driver", "iommu", "acs", "large_bar"})
+    assert p.build.software.known("acs") and p.build.software.model_fields_set == {"acs"}
+    p.set_settings(shown, bios, kernel)  # back to not set
+    assert not p.build.software.known("acs")
+    p.set_settings(shown | {"acs": "off"}, bios | {"acs": "off"}, kernel)  # said through the BIOS
+    assert p.build.software.known("acs") and p.build.bios.acs == "off"
+
+
+def test_a_generated_name_follows_the_parts_and_a_typed_one_stays():
+    p = hero()
+    assert name_form(p.build, p.catalog) == "cpu-board"
+    p.set_platform("7960X", "TRX50-SAGE")
+    assert p.build.name == "2x RTX 4090 on Threadripper 7960X / Pro WS TRX50-SAGE WIFI"
+    p.remove_gpu(0)
+    assert p.build.name == "1x RTX 4090 on Threadripper 7960X / Pro WS TRX50-SAGE WIFI"
+    p.undo()
+    assert p.build.name == "2x RTX 4090 on Threadripper 7960X / Pro WS TRX50-SAGE WIFI"
+    # the board-only form keeps its form
+    board_only = Planner(build_from_flags("i9-14900K", "ROG Maximus Z790 Hero", ["RTX 4090:2"]))
+    board_only.build = board_only.build.model_copy(update={"name": "2x RTX 4090 on ROG Maximus Z790 Hero"})
+    board_only.set_platform("7960X", "TRX50-SAGE")
+    assert board_only.build.name == "2x RTX 4090 on Pro WS TRX50-SAGE WIFI"
+    # a name of the user's own, even one that names the parts another way, is kept
+    for typed in ("lab box 2", "2x 4090 on 14900K / Z790 Hero", None):
+        q = Planner(build_from_flags("i9-14900K", "ROG Maximus Z790 Hero", ["RTX 4090:2"]))
+        q.build = q.build.model_copy(update={"name": typed})
+        q.set_platform("7960X", "TRX50-SAGE")
+        assert q.build.name == typed
+    # an explicit tree's generated name becomes a catalog build's when a board is picked
+    tree = Planner.open(ROOT / "examples" / "explicit-tree-4x6000ada.yaml")
+    assert name_form(tree.build, tree.catalog) == "tree"
+    tree.set_board("WRX90E-SAGE")
+    assert tree.build.name == generated_name(tree.build, tree.catalog)

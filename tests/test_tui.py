@@ -64,12 +64,10 @@ async def test_swap_cpu_then_board_and_watch_the_views_follow():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
         assert "x8/x8" in text_of(app, "#summary")
-        await pick(pilot, "c", "7975wx")
-        assert "Threadripper PRO 7975WX" in build_lines(app)
-        assert "cannot evaluate" in text_of(app, "#summary") and "does not fit" in text_of(app, "#summary")
-        await pilot.press("b")
-        await settle(pilot)
+        await pick(pilot, "c", "7975wx")  # the Z790 board does not take it: the boards that do
         picker = pilot.app.screen
+        assert isinstance(picker, ChoicePicker) and "does not fit" in picker.title_text
+        assert "i9-14900K" in build_lines(app)  # nothing changed yet
         names = [
             str(r[0])
             for r in (
@@ -218,6 +216,47 @@ async def test_a_pasted_quote_is_checked_and_its_build_opens_in_the_planner():
         assert "Maximus Z790 Hero" in build_lines(app)
 
 
+async def test_pressing_5_then_pasting_puts_the_quote_in_its_box():
+    """`5` then a paste did nothing: the focus stayed on the build list. The Quote view takes the focus
+    into its text box, and a paste that no text field takes (the build list has the focus, another
+    view is shown) lands there too; a paste into a field (a picker's filter) stays in that field."""
+    from textual import events
+
+    text = (ROOT / "examples" / "quotes" / "2x4090-z790-hero-email.txt").read_text()
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        box = app.query_one("#quote-text", TextArea)
+        assert app.focused is box
+        app.post_message(events.Paste(text))  # what the terminal sends for a paste
+        await settle(pilot)
+        assert box.text == text
+        await pilot.click("#quote-check")
+        await settle(pilot)
+        assert text_of(app, "#quote-verdict").split()[0] in ("PASS", "PROBLEMS", "INCOMPLETE")
+        # from the build list, on another view: the paste goes to the quote box, which is shown
+        await pilot.press("ctrl+z")  # the quote's build out again
+        await pilot.press("1")
+        await settle(pilot)
+        app.query_one("#build-items").focus()
+        box.load_text("")
+        app.post_message(events.Paste("i9-14900K + Z790 Hero + 2x RTX 4090"))
+        await settle(pilot)
+        assert app.query_one("TabbedContent").active == "quote" and app.focused is box
+        assert box.text == "i9-14900K + Z790 Hero + 2x RTX 4090"
+        # a picker's filter takes its own paste
+        await pilot.press("escape")
+        app.query_one("#build-items").focus()
+        await pilot.press("c")
+        await settle(pilot)
+        app.post_message(events.Paste("7960X"))
+        await settle(pilot)
+        assert app.screen.query_one("#filter", Input).value == "7960X"
+        assert box.text == "i9-14900K + Z790 Hero + 2x RTX 4090"
+
+
 async def test_the_bench_says_plainly_what_is_missing():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
@@ -256,9 +295,10 @@ async def test_a_loaded_measurement_is_compared_with_the_build_and_gaps_have_cau
         table.move_cursor(row=rows.index(uni))
         await settle(pilot)
         assert "CMP014" in text_of(app, "#compare-detail")
-        await pick(pilot, "c", "5995wx")  # the machine it was measured on: the comparison follows the build
-        assert "cannot evaluate" in text_of(app, "#compare-title")
-        await pick(pilot, "b", "wrx80e")
+        # the machine it was measured on, CPU and board: the comparison follows the build
+        await pick(pilot, "c", "5995wx")
+        await pilot.press(*"wrx80e", "enter")
+        await settle(pilot)
         uni = next(r for r in table_rows(app, "#compare-table") if r[0] == "uni_gbps")
         assert uni[5] == "ok", uni
 
@@ -396,8 +436,14 @@ async def test_the_job_view_answers_will_n_gpus_beat_one_and_follows_the_build()
         await settle(pilot)
         assert "batch: a whole number of at least 1" in text_of(app, "#wl-report")
         app.query_one("#wl-batch", Input).value = "1"
-        await pick(pilot, "c", "7975wx")  # the build changes: the job view follows
-        assert "cannot evaluate the build" in text_of(app, "#wl-report")
+        await settle(pilot)
+        before = text_of(app, "#wl-report")
+        assert "x8" in before
+        await pick(pilot, "c", "7975wx")  # the build changes (CPU and board): the job view follows
+        await pilot.press(*"wrx90", "enter")
+        await settle(pilot)
+        after = text_of(app, "#wl-report")
+        assert after != before and "x8" not in after and "cannot evaluate" not in after
 
 
 async def test_the_findings_list_is_the_planners_findings_worst_first():
@@ -484,7 +530,8 @@ async def test_view_keys_switch_views_from_wherever_the_focus_is():
         await pilot.press("5")
         await settle(pilot)
         box = app.query_one("#quote-text", TextArea)
-        box.focus()
+        assert app.focused is box  # the Quote view takes the focus into its box
+        box.load_text("")  # the loop's "5", pressed in the Quote view, is text there
         await pilot.press("1", "2")
         await settle(pilot)
         assert content.active == "quote" and box.text.startswith("12")
@@ -529,7 +576,7 @@ async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follow
     """P2P readiness in the app: the Software and BIOS dialog says the patched driver with large BAR off and
     vLLM as the engine; the build panel shows it, the build file keeps it, and the pair's readiness fails
     at the driver layer with the BIOS fix."""
-    from textual.widgets import Select, Switch
+    from textual.widgets import Select
 
     from advisor.tui.dialogs import FormDialog
 
@@ -541,7 +588,7 @@ async def test_the_settings_dialog_sets_bios_and_engine_and_the_readiness_follow
         await settle(pilot)
         assert isinstance(app.screen, FormDialog)
         app.screen.query_one("#f-driver", Select).value = "patched-p2p"
-        app.screen.query_one("#f-large_bar", Switch).value = False
+        app.screen.query_one("#f-large_bar", Select).value = "off"
         app.screen.query_one("#f-above_4g", Select).value = "on"
         app.screen.query_one("#f-engine", Select).value = "vllm"
         app.screen.query_one("#f-virtualization", Select).value = "vm"

@@ -219,3 +219,123 @@ def test_every_board_summary_counts_its_cpu_x16_slots():
             assert text.startswith(f"{n} CPU x16 slot{'s' if n > 1 else ''} ("), (b.id, text)
         else:
             assert "CPU x16" not in text, (b.id, text)
+
+
+# ---------------------------------------------------------------------- what Enter takes
+
+
+async def typed_and_entered(pilot, key: str, text: str) -> list[str]:
+    """Open a picker with `key`, type `text`, press Enter; the rows' names as they were listed."""
+    await pilot.press(key)
+    await settle(pilot)
+    picker = pilot.app.screen
+    assert isinstance(picker, ChoicePicker)
+    await pilot.press(*text)
+    await settle(pilot)
+    table = picker.query_one(DataTable)
+    names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+    await pilot.press("enter")
+    await settle(pilot)
+    return names
+
+
+async def test_enter_takes_the_best_match_of_what_was_typed(tmp_path):
+    """`m`, `G5)_2`, Enter put the card in PCIEx16(G5)_1: the filter also matched the rows' specs (the
+    "automatic" row says where automatic placement would put every card) and Enter took the first
+    row. The slot whose name holds what was typed comes first and Enter takes it; the part pickers
+    the same."""
+    path = tmp_path / "trx50.yaml"
+    path.write_text(
+        "cpu: Threadripper 7960X\nboard: TRX50-SAGE\ngpus:\n"
+        "  - {model: RTX 4090, slot: PCIEx16(G5)_3}\n  - {model: RTX 4090, slot: PCIEx16(G5)_1}\n"
+    )
+    app = AdvisorApp(str(path))
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        names = await typed_and_entered(pilot, "m", "G5)_2")  # GPU0, the first card
+        assert names[0] == "PCIEX16(G5)_2" and "automatic" in names  # its specs name G5)_2
+        assert app.planner.placement == {0: "PCIEX16(G5)_2", 1: "PCIEx16(G5)_1"}
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await typed_and_entered(pilot, "c", "7960X")  # the boards that take it are offered
+        await pilot.press(*"TRX50-SAGE", "enter")
+        await settle(pilot)
+        assert app.planner.placement == {0: "PCIEx16(G5)_1", 1: "PCIEX16(G5)_2"}
+        # a GPU: "4090" is the RTX 4090 itself, not the first of the partner cards whose names hold it
+        names = await typed_and_entered(pilot, "g", "4090")
+        assert names[0] == "NVIDIA GeForce RTX 4090" and "AORUS GeForce RTX 4090 MASTER 24G" in names
+        assert app.planner.build.gpus[-1].model == "nvidia-rtx-4090"
+        # a board: the name typed, not a board whose specs hold the words
+        names = await typed_and_entered(pilot, "b", "TRX50")
+        assert names[0] == "ASUS Pro WS TRX50-SAGE WIFI"
+        # a CPU: the one named, before the others of its line
+        names = await typed_and_entered(pilot, "c", "7970X")
+        assert names[0] == "AMD Ryzen Threadripper 7970X"
+        assert app.planner.cpu.name == "AMD Ryzen Threadripper 7970X"
+
+
+def test_match_rank_puts_names_before_specs():
+    from advisor.tui.dialogs import match_rank
+
+    a = planner.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
+    b = planner.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
+    assert match_rank(b, "G5)_2") < match_rank(a, "G5)_2")
+    assert match_rank(a, "nothing like it") is None
+    assert match_rank(a, "") == match_rank(b, "")  # no text: the picker's own order
+
+
+# ---------------------------------------------------------------------- a CPU the board does not take
+
+
+async def test_a_cpu_the_board_does_not_take_is_offered_with_the_boards_that_do():
+    """`c` 7960X on the Z790 Hero was taken: "cannot evaluate", GPUs shown as "? ? (auto)", a hint
+    naming a CLI command. The boards that take it are offered instead; Esc keeps the build as it was,
+    a board puts both in, one undo step."""
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await typed_and_entered(pilot, "c", "7960X")
+        picker = app.screen
+        assert isinstance(picker, ChoicePicker)
+        assert picker.title_text.startswith(
+            "AMD Ryzen Threadripper 7960X does not fit ASUS ROG Maximus Z790 Hero (socket sTR5"
+        )
+        boards = [load_catalog().get(c.key) for c in picker.choices]
+        assert boards and all(b.socket == "sTR5" for b in boards)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.planner.cpu.name == "Intel Core i9-14900K" and app.planner.prediction is not None
+        assert not app.planner.dirty and not app.planner.undo_stack
+        summary = str(app.query_one("#summary").render())
+        assert "cannot evaluate" not in summary and "x8/x8" in summary
+        await typed_and_entered(pilot, "c", "7960X")
+        await pilot.press(*"TRX50", "enter")
+        await settle(pilot)
+        assert app.planner.cpu.name == "AMD Ryzen Threadripper 7960X" and app.planner.error is None
+        assert "x16/x16" in str(app.query_one("#summary").render())
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.planner.cpu.name == "Intel Core i9-14900K"
+        assert app.planner.board.name == "ASUS ROG Maximus Z790 Hero"
+
+
+async def test_a_file_whose_cpu_the_board_does_not_take_says_which_keys_fix_it(tmp_path):
+    path = tmp_path / "mismatch.yaml"
+    path.write_text(
+        "cpu: Threadripper 7960X\nboard: ROG Maximus Z790 Hero\ngpus:\n  - {model: RTX 4090, count: 2}\n"
+    )
+    app = AdvisorApp(str(path))
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        summary = str(app.query_one("#summary").render())
+        assert summary.startswith("cannot evaluate: AMD Ryzen Threadripper 7960X (socket sTR5) does not fit")
+        assert "press b for a board that takes the CPU, or c for a CPU that fits the board" in summary
+        assert "`advisor" not in summary and "catalog list" not in summary
+        items = app.query_one("#build-items", OptionList)
+        gpu0 = str(items.get_option("gpu:0").prompt)
+        assert "not evaluated" in gpu0 and "?" not in gpu0
+        # b: the boards that take the CPU; one puts the build right
+        names = await typed_and_entered(pilot, "b", "TRX50")
+        assert names[0] == "ASUS Pro WS TRX50-SAGE WIFI"
+        assert app.planner.error is None

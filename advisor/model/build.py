@@ -250,11 +250,9 @@ class Build(Strict):
         """Where part name `text` of `kind` (cpu, board, gpu) was written, if known."""
         return self._where.get((kind, (text or "").strip()))
 
-    @model_validator(mode="after")
-    def _settings(self) -> Build:
-        """The BIOS and kernel settings a build states become the software settings the predictions use;
-        a build that states one thing in two places and means two different things is refused."""
-        sw, bios = self.software, self.bios
+    def said_elsewhere(self) -> dict[str, tuple[object, str]]:
+        """The software settings that the `bios:` and `kernel:` sections state: name -> (value, where)."""
+        bios = self.bios
         said: dict[str, tuple[object, str]] = {}
         if bios.rebar is not None:
             said["large_bar"] = (bios.rebar, f"bios.rebar: {str(bios.rebar).lower()}")
@@ -269,7 +267,14 @@ class Build(Strict):
             iommu = ("on", "kernel.iommu: on")
         if iommu:
             said["iommu"] = iommu
-        for name, (value, where) in said.items():
+        return said
+
+    @model_validator(mode="after")
+    def _settings(self) -> Build:
+        """The BIOS and kernel settings a build states become the software settings the predictions use;
+        a build that states one thing in two places and means two different things is refused."""
+        sw = self.software
+        for name, (value, where) in self.said_elsewhere().items():
             if sw.known(name) and getattr(sw, name) != value:
                 raise ValueError(
                     f"software.{name}: {getattr(sw, name)} disagrees with {where}: state the setting once"

@@ -11,6 +11,7 @@ the build) and its own slot: `slot: null` means automatic placement.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class Choice:
     price: float | None = None
     fits: bool = True
     why_not: str = ""
+    aliases: tuple[str, ...] = ()  # other names the part goes by, for the picker's filter
 
 
 @dataclass
@@ -191,21 +193,70 @@ HEADER = "# advisor build file: `advisor plan FILE` predicts it, `advisor tui FI
 
 def leading_comments(path: Path) -> str | None:
     """The comment lines at the top of an existing file (kept when the build is saved over it)."""
+    return file_comments(path)[0]
+
+
+BODY_COMMENTS = "# comments that were among the build's lines (advisor rewrites those lines when it saves):\n"
+
+
+def _comment_of(line: str) -> str | None:
+    """The comment on a YAML line ("# ..."), outside any quoted text; None when it has none."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[i:].rstrip("\n")
+    return None
+
+
+def file_comments(path: Path) -> tuple[str | None, list[str]]:
+    """An existing file's comments: the lines at its top, and the comments further down (whole lines,
+    and the ends of lines), each as "# ..."."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     except (OSError, UnicodeDecodeError):
-        return None
+        return None, []
     head = []
     for line in lines:
         if not line.startswith("#"):
             break
         head.append(line)
-    return "".join(head) or None
+    body = [c for c in map(_comment_of, lines[len(head) :]) if c is not None and c.strip("# ")]
+    return "".join(head) or None, body
+
+
+def example_comments(build: Build, head: str, catalog: Catalog) -> bool:
+    """Whether `head` is the comment block of one of advisor's own example builds that describes other
+    parts than `build` has (the example's text, not the user's: it may go once the parts change)."""
+    from advisor.base.resources import bundled
+    from advisor.model.engine import load_build
+
+    for example in sorted(bundled("examples").glob("*.yaml")):
+        if leading_comments(example) == head:
+            try:
+                theirs = load_build(example)
+            except UserError:
+                return False
+            return _hardware(theirs, catalog) != _hardware(build, catalog)
+    return False
 
 
 def build_yaml(build: Build, header: str = HEADER) -> str:
-    """The build as a YAML file: only what differs from the defaults, GPUs compacted."""
+    """The build as a YAML file: only what differs from the defaults, GPUs compacted; and every software
+    setting the build states, a default value too (`acs: off` said is known, left out it is not), except
+    those its `bios:` and `kernel:` sections already state."""
     data = build.model_dump(mode="json", exclude_defaults=True)
+    sw = build.software
+    stated = sw.model_fields_set - set(build.said_elsewhere())
+    software = sw.model_dump(mode="json", include=stated)
+    if software:
+        data["software"] = software
+    else:
+        data.pop("software", None)
     if build.gpus:
         data["gpus"] = compact_gpus(cards_of(build))
     order = [
@@ -269,6 +320,96 @@ def parts_name(build: Build, catalog: Catalog) -> str:
     return ", ".join(x for x in (gpus, board) if x) or "build"
 
 
+def _resolved(catalog: Catalog, ref: str | None, kind: str) -> Part | None:
+    try:
+        return catalog.resolve(ref, kind) if ref else None
+    except UserError:
+        return None
+
+
+def said_name(part: Part | None, written: str | None) -> str:
+    """The name a generated build name gives a part: its first alias, the name people say it by in the
+    catalog ("RTX 4090", "i9-14900K", "ROG Maximus Z790 Hero"), else its name; as written when the
+    catalog does not know it."""
+    if part is None:
+        return written or ""
+    return part.aliases[0] if part.aliases else part.name
+
+
+def _tree_gpus(build: Build) -> list[str]:
+    """The GPU models of an explicit PCIe tree, in the tree's order."""
+    from advisor.model.build import TreeSwitch
+
+    def walk(nodes: list) -> list[str]:
+        out: list[str] = []
+        for n in nodes:
+            out += walk(n.children) if isinstance(n, TreeSwitch) else [n.gpu] if n.gpu else []
+        return out
+
+    topo = build.topology
+    if topo is None:
+        return []
+    found = [g for s in topo.sockets for rp in s.root_ports for g in walk(rp.children)]
+    return found + (walk(topo.chipset.children) if topo.chipset else [])
+
+
+def _gpus_said(build: Build, catalog: Catalog) -> str:
+    """ "2x RTX 4090", "2x RTX 4090 + 1x RTX 3090": the build's GPUs by model, in order."""
+    models = _tree_gpus(build) if build.topology is not None else [c.model for c in cards_of(build)]
+    counts: dict[str, int] = {}
+    for model in models:
+        said = said_name(_resolved(catalog, model, "gpu"), model)
+        counts[said] = counts.get(said, 0) + 1
+    return " + ".join(f"{n}x {said}" for said, n in counts.items())
+
+
+# The forms of a generated build name, with and without GPUs: "2x RTX 4090 on i9-14900K / ROG Maximus
+# Z790 Hero" (the example's), "8x RTX PRO 6000 on ESC8000A-E13P" (the board alone), and an explicit tree's
+NAME_FORMS = {
+    "cpu-board": ("{gpus} on {cpu} / {board}", "{cpu} / {board}"),
+    "board": ("{gpus} on {board}", "{board}"),
+    "tree": ("{gpus}, explicit tree", "explicit tree"),
+}
+
+
+def generated_name(build: Build, catalog: Catalog, form: str = "cpu-board") -> str:
+    """The name advisor makes for a build from its parts, in one of NAME_FORMS (an explicit tree's is
+    always the tree form)."""
+    if build.topology is not None:
+        form = "tree"
+    elif form == "tree":
+        form = "cpu-board"
+    gpus = _gpus_said(build, catalog)
+    cpu = said_name(_resolved(catalog, build.cpu, "cpu"), build.cpu)
+    board = said_name(_resolved(catalog, build.board, "board"), build.board)
+    with_gpus, without = NAME_FORMS[form]
+    return (with_gpus if gpus else without).format(gpus=gpus, cpu=cpu, board=board)
+
+
+def name_form(build: Build, catalog: Catalog) -> str | None:
+    """The form of NAME_FORMS the build's name is in, when it is exactly what advisor makes for the
+    build's parts (a generated name, which follows the parts); None for no name or a name of the user's
+    own (kept as it is, whatever the parts become)."""
+    if not build.name:
+        return None
+    for form in ("tree",) if build.topology is not None else ("cpu-board", "board"):
+        if build.name == generated_name(build, catalog, form):
+            return form
+    return None
+
+
+def _hardware(build: Build, catalog: Catalog) -> tuple:
+    """What a build's description speaks of: its CPU, board and GPU models (or its tree)."""
+
+    def key(ref: str | None, kind: str) -> str | None:
+        part = _resolved(catalog, ref, kind)
+        return part.id if part is not None else ref
+
+    gpus = _tree_gpus(build) if build.topology is not None else [c.model for c in cards_of(build)]
+    tree = build.topology.model_dump(mode="json") if build.topology is not None else None
+    return (key(build.cpu, "cpu"), key(build.board, "board"), sorted(key(g, "gpu") or "" for g in gpus), tree)
+
+
 def file_name_for(name: str, limit: int = 60) -> str:
     """A file name made from a build's name: lowercase letters, digits and single dashes, `.yaml`
     ("2x RTX 4090, Z790 Hero" -> "2x-rtx-4090-z790-hero.yaml")."""
@@ -281,8 +422,18 @@ def file_name_for(name: str, limit: int = 60) -> str:
 class Planner:
     """The build under edit, its evaluation, and what the last edit changed."""
 
-    def __init__(self, build: Build, catalog: Catalog | None = None, path: str | Path | None = None):
+    def __init__(
+        self,
+        build: Build,
+        catalog: Catalog | None = None,
+        path: str | Path | None = None,
+        hints: dict[str, str] | None = None,
+    ):
+        """`hints`: what to do about a build that cannot be evaluated, in the words of the face that
+        edits it, by what is wrong ("cpu-board": the board does not take the CPU); they replace the
+        evaluation's own hints, which name the command-line tools."""
         self.catalog = catalog or load_catalog()
+        self.hints = dict(hints or {})
         self.path: Path | None = Path(path) if path else None
         self.build = self._normalized(build)
         self.undo_stack: list[Build] = []
@@ -294,9 +445,11 @@ class Planner:
     # ------------------------------------------------------------------ loading and saving
 
     @classmethod
-    def open(cls, path: str | Path, catalog: Catalog | None = None) -> Planner:
+    def open(
+        cls, path: str | Path, catalog: Catalog | None = None, hints: dict[str, str] | None = None
+    ) -> Planner:
         data = load_file(path)
-        return cls(build_from_data(data, str(path)), catalog, path)
+        return cls(build_from_data(data, str(path)), catalog, path, hints)
 
     def save(self, path: str | Path | None = None, parents: bool = True) -> Path:
         """Write the build atomically (to `path`, or where it came from) and mark it clean. With
@@ -305,7 +458,7 @@ class Planner:
         if target is None:
             raise UserError("this build has no file yet", hint="give a file name to save it to")
         try:
-            atomic_write(target, build_yaml(self.build, leading_comments(target) or HEADER), parents=parents)
+            atomic_write(target, build_yaml(self.build, self._header(target)), parents=parents)
         except WriteError:
             raise  # already says the path, what is wrong and what to do
         except OSError as exc:
@@ -316,6 +469,18 @@ class Planner:
         self.path = target
         self.dirty = False
         return target
+
+    def _header(self, target: Path) -> str:
+        """The comments a file saved over `target` starts with: the file's own, kept (nothing the user
+        wrote is lost: comments among the build's lines, which the save rewrites, are kept under the
+        ones at the top), except an example's comment block once the parts it describes have changed."""
+        head, body = file_comments(target)
+        if head is not None and example_comments(self.build, head, self.catalog):
+            head = None
+        head = head or HEADER
+        if body:
+            head += BODY_COMMENTS + "".join(c + "\n" for c in body)
+        return head
 
     @property
     def yaml(self) -> str:
@@ -347,7 +512,27 @@ class Planner:
             pred = evaluate(build, self.catalog)
             return Evaluation(pred, evaluate_rules(pred, catalog=self.catalog))
         except UserError as exc:
-            return Evaluation(None, [], exc.render())
+            return Evaluation(None, [], self._why_not(build, exc))
+
+    def _why_not(self, build: Build, exc: UserError) -> str:
+        """Why `build` cannot be evaluated, with the face's hint for what is wrong where it has one; a
+        hint that names a command-line tool is left out (the face says what to do in its own words)."""
+        import dataclasses
+
+        hint = None
+        if build.topology is None:
+            cpu, board = (
+                _resolved(self.catalog, build.cpu, "cpu"),
+                _resolved(self.catalog, build.board, "board"),
+            )
+            if _board_refuses(board, cpu):  # type: ignore[arg-type]
+                hint = self.hints.get("cpu-board")
+        problems = [
+            dataclasses.replace(p, hint=None) if hint or (p.hint and "`advisor" in p.hint) else p
+            for p in exc.problems
+        ]
+        text = "\n".join(p.render() for p in problems)
+        return f"{text} ({hint})" if hint else text
 
     @staticmethod
     def _normalized(build: Build) -> Build:
@@ -373,13 +558,22 @@ class Planner:
         return self.changes
 
     def _edit(self, allow_error: bool = False, **update: Any) -> list[str]:
-        data = self.build.model_dump()
+        # only what the build states: a setting it leaves out stays unknown through every edit
+        data = self.build.model_dump(exclude_unset=True)
         data.update(update)
         try:
             build = Build.model_validate(data)
         except Exception as exc:  # pydantic ValidationError: an edit the schema refuses
             raise UserError(f"that change does not make a valid build: {exc.errors()[0]['msg']}") from None
-        return self._apply(build, allow_error)
+        return self._apply(self._named(build), allow_error)
+
+    def _named(self, build: Build) -> Build:
+        """`build`, an edit of the current one, with the current name: a name advisor made from the
+        parts follows them (in the same form); a name of the user's own is kept as it is."""
+        form = name_form(self.build, self.catalog)
+        if form is None:
+            return build
+        return build.model_copy(update={"name": generated_name(build, self.catalog, form)})
 
     def replace(self, build: Build, path: str | Path | None = None, untitled: bool = False) -> list[str]:
         """Swap in another build (opened from `path`, or a new one such as a quote's: `untitled`, so
@@ -423,10 +617,28 @@ class Planner:
             )
 
     def set_cpu(self, part: str) -> list[str]:
+        """Another CPU on the same board; one the board does not take is refused (`set_platform`
+        changes both)."""
         cpu = self.catalog.resolve(part, "cpu", "CPU")
         if self.explicit:
-            return self._apply(Build(name=self.build.name, cpu=cpu.id, board=self._first_board(cpu)), True)
+            build = Build(name=self.build.name, cpu=cpu.id, board=self._first_board(cpu))
+            return self._apply(self._named(build), True)
+        self._refuse_pair(cpu, self.board)  # type: ignore[arg-type]
         return self._edit(allow_error=True, cpu=cpu.id)
+
+    def _refuse_pair(self, cpu: Cpu | None, board: Board | None) -> None:
+        why = _board_refuses(board, cpu)
+        if why and cpu is not None and board is not None:
+            raise UserError(
+                f"{cpu.name} does not fit {board.name}: {why}", hint="change the CPU and the board together"
+            )
+
+    def set_platform(self, cpu_part: str, board_part: str) -> list[str]:
+        """A CPU and a board that takes it, in one edit (one undo step)."""
+        cpu = self.catalog.resolve(cpu_part, "cpu", "CPU")
+        board = self.catalog.resolve(board_part, "board", "motherboard")
+        self._refuse_pair(cpu, board)  # type: ignore[arg-type]
+        return self._edit(allow_error=True, **self._on_board(board), cpu=cpu.id)  # type: ignore[arg-type]
 
     def _first_board(self, cpu: Cpu) -> str:
         boards = [c for c in self.board_choices(cpu) if c.fits]
@@ -435,7 +647,22 @@ class Planner:
         return boards[0].key
 
     def set_board(self, part: str) -> list[str]:
+        """Another board for the CPU (one that does not take it is refused); for an explicit tree or a
+        build without a CPU, with the first CPU that fits it."""
         board = self.catalog.resolve(part, "board", "motherboard")
+        update = self._on_board(board)  # type: ignore[arg-type]
+        if self.explicit or not self.build.cpu:
+            cpus = [c for c in self.cpu_choices(board) if c.fits]  # type: ignore[arg-type]
+            if not cpus:
+                raise UserError(f"no CPU in the catalog fits {board.name}")
+            update["cpu"] = cpus[0].key
+        else:
+            self._refuse_pair(self.cpu, board)  # type: ignore[arg-type]
+        return self._edit(allow_error=True, **update)
+
+    def _on_board(self, board: Board) -> dict[str, Any]:
+        """The edit that moves the build onto `board`: every card placed automatically, the SSDs in
+        sockets the board has, NICs placed automatically."""
         cards = [GpuSpec(model=c.model) for c in cards_of(self.build)]  # slots belong to the old board
         update: dict[str, Any] = {
             "board": board.id,
@@ -446,12 +673,7 @@ class Planner:
         }
         m2 = [n for n in self.build.nvme if board.connector(n.socket)]
         update["nvme"] = [n.model_dump() for n in m2]
-        if self.explicit or not self.build.cpu:
-            cpus = [c for c in self.cpu_choices(board) if c.fits]
-            if not cpus:
-                raise UserError(f"no CPU in the catalog fits {board.name}")
-            update["cpu"] = cpus[0].key
-        return self._edit(allow_error=True, **update)
+        return update
 
     def add_gpu(self, model: str, slot: str | None = None, count: int = 1) -> list[str]:
         self._require_catalog_build()
@@ -532,13 +754,23 @@ class Planner:
         return self._edit(psu_w=watts, psu_12v_2x6=cables_12v_2x6)
 
     def set_software(self, **settings: Any) -> list[str]:
-        sw = self.build.software.model_dump() | settings
+        sw = self.build.software.model_dump(exclude_unset=True) | settings
         return self._edit(software=sw)
 
-    def set_settings(self, software: dict, bios: dict, kernel: dict) -> list[str]:
-        """The software, BIOS and kernel sections together (one undo step); a BIOS or kernel value of
-        None stays unknown."""
-        sw = self.build.software.model_dump() | software
+    def set_settings(self, software: dict, bios: dict, kernel: dict, chosen: Iterable[str] = ()) -> list[str]:
+        """The software, BIOS and kernel sections together (one undo step). A software value of None
+        leaves the setting unstated (unknown: the predictions assume the common one and readiness says
+        UNKNOWN). A value equal to what an unstated setting is assumed to be stays unstated too, so that
+        applying a form shown with the assumed values states nothing new, except for the settings in
+        `chosen` (those the form offers as "unknown" or a value: a value there was picked). A BIOS or
+        kernel value of None stays unknown."""
+        current = self.build.software
+        sw = current.model_dump(exclude_unset=True)
+        for key, value in software.items():
+            if value is None:
+                sw.pop(key, None)
+            elif key in sw or key in chosen or value != getattr(current, key):
+                sw[key] = value
         return self._edit(software=sw, bios=bios, kernel=kernel)
 
     def toggle_nvlink(self, a: int, b: int) -> list[str]:
@@ -578,7 +810,9 @@ class Planner:
         out = []
         for cpu in sorted(self.catalog.cpus, key=lambda c: (c.cpu_vendor, c.segment, c.name)):
             why = _board_refuses(board, cpu) if board else ""
-            out.append(Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why))
+            out.append(
+                Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why, tuple(cpu.aliases))
+            )
         return sorted(out, key=lambda c: not c.fits)
 
     def board_choices(self, cpu: Cpu | None = None) -> list[Choice]:
@@ -586,12 +820,12 @@ class Planner:
         out = []
         for b in sorted(self.catalog.boards, key=lambda b: (b.segment, b.name)):
             why = _board_refuses(b, cpu) if cpu else ""
-            out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why))
+            out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why, tuple(b.aliases)))
         return sorted(out, key=lambda c: not c.fits)
 
     def gpu_choices(self) -> list[Choice]:
         return [
-            Choice(g.id, g.name, part_specs(g), g.price_usd)
+            Choice(g.id, g.name, part_specs(g), g.price_usd, aliases=tuple(g.aliases))
             for g in sorted(self.catalog.gpus, key=lambda g: (g.segment, g.name))
         ]
 

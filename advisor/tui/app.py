@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -51,8 +51,36 @@ PANES = (
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
 VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
+# What to do about a build that cannot be evaluated, by what is wrong: the app's keys, not the CLI's
+HINTS = {"cpu-board": "press b for a board that takes the CPU, or c for a CPU that fits the board"}
+# The settings form's choice for a setting the build does not state (as `advisor plan` takes it)
+UNSTATED = {
+    "driver": "not set (stock)",
+    "iommu": "unknown",
+    "acs": "unknown",
+    "large_bar": "unknown",
+}
 FROM_QUOTE = "build from "  # the name a quote's build gets: "build from quote 2x4090-z790-hero-email.txt"
 MAX_BUILD_BYTES = 4 * 1024 * 1024  # a file larger than this is not read to find out whether it is a build
+
+
+class LazyView(Lazy):
+    """Textual's Lazy, except that a view whose tab has gone before it was mounted is left unmounted:
+    a session of `advisor serve` closed while the app drew its first screen made Lazy mount into a
+    tab pane no longer there (MountError, its traceback printed on the server's output)."""
+
+    async def mount_composed_widgets(self, widgets: list[Any]) -> None:
+        parent = self.parent
+        if parent is None:
+            return
+
+        async def mount() -> None:
+            if not parent.is_attached or not self.is_attached:
+                return  # the app is closing
+            await parent.mount(self._replace_widget, after=self)
+            await self.remove()
+
+        self.call_after_refresh(mount)
 
 
 def describe_file(path: Path) -> str:
@@ -141,7 +169,7 @@ class AdvisorApp(App):
                 )
             )
         if self.build_path:
-            planner = Planner.open(self.build_path, self.catalog)
+            planner = Planner.open(self.build_path, self.catalog, HINTS)
             saved = self._pending(planner.path)
             if saved is not None:
                 self._restore(
@@ -152,7 +180,7 @@ class AdvisorApp(App):
                 )
             return planner
         saved = self._pending(None)
-        planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog)
+        planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog, hints=HINTS)
         if saved is not None:
             self._restore(planner, saved, "restored your unsaved build from the last session")
         return planner
@@ -208,7 +236,7 @@ class AdvisorApp(App):
                 for title, tab, cls, wid in PANES:
                     with TabPane(title, id=tab):
                         # the hidden tabs are mounted after the first screen is drawn
-                        yield cls(id=wid) if tab == "machine" else Lazy(cls(id=wid))
+                        yield cls(id=wid) if tab == "machine" else LazyView(cls(id=wid))
         yield Static(id="summary")
         yield Footer(compact=True)
 
@@ -317,10 +345,44 @@ class AdvisorApp(App):
     def action_pick_cpu(self) -> None:
         cur = self.planner.cpu.id if self.planner.cpu else None
         self.pick(
-            "CPU (ones that fit the board first)",
-            self.planner.cpu_choices(),
-            lambda key: self.edit(self.planner.set_cpu, key),
-            current=cur,
+            "CPU (ones that fit the board first)", self.planner.cpu_choices(), self.choose_cpu, current=cur
+        )
+
+    def choose_cpu(self, key: str) -> None:
+        """Put the CPU `key` in the build. One the board does not take is never put on it: the boards
+        that take it are offered, and the CPU changes with the board picked; Esc keeps both as they are."""
+        p = self.planner
+        choice = next((c for c in p.cpu_choices() if c.key == key), None)
+        board = p.board
+        if choice is None or choice.fits or board is None or p.explicit:
+            self.edit(p.set_cpu, key)
+            return
+        cpu = p.catalog.resolve(key, "cpu")
+        boards = [c for c in p.board_choices(cpu) if c.fits]  # type: ignore[arg-type]
+        old = p.cpu.name if p.cpu else "the CPU"
+        if not boards:
+            self.notify(
+                f"{cpu.name} does not fit {board.name} ({choice.why_not}), and no board in the catalog "
+                f"takes it: {old} is kept",
+                title="not changed",
+                severity="warning",
+                timeout=8,
+            )
+            return
+
+        def done(board_key: str | None) -> None:
+            if board_key is None:
+                self.notify(f"{old} and {board.name} are kept", title="not changed", timeout=5)
+            else:
+                self.edit(p.set_platform, key, board_key)
+
+        self.push_screen(
+            ChoicePicker(
+                f"{cpu.name} does not fit {board.name} ({choice.why_not}): pick a board that takes "
+                f"it, or Esc to keep {old}",
+                boards,
+            ),
+            done,
         )
 
     def action_pick_board(self) -> None:
@@ -430,8 +492,19 @@ class AdvisorApp(App):
         sw = b.software
         tristate = {True: "on", False: "off", None: "unknown"}
 
+        def stated(name: str, shown: Any = None) -> Any:
+            """The setting as the form shows it: its value where the build states it, else unknown."""
+            value = getattr(sw, name)
+            return (value if shown is None else shown[value]) if sw.known(name) else UNSTATED[name]
+
         def done(v: dict | None) -> None:
             if v:
+                # a setting left unknown stays out of the build: plan and readiness say UNKNOWN
+                for name, unknown in UNSTATED.items():
+                    if v[name] == unknown:
+                        v[name] = None
+                if v["large_bar"] is not None:
+                    v["large_bar"] = v["large_bar"] == "on"
                 v["nccl_p2p_level"] = None if v["nccl_p2p_level"] == "default" else v["nccl_p2p_level"]
                 v["framework"] = None if v["framework"] == "unknown" else v["framework"]
                 v["engine"] = None if v["engine"] == "none" else v["engine"]
@@ -443,20 +516,30 @@ class AdvisorApp(App):
                 if bios["acs"] is not None:
                     bios["acs"] = v["acs"]
                 if bios["iommu"] == "off" and v["iommu"] != "off":
-                    bios["iommu"] = "on"
+                    bios["iommu"] = None if v["iommu"] is None else "on"
                 kernel = b.kernel.model_dump()
                 if kernel["iommu"] is not None:
-                    kernel["iommu"] = {"passthrough": "pt", "on": "on", "off": "off"}[v["iommu"]]
-                self.edit(self.planner.set_settings, v, bios, kernel)
+                    kernel["iommu"] = {"passthrough": "pt", "on": "on", "off": "off", None: None}[v["iommu"]]
+                self.edit(self.planner.set_settings, v, bios, kernel, chosen=UNSTATED)
 
         self.push_screen(
             FormDialog(
                 "Software and BIOS settings",
                 [
-                    ("driver", "NVIDIA driver", ["stock", "patched-p2p"], sw.driver),
-                    ("iommu", "IOMMU", ["passthrough", "on", "off"], sw.iommu),
-                    ("acs", "PCIe ACS", ["off", "on"], sw.acs),
-                    ("large_bar", "large / resizable BAR", "bool", sw.large_bar),
+                    (
+                        "driver",
+                        "NVIDIA driver",
+                        [UNSTATED["driver"], "stock", "patched-p2p"],
+                        stated("driver"),
+                    ),
+                    ("iommu", "IOMMU", [UNSTATED["iommu"], "passthrough", "on", "off"], stated("iommu")),
+                    ("acs", "PCIe ACS", [UNSTATED["acs"], "off", "on"], stated("acs")),
+                    (
+                        "large_bar",
+                        "large / resizable BAR",
+                        [UNSTATED["large_bar"], "on", "off"],
+                        stated("large_bar", {True: "on", False: "off"}),
+                    ),
                     ("above_4g", "Above 4G decoding", ["unknown", "on", "off"], tristate[b.bios.above_4g]),
                     (
                         "nccl_p2p_level",
@@ -812,6 +895,32 @@ class AdvisorApp(App):
             # that holds the focus again: the key would only move focus. Leave the focus on the tab bar.
             tabs.query_one("ContentTabs").focus()
         tabs.active = tab
+        if tab == "quote":
+            self._in_quote_box()  # the Quote view is for pasting: the box takes what is typed or pasted
+
+    def _in_quote_box(self, text: str | None = None) -> None:
+        """Focus the quote's text box (and insert `text` at its cursor), once the lazy tab has it."""
+        from textual.widgets import TextArea
+
+        box = self.query("#quote-text")
+        if not box:
+            self.call_after_refresh(self._in_quote_box, text)  # never dropped: pasted text is the user's
+            return
+        area = box.first(TextArea)
+        if text is not None:
+            area.insert(text)
+        area.focus()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste that no text field took (the focus on the build list, a view, the tab bar): the only
+        text the app reads is a quote, so it goes into the Quote view's box."""
+        if self._in_text_field() or self.screen.is_modal or not event.text:
+            return
+        event.stop()
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != "quote":
+            self.action_view("quote")
+        self._in_quote_box(event.text)
 
     def action_matrix_mode(self) -> None:
         self.query_one(MatrixView).cycle_mode(self.planner)

@@ -28,16 +28,6 @@ class Entry:
     run: Callable[[], Any]
 
 
-def _platform(planner: Planner, first: str, first_key: str, then: str, then_key: str) -> list[str]:
-    """Two edits (a board, then a CPU it takes; or a CPU, then a board that takes it) as one: made on a
-    copy of the build, whose result replaces it, so one Ctrl+Z brings the old platform back and no
-    half-changed build (a CPU the board does not take) is ever shown."""
-    scratch = Planner(planner.build, planner.catalog)
-    getattr(scratch, first)(first_key)
-    getattr(scratch, then)(then_key)
-    return planner.replace(scratch.build)
-
-
 class PartsCommands(Provider):
     async def startup(self) -> None:
         # the palette makes a provider each time it opens: the entries are the build's as it is now
@@ -65,7 +55,7 @@ class PartsCommands(Provider):
                     names[0],
                     names,
                     f"{c.specs} (not on this board: with {boards[0].label})",
-                    partial(edit, _platform, planner, "set_cpu", c.key, "set_board", boards[0].key),
+                    partial(edit, planner.set_platform, c.key, boards[0].key),
                 )
         for c in planner.board_choices():
             names = self._names("Board: ", c.key, c.label)
@@ -79,7 +69,7 @@ class PartsCommands(Provider):
                     names[0],
                     names,
                     f"{c.specs} (takes another CPU: with {cpus[0].label})",
-                    partial(edit, _platform, planner, "set_board", c.key, "set_cpu", cpus[0].key),
+                    partial(edit, planner.set_platform, cpus[0].key, c.key),
                 )
         if not planner.explicit:
             for c in planner.gpu_choices():

@@ -26,10 +26,40 @@ class _ChoiceTable(DataTable):
             self.screen.fit_columns(self.scrollable_content_region.width)
 
 
+def match_rank(c: Choice, text: str) -> tuple[int, ...] | None:
+    """How well a choice matches what was typed in a picker's filter, best lowest; None: not shown.
+
+    The names come first (the row's name, its other names, its key), the specs last: what is typed
+    is a name ("G5)_2", "4090", "wrx90") far more often than a spec, and a spec may name another row
+    (a slot row says which slot a card would swap with). Best: a name that is the text; then a name
+    that holds it (ending with it first, then the shortest: "4090" before "4090 D"); then a name that
+    holds every word; then every word among the names; then every word among names and specs."""
+    query = text.casefold().strip()
+    if not query:
+        return (0,)
+    words = query.split()
+    names = [n.casefold() for n in (c.label, *c.aliases, c.key) if n]
+    if query in names:
+        return (0,)
+    holding = [n for n in names if query in n]
+    if holding:
+        return (1, 0 if any(n.endswith(query) for n in holding) else 1, min(len(n) for n in holding))
+    if any(all(w in n for w in words) for n in names):
+        return (2,)
+    joined = " ".join(names)
+    if all(w in joined for w in words):
+        return (3,)
+    if all(w in f"{joined} {c.specs.casefold()}" for w in words):
+        return (4,)
+    return None
+
+
 class ChoicePicker(ModalScreen[Any]):
     """A filterable list of choices (parts, slots, sockets) with their key specs and price.
 
-    Type to filter (every word must appear); Enter or a click picks; Escape cancels. With
+    Type to filter (every word must appear, in the names or the specs), best match first (see
+    match_rank): Enter takes the highlighted row, the best match of what was typed, or the one the
+    arrows moved to; a click picks; Escape cancels. With
     `count=True` a second field asks how many (for GPUs) and the result is (key, count).
 
     The columns take the width the dialog has: the name column is as wide as the longest name (a
@@ -133,13 +163,13 @@ class ChoicePicker(ModalScreen[Any]):
 
     def _fill(self, text: str) -> None:
         self._filter_text = text
-        words = text.lower().split()
         table = self.query_one(DataTable)
         table.clear()
         _, spec_w, _, status_w = self.widths
-        self.shown = [
-            c for c in self.choices if all(w in f"{c.label} {c.key} {c.specs}".lower() for w in words)
+        ranked = [
+            (rank, i, c) for i, c in enumerate(self.choices) if (rank := match_rank(c, text)) is not None
         ]
+        self.shown = [c for _, _, c in sorted(ranked, key=lambda r: (r[0], r[1]))]
         for c in self.shown:
             style = "" if c.fits else "dim"
             # the name whole, always: it is what the user picks
@@ -161,6 +191,7 @@ class ChoicePicker(ModalScreen[Any]):
     @on(Input.Changed, "#filter")
     def _filter(self, event: Input.Changed) -> None:
         self._fill(event.value)
+        self.query_one(DataTable).move_cursor(row=0)  # the best match of what is typed
 
     @on(Input.Submitted)
     def _submit(self) -> None:

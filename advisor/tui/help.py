@@ -27,7 +27,11 @@ ENTER = "<enter>"
 PALETTE = "<palette>"
 VIEW_KEYS = "<views>"
 KEY_ROWS: list[tuple[tuple[str, ...], str]] = [
-    (("pick_cpu", "pick_board"), "pick the CPU / the board (only boards that take the CPU)"),
+    (
+        ("pick_cpu", "pick_board"),
+        "pick the CPU (one the board does not take comes with a board that takes it) / the board "
+        "(only boards that take the CPU)",
+    ),
     (("add_gpu",), "add GPUs (pick a model and how many)"),
     (("move_gpu",), "move the selected GPU to another slot (each slot shows the link it would give)"),
     (("auto_place",), "automatic placement for every card"),
@@ -59,8 +63,9 @@ VIEW_TEXT = {
     "P2P and NCCL's transport, with reasons, the derivation of its figure, and its P2P readiness layer by "
     "layer (hardware, driver, ACS, NCCL, the serving engine), each with its fix.",
     "findings": "worst first; the selected finding's fix, why it matters and its sources.",
-    "quote": "paste a vendor's quote (or open a file) and check it: matched parts, false claims, "
-    "findings; its build opens in the planner, untitled ({undo} brings yours back).",
+    "quote": "paste a vendor's quote (the view puts the cursor in its box, and a paste anywhere else "
+    "lands there) or open a file, and check it: matched parts, false claims, findings; its build opens "
+    "in the planner, untitled ({undo} brings yours back).",
     "measure": "run the torch bench here (needs torch and a CUDA GPU) or load a measurement file "
     "(`advisor bench`, `advisor import`, or a tool's output).",
     "compare": "predicted vs measured for this build; flagged rows name their likely causes.",

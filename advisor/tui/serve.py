@@ -11,16 +11,17 @@ An app process also ends by itself when the server dies without cleaning up (`ad
 for its parent, see launch.py).
 
 Speed: an app process spends most of its start importing (Python, textual, advisor: ~0.7 s here).
-One app process is started ahead, when the server starts and when a page is loaded: it imports
-and reads the catalog, then waits for a session (the line "WIDTH HEIGHT" on its stdin) before it
-reads the build and draws. The page is textual-serve's, without its stylesheet from
+One app process is always started ahead: when the server starts, and again each time a session
+takes the waiting one (and when a page is loaded, should none be waiting): it imports and reads the
+catalog, then waits for a session (the line "WIDTH HEIGHT" on its stdin) before it reads the build
+and draws. The page is textual-serve's, without its stylesheet from
 fonts.googleapis.com (the same Roboto Mono is served from textual-serve's own static folder): on
 a machine whose network drops that request the browser neither drew the page nor opened the
 WebSocket until it gave up (30 s for Chromium).
 
 Who may use it: the app reads and writes files as the serving user, so a session is as good as a
 shell on their files. Every run has a secret token (`secrets.token_urlsafe(32)`, or `--token` /
-ADVISOR_SERVE_TOKEN), printed once on the terminal as the URL to open, never logged (aiohttp's
+ADVISOR_SERVE_TOKEN), printed once on stdout as the URL to open, never logged (aiohttp's
 access log, which would write it with every request, is off). `/` without it answers 403; the page
 it serves gives its WebSocket the token in the path (`/ws/TOKEN`: textual.js appends
 `?width=..&height=..` to the URL it is given), and a WebSocket without it is refused before any app
@@ -341,16 +342,24 @@ class AdvisorServer(Server):
         self._ahead = asyncio.ensure_future(self._start_app())
 
     async def take_app(self) -> asyncio.subprocess.Process:
-        """The app process for a new session: the one started ahead if it is alive, else a new one."""
+        """The app process for a new session: the one started ahead if it is alive, else a new one.
+        Either way another is started ahead at once, for the next visit (a pool of one, refilled
+        after each hand-out): a visit that came after the last one had taken the waiting app would
+        otherwise wait for a whole start."""
         ahead, self._ahead = self._ahead, None
+        process: asyncio.subprocess.Process | None = None
         if ahead is not None:
             with contextlib.suppress(Exception):
-                process = await ahead
-                if process.returncode is None:
-                    return process
-                await _end(process)
-                self.forget(process)
-        return await self._start_app()
+                taken = await ahead
+                if taken.returncode is None:
+                    process = taken
+                else:
+                    await _end(taken)
+                    self.forget(taken)
+        if process is None:
+            process = await self._start_app()
+        self.start_ahead()
+        return process
 
     def forget(self, process: asyncio.subprocess.Process) -> None:
         self._processes.discard(process)
@@ -482,9 +491,12 @@ class AdvisorServer(Server):
     def initialize_logging(self) -> None:
         """textual-serve's console log, without the local variables in tracebacks (a request's
         holds the token)."""
+        from rich.console import Console
         from rich.logging import RichHandler
         from textual_serve.server import LogHighlighter
 
+        # the log on stderr: stdout is where the URL to open is printed, for whoever reads it (a script)
+        self.console = Console(stderr=True)
         handler = RichHandler(
             show_path=False,
             show_time=False,
@@ -561,11 +573,13 @@ def serve(
     max_sessions: int = MAX_SESSIONS,
     announce: list[str] | None = None,
 ) -> None:
-    """Listen, print `announce` (the URL to open) on stderr, and serve until stopped."""
+    """Listen, print `announce` (the URL to open) on stdout, its warnings on stderr, and serve until
+    stopped."""
     argv = [sys.executable, "-m", "advisor", "tui", *([str(Path(build).resolve())] if build else [])]
     sockets = listen(host, port)
     for line in announce or []:
-        print(line, file=sys.stderr, flush=True)
+        warning = line.startswith("advisor: warning:")
+        print(line, file=sys.stderr if warning else sys.stdout, flush=True)
     server = AdvisorServer(
         argv, host=host, port=port, title="advisor", token=token, max_sessions=max_sessions
     )

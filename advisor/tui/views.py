@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from advisor.base.text import unknown_because
 from advisor.model import nodeids as ids
+from advisor.model.build import Build
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Figure, Prediction
 from advisor.session.planner import Planner, cards_of
@@ -119,9 +120,10 @@ class BuildPanel(Vertical):
             for i, card in enumerate(cards_of(b)):
                 n = links.get(i)
                 model = _short(n.gpu.name) if n and n.gpu else card.model
-                where = placement.get(i) or "?"
-                how = "" if card.slot else " (auto)"
-                link = n.link.label if n and n.link else "no lanes" if planner.prediction else "?"
+                # a build that cannot be evaluated has no links: the slot asked for, or automatic
+                where = placement.get(i) or ("" if planner.prediction else "auto")
+                how = "" if card.slot or not planner.prediction else " (auto)"
+                link = n.link.label if n and n.link else "no lanes" if planner.prediction else "not evaluated"
                 style = (
                     "red"
                     if not (n and n.link)
@@ -151,23 +153,7 @@ class BuildPanel(Vertical):
         if b.psu_12v_2x6 is not None:
             psu += f", {b.psu_12v_2x6}x 12V-2x6"
         line("psu", "PSU", psu)
-        sw = b.software
-        soft = f"{sw.driver} driver, IOMMU {sw.iommu}, ACS {sw.acs}"
-        if sw.nccl_p2p_level or sw.nccl_p2p_disable:
-            soft += ", NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}")
-        if not sw.large_bar:
-            soft += ", large BAR off"
-        if b.bios.above_4g is not None:
-            soft += f", Above 4G {'on' if b.bios.above_4g else 'off'}"
-        if b.kernel.iommu is not None:
-            soft += f", kernel iommu={b.kernel.iommu}"
-        if sw.engine:
-            soft += f", {sw.engine}"
-        if sw.os != "linux":
-            soft += f", {sw.os.capitalize()} (WDDM)"
-        if sw.virtualization != "none":
-            soft += f", in a {'VM with the P2P clique' if sw.virtualization == 'vm-clique' else 'VM'}"
-        line("software", "Soft", soft)
+        line("software", "Soft", software_text(b))
         line("nvlink", "NVLink", ", ".join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or "no bridge")
         items.clear_options()
         items.add_options(options)
@@ -179,6 +165,33 @@ class BuildPanel(Vertical):
         # Measure the new lines now rather than while drawing, which would cost a second full frame.
         items.scroll_to_highlight()
         show_changes(self.query_one("#changes", Static), planner.changes)  # fitted, never cut silently
+
+
+def software_text(b: Build) -> str:
+    """The build's software and BIOS settings in a line, as `advisor plan` takes them: a setting the
+    build does not state is shown as such ("ACS unknown"), never as the value the predictions assume;
+    the driver, where not stated, is the stock one the predictions and readiness take ("(default)")."""
+    sw = b.software
+    soft = f"{sw.driver} driver" + ("" if sw.known("driver") else " (default)")
+    soft += f", IOMMU {sw.iommu if sw.known('iommu') else 'unknown'}"
+    soft += f", ACS {sw.acs if sw.known('acs') else 'unknown'}"
+    if sw.nccl_p2p_level or sw.nccl_p2p_disable:
+        soft += ", NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}")
+    if sw.known("large_bar") and not sw.large_bar:
+        soft += ", large BAR off"
+    elif not sw.known("large_bar") and sw.driver == "patched-p2p":
+        soft += ", large BAR unknown"  # the patched driver needs it: readiness asks
+    if b.bios.above_4g is not None:
+        soft += f", Above 4G {'on' if b.bios.above_4g else 'off'}"
+    if b.kernel.iommu is not None:
+        soft += f", kernel iommu={b.kernel.iommu}"
+    if sw.engine:
+        soft += f", {sw.engine}"
+    if sw.os != "linux":
+        soft += f", {sw.os.capitalize()} (WDDM)"
+    if sw.virtualization != "none":
+        soft += f", in a {'VM with the P2P clique' if sw.virtualization == 'vm-clique' else 'VM'}"
+    return soft
 
 
 # ---------------------------------------------------------------------- machine tree

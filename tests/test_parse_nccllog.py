@@ -88,7 +88,9 @@ def test_compare_names_where_nccl_and_the_plan_differ(cli, write):
         "b.yaml",
         "cpu: Threadripper PRO 7975WX\nboard: WRX90E-SAGE\ngpus: [{model: RTX 6000 Ada, count: 2}]\n",
     )
-    code, out, _ = cli("compare", str(build), str(LOGS / "nccltests307_8x4090_shm.txt"), "--json")
+    # the log is of an 8-GPU machine: its GPU0 and GPU1 are compared as the build's two, said with --gpus
+    log = str(LOGS / "nccltests307_8x4090_shm.txt")
+    code, out, _ = cli("compare", str(build), log, "--gpus", "0,1", "--json")
     (row,) = [r for r in json.loads(out)["rows"] if r["metric"] == "nccl_transport"]
     assert (row["where"], row["predicted"], row["measured"], row["flagged"]) == (
         "GPU0-GPU1",

@@ -174,35 +174,51 @@ def test_a_user_compare_rule_states_what_it_supposes_and_is_held_to_it(cli, tmp_
 
 def test_the_platform_alternative_comes_from_the_catalog_the_build_uses(cli, tmp_path):
     """PLAT001 names a workstation platform; with --catalog, one from the user's parts can be it, once
-    its CPU plans cleanly: the bundled Threadrippers have no lane count, so a cheap TRX50 board alone is
-    never suggested, and a user's own entry that gives the lanes makes it the suggestion."""
-    src = (ROOT / "catalog" / "boards" / "asus-pro-ws-trx50-sage-wifi.yaml").read_text()
-    mine = re.sub(r"(?m)^id: .*$", "id: my-cheap-trx50", src)
-    mine = re.sub(r"(?m)^name: .*$", "name: My Cheap TRX50 Board", mine)
-    mine = re.sub(r"(?m)^aliases: .*$", "aliases: []", mine)
-    mine = re.sub(r"(?m)^price_usd: .*$\n?", "", mine) + "price_usd: 1\n"
-    mine = re.sub(r"(?m)^verified: .*$", "verified: true", mine)
-    (tmp_path / "board.yaml").write_text(mine)
+    its CPU plans cleanly: a cheap board whose only CPU has no lane count is never suggested, and the
+    user's entry that gives the lanes makes it the suggestion."""
+    import yaml
+
+    def part(path: str, **changes) -> dict:
+        data = yaml.safe_load((ROOT / "catalog" / path).read_text())
+        data.update(changes)
+        return data
+
+    board = part(
+        "boards/asus-pro-ws-trx50-sage-wifi.yaml",
+        id="my-cheap-trx50",
+        name="My Cheap TRX50 Board",
+        aliases=[],
+        price_usd=1,
+        verified=True,
+        cpu_families=["my-threadripper"],  # takes only the user's CPU below
+    )
+    cpu = part(
+        "cpus/amd-ryzen-threadripper-7960x.yaml",
+        id="my-7960x",
+        name="My Threadripper",
+        aliases=[],
+        part_numbers=[],
+        family="my-threadripper",
+        verified=True,
+        basis={},
+    )
+    cpu["pcie"] = {**cpu["pcie"], "usable_lanes": None, "total_lanes": None, "lanes_by_gen": None}
     code, out, _ = cli("plan", *TWO_4090, "--json")
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
     assert "My Cheap TRX50 Board" not in fix
-    code, out, err = cli("plan", *TWO_4090, "--catalog", str(tmp_path), "--json")
+    without = tmp_path / "without-lanes"  # a folder each: a catalog folder is read once per process
+    without.mkdir()
+    (without / "board.yaml").write_text(yaml.safe_dump(board))
+    (without / "cpu.yaml").write_text(yaml.safe_dump(cpu))
+    code, out, err = cli("plan", *TWO_4090, "--catalog", str(without), "--json")
     assert code == 0, err
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")
-    assert "My Cheap TRX50 Board" not in fix and "Threadripper" not in fix  # no lane count: not offered
-    cpu = (ROOT / "catalog" / "cpus" / "amd-ryzen-threadripper-7960x.yaml").read_text()
-    cpu = re.sub(r"(?m)^id: .*$", "id: my-7960x", cpu)
-    cpu = re.sub(r"(?m)^name: .*$", "name: My Threadripper", cpu)
-    cpu = re.sub(r"(?m)^aliases:\n(- .*\n)+", "aliases: []\n", cpu)
-    cpu = re.sub(r"(?m)^part_numbers: .*$", "part_numbers: []", cpu)
-    cpu = cpu.replace("usable_lanes: null", "usable_lanes: 80").replace(
-        "total_lanes: null", "total_lanes: 92"
-    )
-    cpu = re.sub(r"(?m)^verified: .*$", "verified: true", cpu)
-    both = tmp_path / "with-lanes"  # a folder of its own: a catalog folder is read once per process
+    assert "My Cheap TRX50 Board" not in fix and "My Threadripper" not in fix  # no lane count: not offered
+    cpu["pcie"] = {**cpu["pcie"], "usable_lanes": 76, "total_lanes": 80}
+    both = tmp_path / "with-lanes"
     both.mkdir()
-    (both / "board.yaml").write_text(mine)
-    (both / "cpu.yaml").write_text(cpu)
+    (both / "board.yaml").write_text(yaml.safe_dump(board))
+    (both / "cpu.yaml").write_text(yaml.safe_dump(cpu))
     code, out, err = cli("plan", *TWO_4090, "--catalog", str(both), "--json")
     assert code == 0, err
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["id"] == "PLAT001")

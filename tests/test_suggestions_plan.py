@@ -66,7 +66,6 @@ def test_every_part_a_finding_suggests_plans_cleanly(cli, example):
         for cpu in re.findall(r"a CPU this board takes with the lanes: (.+?) \(\d+ lanes\)", f["fix"]):
             plans_cleanly(cli, example, "--cpu", cpu)
             suggested += 1
-        assert "Threadripper 7960X" not in f["fix"]  # no lane count in the catalog
     if "2x4090" in example:
         assert suggested >= 2  # the platform and P2P001's cards: the check has something to check
 

@@ -17,8 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from advisor.base.yamlio import loads  # noqa: E402
+from advisor.model.buildfile import build_from_data  # noqa: E402
 from advisor.model.catalog.store import load_catalog  # noqa: E402
-from advisor.model.engine import build_from_data, evaluate  # noqa: E402
+from advisor.model.engine import evaluate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

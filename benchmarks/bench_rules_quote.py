@@ -18,8 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.base.yamlio import loads  # noqa: E402
 from advisor.findings.evaluate import evaluate_rules  # noqa: E402
+from advisor.model.buildfile import build_from_data  # noqa: E402
 from advisor.model.catalog.store import load_catalog  # noqa: E402
-from advisor.model.engine import build_from_data, evaluate  # noqa: E402
+from advisor.model.engine import evaluate  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_engine import EIGHT_GPU_TREE  # noqa: E402

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from advisor.base.errors import UserError
 from advisor.base.yamlio import dumps, loads
+from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import load_catalog
-from advisor.model.engine import build_from_data, evaluate
+from advisor.model.engine import evaluate
 
 KEYS = ["cpu", "board", "gpus", "nvme", "nvlink", "topology", "software", "psu_w", "ram_gb", "name", "colour"]
 values = st.recursive(

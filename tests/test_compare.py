@@ -444,8 +444,9 @@ def test_no_compare_rule_is_offered_against_a_fact_the_files_state():
     from advisor.findings.collect import prediction_facts
     from advisor.findings.evaluate import compare_rules, evaluate_compare
     from advisor.findings.facts import SUPPOSITIONS, RowFacts
+    from advisor.model.buildfile import load_build
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate, load_build
+    from advisor.model.engine import evaluate
 
     catalog = load_catalog()
     build, gpus, pairs = prediction_facts(evaluate(load_build(HERO), catalog), catalog)

@@ -250,8 +250,9 @@ def test_a_comprehension_in_a_condition_binds_its_own_names(cli, tmp_path):
 def test_gpus_behind_switches_are_on_the_socket_their_switch_hangs_off(plan_json):
     """ESC8000A-E13P: four GPUs behind switches on each socket; the NUMA facts see both sockets."""
     from advisor.findings.collect import prediction_facts
+    from advisor.model.buildfile import load_build
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate, load_build
+    from advisor.model.engine import evaluate
 
     pred = evaluate(
         load_build(ROOT / "tests" / "fixtures" / "builds" / "8x-rtxpro6000-esc8000a.yaml"), load_catalog()

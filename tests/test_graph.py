@@ -11,7 +11,8 @@ import yaml
 
 from advisor.base.yamlio import loads
 from advisor.model import nodeids as ids
-from advisor.model.engine import build_from_data, evaluate, load_build
+from advisor.model.buildfile import build_from_data, load_build
+from advisor.model.engine import evaluate
 from advisor.model.graph import NoPath, build_graph, pcie_path
 from tests.conftest import ROOT
 

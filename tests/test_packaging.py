@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 def test_the_core_runs_headless():
     """Planning, a workload, findings, a quote, a comparison and the planner load none of textual, torch, rich."""
     code = (
-        "import sys; from advisor.model.engine import build_from_flags, evaluate; "
+        "import sys; from advisor.model.buildfile import build_from_flags; from advisor.model.engine import evaluate; "
         "from advisor.workload import Workload, analyse; from advisor.workload.presets import resolve; "
         "from advisor.findings.evaluate import evaluate_rules; from advisor.outputs.plan import plan_output; "
         "from advisor.quote.check import evaluate_quote; from advisor.quote.reader import read_quote; "

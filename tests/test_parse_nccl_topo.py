@@ -13,8 +13,9 @@ from advisor.base.errors import UserError
 from advisor.base.yamlio import load_file
 from advisor.measure import detect, parse
 from advisor.measure.ncclxml import export, nccl_class, paths, read
+from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import load_catalog
-from advisor.model.engine import build_from_data, evaluate
+from advisor.model.engine import evaluate
 from tests.conftest import ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tools" / "nccl_topo"

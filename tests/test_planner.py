@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.base.errors import UserError
-from advisor.model.engine import build_from_flags, load_build
+from advisor.model.buildfile import build_from_flags, load_build
 from advisor.session.planner import Planner, build_yaml, generated_name, name_form
 from tests.conftest import ROOT
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from advisor.model.engine import load_build
+from advisor.model.buildfile import load_build
 from advisor.session.planner import HEADER
 from advisor.tui.app import AdvisorApp
 from tests.conftest import ROOT

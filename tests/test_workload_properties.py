@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.base.yamlio import dumps, loads
+from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import load_catalog
-from advisor.model.engine import build_from_data
 from advisor.workload import Workload, analyse
 from advisor.workload.models import INFER_STRATEGIES, TRAIN_STRATEGIES
 from advisor.workload.presets import presets

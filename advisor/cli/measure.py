@@ -153,8 +153,9 @@ def cmd_compare(args) -> int:
     from advisor.measure import load, shape
     from advisor.measure.compare import compare
     from advisor.measure.settle import settle
+    from advisor.model.buildfile import load_build
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate, load_build
+    from advisor.model.engine import evaluate
     from advisor.outputs.compare import compare_output
 
     catalog = load_catalog([Path(d) for d in args.catalog])

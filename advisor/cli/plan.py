@@ -10,7 +10,7 @@ from advisor.base.errors import UserError
 
 def build_from_args(args):
     """The build the arguments describe: a build file, flags, or flags layered over a file."""
-    from advisor.model.engine import build_from_flags, load_build
+    from advisor.model.buildfile import build_from_flags, load_build
 
     base = load_build(args.build) if args.build else None
     settings = settings_from_args(args)

@@ -1,136 +1,15 @@
-"""One call from a build to predictions: allocation, graph, predictions (and findings later)."""
+"""One call from a build to predictions: allocation, graph, predictions. The faces do not call it:
+`advisor.assess` runs the whole pipeline (prediction, findings, workload, comparison) for them."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from pathlib import Path
-
-from advisor.base.errors import Problem, UserError
-from advisor.base.validation import validate
-from advisor.base.yamlio import LineDict, line_of, load_file
-from advisor.model.build import MAX_GPUS_PER_ENTRY, Build
+from advisor.base.errors import UserError
+from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.lanes import allocate
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, predict
 from advisor.model.tree import machine_from_tree
-
-
-def load_build(path: str | Path) -> Build:
-    data = load_file(path)
-    return build_from_data(data, str(path))
-
-
-def build_from_data(data, filename: str = "<build>") -> Build:
-    if not isinstance(data, LineDict):
-        raise UserError(
-            f"{filename}: a build file must be a mapping with keys like cpu, board, gpus",
-            hint="see examples/ for build files",
-        )
-    build, problems = validate(Build, data, filename)
-    if build is not None:  # a bridge to a GPU the build does not have, at its line
-        problems = [
-            Problem(message, file=filename, line=line_of(data, ("nvlink", i)), field=f"nvlink[{i}]")
-            for i, message in build.nvlink_problems()
-        ]
-    if problems:
-        raise UserError(problems=problems)
-    assert build is not None
-    build._where = _part_lines(data, filename)
-    return build
-
-
-# the keys of a build file that name a catalog part, by the kind of part (gpus[].model, tree devices' gpu)
-_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu"}
-
-
-def _part_lines(data, filename: str) -> dict:
-    """(kind, name) -> (file, line, field) for every part name the file writes: its first place wins
-    (a name names one part wherever it is written)."""
-    from advisor.base.yamlio import LineList
-
-    out: dict = {}
-
-    def walk(node, path: str) -> None:
-        if isinstance(node, LineDict):
-            for key, value in node.items():
-                here = f"{path}.{key}" if path else key
-                kind = _PART_KEYS.get(key)
-                if kind and isinstance(value, str) and (path.startswith("gpus") or key != "model"):
-                    out.setdefault((kind, value.strip()), (filename, node.key_lines.get(key), here))
-                walk(value, here)
-        elif isinstance(node, LineList):
-            for i, item in enumerate(node):
-                walk(item, f"{path}[{i}]")
-
-    walk(data, "")
-    return out
-
-
-def build_from_flags(
-    cpu: str | None,
-    board: str | None,
-    gpus: Iterable[str],
-    nvme: Iterable[str] = (),
-    base: Build | None = None,
-    settings: dict[str, dict] | None = None,
-) -> Build:
-    """`--gpu "RTX 4090:2"` means two RTX 4090s; `--gpu "RTX 4090@PCIEX16(G5)"` places one in a slot.
-    `settings` ({"software": {...}, "bios": {...}, "kernel": {...}}) are flags over the file's sections."""
-    specs: list[dict] = []
-    flags: list[str] = []  # the flag each gpus entry came from, for its messages
-    for g in gpus:
-        model, slot, count = g, None, 1
-        if "@" in model:
-            model, slot = model.split("@", 1)
-        if ":" in model:
-            model, n = model.rsplit(":", 1)
-            n = n.strip()
-            if not (n.isascii() and n.isdigit()) or len(n) > 6 or int(n) < 1:
-                raise UserError(
-                    f"--gpu {g!r}: the count after ':' must be a whole number from 1 to {MAX_GPUS_PER_ENTRY}"
-                )
-            count = int(n)
-        # a dict, validated with the build below: a count or name the model refuses is a message that
-        # names the flag, never a pydantic traceback
-        specs.append({"model": model.strip(), "count": count, "slot": slot.strip() if slot else None})
-        flags.append(f"--gpu {g!r}")
-    # only what the file said: a default written back would read as a setting the user stated
-    data = base.model_dump(exclude_unset=True) if base else {}
-    for section, values in (settings or {}).items():
-        data[section] = {**data.get(section, {}), **values}
-    if cpu:
-        data["cpu"] = cpu
-    if board:
-        data["board"] = board
-    if specs:
-        data["gpus"] = specs
-    if nvme:
-        data["nvme"] = [{"socket": s} for s in nvme]
-    build, problems = validate(Build, data, None)
-    if problems:
-        for p in problems:
-            m = re.match(r"(gpus|nvme)\[(\d+)\](?:\.(\w+))?$", p.field or "")
-            if m and m.group(1) == "gpus" and specs and int(m.group(2)) < len(flags):
-                p.field = flags[int(m.group(2))] + (f": {m.group(3)}" if m.group(3) else "")
-            elif m and m.group(1) == "nvme" and nvme and int(m.group(2)) < len(list(nvme)):
-                p.field = f"--nvme {list(nvme)[int(m.group(2))]!r}" + (
-                    f": {m.group(3)}" if m.group(3) else ""
-                )
-        if not any(p.field for p in problems):
-            problems[-1].hint = problems[-1].hint or "give --cpu and --board (and --gpu), or a build file"
-        raise UserError(problems=problems)
-    assert build is not None
-    where = dict(base._where) if base is not None else {}
-    if cpu:
-        where[("cpu", cpu.strip())] = (None, None, "--cpu")
-    if board:
-        where[("board", board.strip())] = (None, None, "--board")
-    for spec, flag in zip(specs, flags, strict=True):
-        where[("gpu", spec["model"])] = (None, None, flag)
-    build._where = where
-    return build
 
 
 def machine_of(build: Build, catalog: Catalog | None = None) -> Machine:

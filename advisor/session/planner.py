@@ -19,9 +19,10 @@ from typing import Any
 from advisor.base.errors import UserError
 from advisor.base.yamlio import WriteError, atomic_write, dumps, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
+from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import build_from_data, evaluate
+from advisor.model.engine import evaluate
 from advisor.model.predict import Prediction
 
 
@@ -233,7 +234,7 @@ def example_comments(build: Build, head: str, catalog: Catalog) -> bool:
     """Whether `head` is the comment block of one of advisor's own example builds that describes other
     parts than `build` has (the example's text, not the user's: it may go once the parts change)."""
     from advisor.base.resources import bundled
-    from advisor.model.engine import load_build
+    from advisor.model.buildfile import load_build
 
     for example in sorted(bundled("examples").glob("*.yaml")):
         if leading_comments(example) == head:

@@ -23,8 +23,8 @@ from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedCo
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import atomic_write, loads, read_text
+from advisor.model.buildfile import build_from_data, load_build
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import build_from_data, load_build
 from advisor.session.planner import Choice, Planner, cards_of, file_name_for, parts_name
 from advisor.tui import autosave
 from advisor.tui.changebox import short_name

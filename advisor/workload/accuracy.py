@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_file
+from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import build_from_data, evaluate
+from advisor.model.engine import evaluate
 from advisor.workload import defaults
 from advisor.workload.analyse import analyse
 from advisor.workload.models import Workload

@@ -13,6 +13,7 @@ build whose NCCL all-reduce goes through host memory by default).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
@@ -79,7 +80,49 @@ def limits(pred: Prediction, findings: list[Finding]) -> Limits:
     )
 
 
+class Grade(str, Enum):
+    """How good a multi-GPU build is, worst first: what limits multi-GPU work decides it."""
+
+    NOT_READY = "Not ready as it stands"
+    ONE_GPU_BELOW = "A one-GPU build, below its link"
+    ONE_GPU = "A one-GPU build"
+    WEAK = "A weak multi-GPU build"
+    WORKABLE = "A workable multi-GPU build for jobs that talk little between GPUs"
+    GOOD = "A good multi-GPU build"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The headline, typed: its grade, what matters most in words, and what could not be judged."""
+
+    grade: Grade
+    bits: tuple[str, ...]  # what matters most, worst first
+    counts: tuple[tuple[str, int], ...] = ()  # ("error", 1), ("warning", 6): said after the bits
+    unknown: tuple[str, ...] = ()  # catalog values a figure of the headline could not be computed without
+
+    @property
+    def severity(self) -> str:
+        """error, warning or ok: how a face colours the grade."""
+        if self.grade is Grade.NOT_READY:
+            return "error"
+        return "warning" if self.grade in (Grade.WEAK, Grade.WORKABLE, Grade.ONE_GPU_BELOW) else "ok"
+
+    @property
+    def title(self) -> str:
+        return self.grade.value + (" as far as it could be judged" if self.unknown else "")
+
+    @property
+    def line(self) -> str:
+        said = [f"{n} {s}{'s' if n > 1 else ''}" for s, n in self.counts if n]
+        tail = f" ({' and '.join(said)} below)" if said else ""
+        return f"{self.title}: " + "; ".join(self.bits) + tail + "."
+
+
 def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
+    return verdict(pred, findings).line
+
+
+def verdict(pred: Prediction, findings: list[Finding]) -> Verdict:
     gpus = [g.node for g in pred.gpus]
     lim = limits(pred, findings)
     errors, low, chipset, staged = lim.errors, lim.low, lim.chipset, lim.staged
@@ -99,18 +142,18 @@ def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
             else f"no P2P on {len(staged)} of {len(pred.pairs)} GPU pairs"
         )
     if errors:
-        grade = "Not ready as it stands"
+        grade = Grade.NOT_READY
         # errors the link bits do not already say (a chipset slot is said by its GPU's link)
         for f in [f for f in errors if f.id not in ("LANE001", "LANE002")][:2]:
             bits.insert(0, f"{f.id}: {_head(f.message)}")
     elif len(gpus) < 2:
-        grade = "A one-GPU build" if not low else "A one-GPU build, below its link"
+        grade = Grade.ONE_GPU if not low else Grade.ONE_GPU_BELOW
     elif low:
-        grade = "A weak multi-GPU build"
+        grade = Grade.WEAK
     elif staged:
-        grade = "A workable multi-GPU build for jobs that talk little between GPUs"
+        grade = Grade.WORKABLE
     else:
-        grade = "A good multi-GPU build"
+        grade = Grade.GOOD
         # what a training job uses, not only what CUDA allows: NCCL skips P2P through a host bridge at its
         # default level (P2P002), and then every all-reduce goes through host memory
         shm = lim.shm
@@ -130,7 +173,6 @@ def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
     )
     if missing:
         # what could not be judged is said in the headline: an unknown never reads as a good figure
-        grade += " as far as it could be judged"
         what = (
             "the all-reduce is"
             if pred.allreduce and pred.allreduce.value is None
@@ -139,10 +181,8 @@ def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
         bits.append(f"{what} {unknown_because(missing)}")
     if len(gpus) == 1 and not bits:
         bits.append(f"GPU0 at Gen{gpus[0].link.gen} x{gpus[0].link.width}")
-    counts = [(sum(1 for f in findings if f.severity == s), s) for s in ("error", "warning")]
-    said = [f"{n} {s}{'s' if n > 1 else ''}" for n, s in counts if n]
-    tail = f" ({' and '.join(said)} below)" if said else ""
-    return f"{grade}: " + "; ".join(bits) + tail + "."
+    counts = tuple((s, sum(1 for f in findings if f.severity == s)) for s in ("error", "warning"))
+    return Verdict(grade, tuple(bits), counts, tuple(missing))
 
 
 def _head(message: str, limit: int = 90) -> str:

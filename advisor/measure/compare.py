@@ -202,6 +202,7 @@ def compare(
     catalog: Catalog | None = None,
     context: Sequence[Measurement] = (),
     mapped: bool = False,
+    rule_dirs: tuple[str, ...] = (),
 ) -> list[Row]:
     """The figures of `meas` set against the prediction. `context`: the other files given with it, whose
     statements about the machine (peer access, links, NVLink) also rule causes out. A file of another
@@ -211,7 +212,7 @@ def compare(
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
     pairs_by_key = {frozenset((p.a, p.b)): p for p in pair_facts}
     stated = _Stated.of([meas, *[m for m in context if m is not meas]])
-    ctx = _Context(compare_rules(), build, {g.index: g for g in gpu_facts}, pairs_by_key, stated)
+    ctx = _Context(compare_rules(rule_dirs), build, {g.index: g for g in gpu_facts}, pairs_by_key, stated)
     rows: list[Row] = []
     gpus = {g.node.index: g for g in pred.gpus}
     for metric, attr in (

@@ -163,3 +163,48 @@ def test_2080_ti_in_bf16_says_the_tensor_rate_is_not_in_the_catalog(cli):
 def test_an_sxm_module_is_refused_from_a_pcie_slot(plan_json, gpu):
     plan = plan_json("--cpu", CPU, "--board", BOARD, "--gpu", f"{gpu}:2")
     assert {f["id"] for f in plan["findings"] if f["severity"] == "error"} == {"FIT004"}
+
+
+def _gpu_parts(cli, write, line: str) -> list[str]:
+    quote = write("quote.txt", f"显卡: {line}\nCPU: EPYC 7763\n主板: ROMED8-2T\n")
+    code, out, err = cli("validate", str(quote), "--json")
+    assert out, err
+    return [
+        p["part_id"] for ln in json.loads(out)["quote"]["lines"] for p in ln["parts"] if p["kind"] == "gpu"
+    ]
+
+
+@pytest.mark.parametrize(
+    "line, part",
+    [
+        ("4090 24G 涡轮版 x4", "unbranded-turbo-rtx-4090"),
+        ("RTX 4090 涡轮 x4", "unbranded-turbo-rtx-4090"),
+        ("万丽 RTX 4090 涡轮 x4", "manli-blower-rtx-4090"),
+        # a named partner with no turbo card in the catalog is that partner's card, not the unbranded rework
+        ("技嘉 RTX 4090 24G 涡轮版 x4", "nvidia-rtx-4090"),
+        ("4090 48G 涡轮 x4", "nvidia-rtx-4090-48gb"),
+        ("索泰 RTX 4090 AMP Extreme AIRO x4", "zotac-amp-extreme-airo-rtx-4090"),
+        ("影驰 RTX 4090 SG x4", "galax-sg-rtx-4090"),
+    ],
+)
+def test_a_quote_line_finds_the_card_a_chinese_seller_means(cli, write, line, part):
+    assert _gpu_parts(cli, write, line) == [part]
+
+
+def _fit(plan_json, gpu: str) -> set[str]:
+    plan = plan_json("--cpu", CPU, "--board", BOARD, "--gpu", gpu)
+    return {f["id"] for f in plan["findings"] if f["id"].startswith("FIT")}
+
+
+def test_four_blower_4090s_fit_where_four_reference_cards_do_not(plan_json):
+    """The 涡轮 (blower) rework is 2 slots: four of them sit in adjacent slots, four 3-slot cards cannot."""
+    assert "FIT001" in _fit(plan_json, "RTX 4090:4")
+    assert not _fit(plan_json, "RTX 4090 blower rework:4") & {"FIT001", "FIT002"}
+
+
+def test_a_card_of_unknown_thickness_is_not_checked_rather_than_taken_as_the_reference(plan_json):
+    """The GALAX SG's slot width is not sourced: the plan says the fit was not checked, and never judges it
+    with the Founders Edition's 3 slots."""
+    found = _fit(plan_json, "Galax 4090 SG:4")
+    assert "FIT003" in found and "FIT001" not in found
+    assert "FIT001" in _fit(plan_json, "Zotac 4090 AMP Extreme:4")  # 3.5 slots: a sourced thickness is judged

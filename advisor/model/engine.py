@@ -14,7 +14,7 @@ from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.lanes import allocate
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, predict
-from advisor.model.tree import machine_from_tree
+from advisor.model.tree import machine_from_system, machine_from_tree
 
 
 def load_build(path: str | Path) -> Build:
@@ -42,7 +42,7 @@ def build_from_data(data, filename: str = "<build>") -> Build:
 
 
 # the keys of a build file that name a catalog part, by the kind of part (gpus[].model, tree devices' gpu)
-_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu"}
+_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu", "system": "system"}
 
 
 def _part_lines(data, filename: str) -> dict:
@@ -135,6 +135,8 @@ def build_from_flags(
 
 def machine_of(build: Build, catalog: Catalog | None = None) -> Machine:
     catalog = catalog or load_catalog()
+    if build.system is not None:
+        return machine_from_system(build, catalog)
     if build.topology is not None:
         return machine_from_tree(build, catalog)
     return allocate(build, catalog)

@@ -37,6 +37,12 @@ def settings_from_args(args) -> dict[str, dict]:
         sw["nccl_p2p_disable"] = True
     if getattr(args, "nccl_p2p_level", None):
         sw["nccl_p2p_level"] = args.nccl_p2p_level
+    if getattr(args, "nccl_algo", None):
+        sw["nccl_algo"] = args.nccl_algo
+    if getattr(args, "nccl_nvls", None):
+        sw["nccl_nvls_enable"] = args.nccl_nvls == "on"
+    if getattr(args, "gpudirect_rdma", None):
+        sw["gpudirect_rdma"] = args.gpudirect_rdma == "on"
     bios: dict = {}
     for item in getattr(args, "bios", None) or []:
         key, _, value = item.partition("=")

@@ -59,17 +59,18 @@ def _check_nodes(meas: Measurement, n: int, nodes: int, name: str) -> list[str]:
     GPUs, and the file's hosts (where it names them) its nodes."""
     want = n * nodes
     seen_nodes = meas.machine.nodes or 1
+    build = f"{want} ({nodes} nodes of {_gpus(n)})" if nodes > 1 else str(n)
     for r in meas.results:
         if r.metric not in ALL_GPU_METRICS:
             continue
         ran = r.gpus
         if ran != want or (meas.machine.nodes is not None and seen_nodes != nodes):
-            where = f" on {seen_nodes} nodes" if seen_nodes > 1 else " on one node"
+            where = f"{seen_nodes} nodes" if seen_nodes > 1 else "one node"
             raise UserError(
                 problems=[
                     Problem(
-                        f"the measurement's {_WHAT[r.metric]} ran over {ran if ran else 'an unstated number of'} "
-                        f"ranks{where}; the build has {nodes} node(s) of {_gpus(n)} ({want} ranks)",
+                        f"the measurement has {_gpus(ran) if ran else 'an unstated number of GPUs'} (its "
+                        f"{_WHAT[r.metric]} ran over {ran or '?'} ranks on {where}), the build has {build}",
                         file=name,
                         hint=f"compare it with a build of `nodes: {seen_nodes}` and its GPUs per node, or run "
                         f"it over the build's {want} ranks",

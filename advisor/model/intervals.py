@@ -54,6 +54,8 @@ def attach(pred) -> None:
     for g in pred.gpus:
         for f in (g.h2d, g.d2h, g.h2d_all, g.d2h_all):
             put(f, "host copy")
+    for f in pred.host_sum.values():
+        put(f, "host copy")
     for p in pred.pairs:
         put(p.uni, family("uni_gbps", p.via))
         put(p.bidi, family("bidi_gbps", p.via))

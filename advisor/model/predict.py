@@ -1028,7 +1028,8 @@ def _internode(machine: Machine, intra: Figure | None, nics: list[NicPrediction]
     tree = min(bound, net * 2 * (ranks - 1) / ranks) if nodes == 2 else ring
     algo = machine.software.nccl_algo or ("tree" if nodes == 2 else "ring")
     value = tree if algo == "tree" else ring
-    limit = "the nodes' NICs" if net <= bound else "one node's own all-reduce"
+    network = net * 2 * (ranks - 1) / ranks if algo == "tree" and nodes == 2 else net
+    limit = "the nodes' NICs" if network <= bound else "one node's own all-reduce"
     staged = [n for n in nics if not n.gdr]
     return _fig(
         value,

@@ -228,7 +228,7 @@ def intervals(rows: list[Row], without: str | None = None) -> dict[str, dict]:
     """Per family of figures, the 80% range of measured / (leave-one-out prediction) over the calibration's
     figures: a new prediction p falls between p x lo and p x hi four times in five if the family's
     out-of-sample errors are what they were. A family with fewer than MIN_RESIDUALS residuals takes its
-    metric kind's pooled residuals as well. `without` leaves a case out (for checking the ranges)."""
+    metric kind's pooled range, widened to hold its own residuals. `without` leaves a case out (for checking the ranges)."""
     use = [r for r in rows if r.loo is not None and r.case != without]
     fams: dict[str, list[Row]] = {}
     pools: dict[str, list[Row]] = {}
@@ -240,6 +240,9 @@ def intervals(rows: list[Row], without: str | None = None) -> dict[str, dict]:
         pooled = len(rs) < MIN_RESIDUALS
         src = pools[_pool(rs[0])] if pooled else rs
         lo, hi = _range([float(r.measured) / r.loo for r in src])
+        if pooled:  # the pooled range widened to hold the family's own residuals
+            own = [float(r.measured) / r.loo for r in rs]
+            lo, hi = min(lo, *own), max(hi, *own)
         out[fam] = {
             "lo": round(lo, 3),
             "hi": round(hi, 3),

@@ -1096,6 +1096,33 @@ def _unknown_allreduce(ring: list[Node], hops: list, missing: list[str], nvl_why
     )
 
 
+def allreduce_scope(pred: Prediction) -> str:
+    """'8 GPUs', or '16 GPUs on 2 nodes': what the all-reduce spans, in words."""
+    m = pred.machine
+    if m.node_count > 1:
+        return f"{len(pred.ring) * m.node_count} GPUs on {m.node_count} nodes"
+    return f"{len(pred.ring)} GPUs"
+
+
+def allreduce_how(pred: Prediction) -> str:
+    """What sets the all-reduce, in words: the slowest ring hop, NVLS, or the network across nodes."""
+    a = pred.allreduce
+    assert a is not None
+    t = a.inputs.get("transport")
+    if t == "NET":
+        node = pred.allreduce_node
+        one = (
+            f"; one node alone: {node.value:.1f} GB/s" if node is not None and node.value is not None else ""
+        )
+        return (
+            f"NCCL's {a.inputs['algorithm']} across nodes, limited by {a.inputs['limited_by']} "
+            f"(the NICs move {a.inputs['network_gbps']:.1f} GB/s per direction together){one}"
+        )
+    if t == "NVLS":
+        return "NVLS: the NVSwitch reduces in the fabric (NVLink SHARP)"
+    return f"slowest hop {a.inputs['slowest_hop']} via {t}"
+
+
 def nic_matrix(pred: Prediction) -> list[list[str]]:
     """nvidia-smi topo -m's NIC columns: per GPU, its path class to each NIC (PIX, PXB, NODE, SYS)."""
     nics = [n for n in pred.machine.nics if n.link is not None]

@@ -11,7 +11,7 @@ from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Machine
-from advisor.model.predict import Prediction, nic_matrix, topo_matrix
+from advisor.model.predict import Prediction, allreduce_how, allreduce_scope, nic_matrix, topo_matrix
 from advisor.model.readiness import grouped, readiness
 from advisor.outputs.plan import NOT_CHECKED
 from advisor.render.layout import Col, hang, print_table, terminal_console
@@ -62,32 +62,6 @@ _FAMILY_WORDS = {
     "latency staged": "staged latency",
     "latency nvlink": "NVLink latency",
 }
-
-
-def _allreduce_scope(pred: Prediction) -> str:
-    m = pred.machine
-    if m.node_count > 1:
-        return f"{len(pred.ring) * m.node_count} GPUs on {m.node_count} nodes"
-    return f"{len(pred.ring)} GPUs"
-
-
-def _allreduce_how(pred: Prediction) -> str:
-    """What sets the all-reduce, in words: the slowest ring hop, NVLS, or the network across nodes."""
-    a = pred.allreduce
-    assert a is not None
-    t = a.inputs.get("transport")
-    if t == "NET":
-        node = pred.allreduce_node
-        one = (
-            f"; one node alone: {node.value:.1f} GB/s" if node is not None and node.value is not None else ""
-        )
-        return (
-            f"NCCL's {a.inputs['algorithm']} across nodes, limited by {a.inputs['limited_by']} "
-            f"(the NICs move {a.inputs['network_gbps']:.1f} GB/s per direction together){one}"
-        )
-    if t == "NVLS":
-        return "NVLS: the NVSwitch reduces in the fabric (NVLink SHARP)"
-    return f"slowest hop {a.inputs['slowest_hop']} via {t}"
 
 
 def _nics_text(console: Console, pred: Prediction) -> None:
@@ -226,10 +200,10 @@ def render_text(
     elif pred.allreduce:
         a = pred.allreduce
         console.print(
-            f"All-reduce bus bandwidth ({_allreduce_scope(pred)}, nccl-tests busbw, large messages): "
+            f"All-reduce bus bandwidth ({allreduce_scope(pred)}, nccl-tests busbw, large messages): "
             f"[bold]{a.value:.1f} GB/s[/]"
             + (f" (typically {a.interval[0]:.1f}-{a.interval[1]:.1f})" if a.interval else "")
-            + f" — {_allreduce_how(pred)}"
+            + f" — {allreduce_how(pred)}"
         )
         if a.confidence == "low":
             hang(
@@ -391,11 +365,11 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         a = pred.allreduce
         out += [
             "",
-            f"All-reduce bus bandwidth over {_allreduce_scope(pred)}: "
+            f"All-reduce bus bandwidth over {allreduce_scope(pred)}: "
             + (
                 f"**{unknown_because(a.missing)}**."
                 if a.value is None
-                else f"**{a.value:.1f} GB/s** ({_allreduce_how(pred)})."
+                else f"**{a.value:.1f} GB/s** ({allreduce_how(pred)})."
             ),
         ]
     out += _readiness_markdown(pred)

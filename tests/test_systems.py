@@ -181,3 +181,10 @@ def test_compare_sets_a_run_across_nodes_against_a_build_of_as_many_nodes(cli, w
     one = write("one.yaml", "system: nvidia-hgx-h100-8gpu\n")
     code, _, err = cli("compare", str(one), str(meas))
     assert code == 2 and "2 nodes" in err
+
+
+def test_the_workload_model_plans_one_node_and_says_so(cli):
+    code, _, err = cli("workload", TWO_A100, "--train", "8b")
+    assert code == 2 and "plans one machine; this build has 2 nodes" in err
+    code, _, err = cli("plan", TWO_A100, "--train", "8b")
+    assert code == 2 and "nodes: 1" in err

@@ -188,3 +188,22 @@ def test_the_workload_model_plans_one_node_and_says_so(cli):
     assert code == 2 and "plans one machine; this build has 2 nodes" in err
     code, _, err = cli("plan", TWO_A100, "--train", "8b")
     assert code == 2 and "nodes: 1" in err
+
+
+def test_a_null_nvlink_value_of_the_system_s_gpu_is_unknown_never_a_zero(cli, tmp_path):
+    """An SXM module whose NVLink rate the catalog does not hold: its copies over the NVSwitch are unknown,
+    naming the value, and so is the all-reduce over them; the PCIe figures stay."""
+    text = (ROOT / "catalog" / "gpus" / "nvidia-h100-sxm5.yaml").read_text()
+    assert "  gbps_per_direction: 450\n" in text and "  links: 18\n" in text
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "h100.yaml").write_text(
+        text.replace("  gbps_per_direction: 450\n", "  gbps_per_direction: null\n").replace(
+            "  links: 18\n", "  links: null\n"
+        )
+    )
+    d = _plan(cli, H100, "--catalog", str(folder))
+    pair = d["pairs"][0]
+    assert pair["uni_gbps"] is None and any("gbps_per_direction" in u for u in pair["unknown"])
+    assert d["allreduce"]["busbw_gbps"] is None and d["allreduce"]["unknown"]
+    assert d["gpus"][0]["h2d_gbps"] > 0

@@ -129,24 +129,32 @@ def test_an_nvlink_pair_says_which_of_its_figures_have_no_out_of_sample_check(cl
     assert "low confidence: two published all-reduces over NVLink bridges" in text
 
 
-def test_blackwell_p2p_latency_depends_on_a_switch_in_the_path(cli, write):
-    """Blackwell P2P writes between root ports take ~0.39 us (8x RTX 5090, dual EPYC 9575F), behind the
-    ESC8000A-E13P's PCIe switches 0.72 us: the constant is chosen by architecture and attachment, not by
-    the path class alone, and staged copies use Blackwell's own 14.3 us."""
+def test_p2p_latency_adds_the_elements_of_the_path(cli, write):
+    """A P2P write's latency is the GPU's own per-copy cost, the host platform's, each switch on the path by
+    its chip's vendor and generation, and the socket link: Blackwell between root ports of a TR PRO 7000WX
+    (Zen 4, the platform of EPYC 9004) 0.375 + 0.105; behind the ESC8000A-E13P's Broadcom PEX890xx switches on
+    dual Turin 0.375 + 0 + 0.35; staged copies keep Blackwell's own 14.3 us."""
     direct = write(
         "d.yaml",
         "cpu: amd-ryzen-threadripper-pro-7975wx\nboard: asus-pro-ws-wrx90e-sage-se\n"
         "gpus: [{model: nvidia-rtx-5090, count: 2}]\nsoftware: {driver: patched-p2p, iommu: passthrough}\n",
     )
-    pair = json.loads(cli("plan", str(direct), "--json")[1])["pairs"][0]
-    assert pair["p2p"] and pair["latency_us"] == 0.39
+    d = json.loads(cli("plan", str(direct), "--json", "--explain")[1])
+    pair = d["pairs"][0]
+    assert pair["p2p"] and pair["latency_us"] == 0.48
+    formula = pair["derivation"]["latency"]["formula"]
+    assert "latency_p2p_endpoint_us[blackwell]" in formula
+    assert "latency_p2p_platform_us[amd-threadripper-pro-7000wx]" in formula
+    assert "latency_switch_hop_us" not in formula  # no switch between root ports
     switched = write(
         "s.yaml",
         "cpu: amd-epyc-9575f\ncpu_count: 2\nboard: asus-esc8000a-e13p\n"
         "gpus: [{model: nvidia-rtx-pro-6000-blackwell-server, count: 2}]\n",
     )
-    pair = json.loads(cli("plan", str(switched), "--json")[1])["pairs"][0]
-    assert pair["path"] == "PIX" and pair["latency_us"] == 0.72
+    d = json.loads(cli("plan", str(switched), "--json", "--explain")[1])
+    pair = d["pairs"][0]
+    assert pair["path"] == "PIX" and pair["latency_us"] == 0.72  # 0.725, shown to two places
+    assert "1 x latency_switch_hop_us[broadcom-gen5]" in pair["derivation"]["latency"]["formula"]
     stock = write(
         "t.yaml",
         "cpu: amd-ryzen-threadripper-pro-7975wx\nboard: asus-pro-ws-wrx90e-sage-se\n"
@@ -154,3 +162,79 @@ def test_blackwell_p2p_latency_depends_on_a_switch_in_the_path(cli, write):
     )
     pair = json.loads(cli("plan", str(stock), "--json")[1])["pairs"][0]
     assert not pair["p2p"] and pair["latency_us"] == 14.3 and pair["confidence"] == "calibrated"
+
+
+def test_a_switch_of_unnamed_chip_reads_the_default_and_says_low_confidence(cli, write):
+    """A switch whose chip the tree does not name adds the median of the measured vendors' latency, and the
+    figure is marked low confidence; naming a Microchip Switchtec part adds next to nothing, so a fabric of
+    them stays flat from PIX to PXB (the three-level c-payne fabric measured 0.45-0.53 us on every tier)."""
+
+    def tree(chip: str) -> str:
+        sw = f"chip: {chip}, " if chip else ""
+        return (
+            "topology:\n  sockets:\n    - family: amd-threadripper-pro-7000wx\n      vendor: amd\n      root_ports:\n"
+            f"        - {{id: a, host_bridge: a, children: [{{switch: top, {sw}gen: 5, width: 16, children: ["
+            f"{{switch: l1, {sw}gen: 5, width: 16, children: [{{gpu: RTX PRO 6000 Blackwell Server}}]}}, "
+            f"{{switch: l2, {sw}gen: 5, width: 16, children: [{{gpu: RTX PRO 6000 Blackwell Server}}]}}]}}]}}\n"
+        )
+
+    unnamed = json.loads(cli("plan", str(write("u.yaml", tree(""))), "--json", "--explain")[1])["pairs"][0]
+    named = json.loads(
+        cli("plan", str(write("n.yaml", tree("Microchip Switchtec PM50100"))), "--json", "--explain")[1]
+    )["pairs"][0]
+    assert unnamed["path"] == named["path"] == "PXB"
+    assert "3 x latency_switch_hop_us[default]" in unnamed["derivation"]["latency"]["formula"]
+    assert unnamed["derivation"]["latency"]["confidence"] == "low"
+    assert "3 x latency_switch_hop_us[microchip-gen5]" in named["derivation"]["latency"]["formula"]
+    assert named["latency_us"] == 0.49 and unnamed["latency_us"] > 1.0
+
+
+# ---------------------------------------------------------------- held-out cases
+
+
+def test_no_constant_rests_on_a_held_out_case():
+    """The held-out cases are machines no constant is fitted on: none may be named as a constant's source,
+    and none may also be a calibration case."""
+    from advisor.model.constants import constants
+
+    held = {c["id"] for c in load_file(bundled("calibration") / "held-out.yaml")["cases"]}
+    calibration = {c["id"] for c in load_file(bundled("calibration") / "cases.yaml")["cases"]}
+    assert held and not held & calibration
+    for c in constants().values():
+        assert not held & set(c.sources), c.name
+    for fam in load_file(bundled("rules") / "intervals.yaml")["families"].values():
+        assert not held & set(fam["cases"])
+
+
+def test_held_out_cases_are_reported_apart_and_meet_the_targets(cli):
+    """`advisor accuracy --json` reports the held-out machines apart from calibration, by metric and family:
+    bandwidth within 5% and latency within 12% (median), path classes 95% right, and the 80% ranges holding
+    the measured values within 10 points of 80%."""
+    code, out, _ = cli("accuracy", "--json")
+    assert code == 0
+    report = json.loads(out)
+    held = report["held_out"]
+    expects = [e for c in load_file(bundled("calibration") / "held-out.yaml")["cases"] for e in c["expect"]]
+    assert held["not_described"] == [] and len(held["rows"]) == len(expects)
+    assert {r["case"] for r in held["rows"]}.isdisjoint({r["case"] for r in report["rows"]})
+    s = held["summary"]
+    assert s["by_metric"]["bandwidth"]["median_abs_error_pct"] <= 5
+    assert s["by_metric"]["latency"]["median_abs_error_pct"] <= 12
+    assert s["by_metric"]["path"]["right_pct"] >= 95
+    cov = s["coverage"]
+    assert cov["nominal_pct"] == 80 and abs(cov["pct"] - 80) <= 10
+    assert sum(f["figures"] for f in cov["by_family"].values()) == cov["figures"]
+    numeric = [r for r in held["rows"] if r["metric"] != "path"]
+    assert all("inside_80pct_range" in r for r in numeric)
+    assert cov["inside"] == sum(r["inside_80pct_range"] for r in numeric)
+
+
+def test_accuracy_text_shows_calibration_and_held_out_apart(cli):
+    code, text, _ = cli("accuracy")
+    assert code == 0
+    words = " ".join(text.split())
+    assert "Calibration (in sample):" in words and "Held out (calibration/held-out.yaml" in words
+    assert "inside their 80% range (nominal 80%)" in words
+    code, text, _ = cli("accuracy", "--loo")
+    words = " ".join(text.split())
+    assert "Median absolute error, in sample and leave-one-out" in words and "Held out:" in words

@@ -299,6 +299,7 @@ def test_audit_shows_counts_nulls_and_sources_of_a_small_catalog(cli, tmp_path, 
         ("board", 1, 1),
         ("gpu", 1, 0),
         ("card", 0, 0),
+        ("system", 0, 0),
     ]
     nulls = {(n["kind"], n["field"]): n for n in report["nulls"]}
     assert nulls[("cpu", "pcie.usable_lanes")]["parts"] == ["my-cpu-b"]

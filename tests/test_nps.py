@@ -59,3 +59,27 @@ def test_the_plan_text_says_why_a_pair_is_sys(cli):
     code, out, _ = cli("plan", *SERVER, "--bios", "nps=1")
     text = " ".join(out.split())
     assert "0-2 NODE" in text and "NPS4" not in text
+
+
+def test_the_label_of_root_complexes_of_one_socket_is_the_platform_s(cli, write):
+    """nvidia-smi labels GPUs on two root complexes of one socket NODE or SYS by what the platform's
+    firmware reports, from published topo outputs: Threadripper PRO 5000WX SYS (NUMA affinity N/A),
+    Threadripper PRO 7000WX NODE; the route and the figures are NODE's either way, and NPS4 is SYS."""
+
+    def pair(cpu: str, *args: str) -> dict:
+        build = write(
+            f"{cpu}.yaml",
+            f"topology:\n  sockets:\n    - cpu: {cpu}\n      root_ports:\n"
+            "        - {id: a, host_bridge: '40', children: [{gpu: RTX 6000 Ada}]}\n"
+            "        - {id: b, host_bridge: '60', children: [{gpu: RTX 6000 Ada}]}\n",
+        )
+        code, out, err = cli("plan", str(build), *args, "--json")
+        assert code in (0, 1), err
+        return json.loads(out)["pairs"][0]
+
+    zen3 = pair("amd-ryzen-threadripper-pro-5995wx")
+    zen4 = pair("amd-ryzen-threadripper-pro-7965wx")
+    assert zen3["route"] == zen4["route"] == "NODE"
+    assert zen3["path"] == "SYS" and zen4["path"] == "NODE"
+    assert zen3["uni_gbps"] == zen4["uni_gbps"]
+    assert pair("amd-ryzen-threadripper-pro-7965wx", "--bios", "nps=4")["path"] == "SYS"

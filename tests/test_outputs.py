@@ -43,6 +43,11 @@ EXAMPLES = [
             "--json",
         ],
     ),
+    (
+        "plan",
+        "plan-two-nodes-hgx-explain",
+        ["plan", str(ROOT / "examples" / "2-nodes-hgx-a100.yaml"), "--json", "--explain"],
+    ),
     ("workload", "workload-train-explain", ["workload", HERO, "--train", "1.3b", "--json", "--explain"]),
     ("workload", "workload-infer", ["workload", HERO, "--infer", "8b", "--json"]),
     (

@@ -194,3 +194,27 @@ def test_any_text_gives_a_measurement_or_a_user_error(text: str) -> None:
         return
     assert all(math.isfinite(r.value) for r in m.results if isinstance(r.value, float))
     Measurement.model_validate_json(m.to_json())
+
+
+def test_a_run_across_nodes_says_its_nodes_and_lists_no_gpus_as_one_machines() -> None:
+    """mpirun over two 8-GPU hosts: the ranks are 16, the hosts 2; no GPU list is this machine's (each host
+    has its own GPU0), and the result says how the ranks spread, so compare can set it against a
+    two-node build."""
+    m = load("a3mega_16xH100_sweep.txt")
+    assert m.machine.nodes == 2 and m.machine.hosts == ["ztan-mig-235z", "ztan-mig-gq73"]
+    assert m.machine.gpus == [] and m.machine.hostname is None
+    bus = plateau(m)
+    assert bus.gpus == 16 and "16 ranks on 2 nodes (8 per node)" in bus.note
+    three = load("t4_3node_validation_off_na.txt")
+    assert three.machine.nodes == 3 and all(r.gpus == 3 for r in three.find("busbw_gbps"))
+
+
+def test_a_json_run_across_nodes_counts_its_hosts() -> None:
+    data = json.loads(read("tinygrad_6x4090_in_util_cu_json_layout.json"))
+    one = data["config"]["devices"][0]
+    data["config"]["devices"] = [one | {"hostname": "node0"}, one | {"hostname": "node1", "rank": 1}]
+    m = parse("nccl-tests", json.dumps(data), "two-hosts.json")
+    assert m.machine.nodes == 2 and m.machine.hosts == ["node0", "node1"]
+    # one process of 6 GPUs per host: 12 ranks
+    assert all(r.gpus == 12 for r in m.find("busbw_gbps"))
+    assert "12 ranks on 2 nodes" in plateau(m).note

@@ -21,11 +21,14 @@ def cmd_catalog(args, ap) -> int:
         refused = refused_citations(catalog)
         for p in problems + refused:
             print(p.render(), file=sys.stderr)
-        counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu")}
+        counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu", "system")}
         cards = sum(1 for g in catalog.gpus if g.card_of)
         print(
             f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, "
-            f"{counts['gpu'] - cards} GPUs" + (f", {_n(cards, 'partner card')}" if cards else "") + "); "
+            f"{counts['gpu'] - cards} GPUs"
+            + (f", {_n(cards, 'partner card')}" if cards else "")
+            + (f", {_n(counts['system'], 'system')}" if counts["system"] else "")
+            + "); "
             f"{len(problems) + len(refused)} problem(s)"
             + (f", {len(refused)} of them sources on refused domains" if refused else "")
         )
@@ -260,6 +263,7 @@ def _print_audit(report: dict) -> None:
         f"{report['parts']} parts ({_n(by['cpu']['parts'], 'CPU')}, {_n(by['board']['parts'], 'board')}, "
         f"{_n(by['gpu']['parts'], 'GPU')}"
         + (f", {_n(by['card']['parts'], 'partner card')}" if by["card"]["parts"] else "")
+        + (f", {_n(by['system']['parts'], 'system')}" if by["system"]["parts"] else "")
         + f"), {report['verified']} verified ({pct(report['verified_share'])}); "
         f"{report['sources']['citations']} source citations, {pct(report['sources']['primary_share'])} primary.",
     )
@@ -397,5 +401,12 @@ def _specs(p) -> str:
         return (
             f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
             f"P2P {p2p}{', NVLink' if p.nvlink.supported else ''}"
+        )
+    if p.kind == "system":
+        nics = p.reference_nics
+        return (
+            f"{p.gpu_positions}x {', '.join(p.gpus)} through NVSwitch{' (NVLS)' if p.nvls else ''}, "
+            f"{p.sockets} sockets, {p.nic_positions} NIC positions"
+            + (f" ({nics.count}x {nics.gbps} Gb/s {nics.name})" if nics else "")
         )
     return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"

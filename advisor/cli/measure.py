@@ -179,7 +179,7 @@ def cmd_compare(args) -> int:
         if mapping is not None:
             meas, said = shape.apply_map(meas, mapping, indices, path)
             notes += said
-        notes += shape.check(meas, indices, path) if mapping is None else []
+        notes += shape.check(meas, indices, path, nodes=pred.machine.node_count) if mapping is None else []
         notes += [f"{path}: not measured: {what}" for what in meas.unmeasured]
         measured.append((path, meas))
     for path, meas in measured:

@@ -131,6 +131,17 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
         help="NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB or SYS",
     )
     s.add_argument(
+        "--nccl-algo", choices=["ring", "tree"], help="NCCL_ALGO across nodes (default: NCCL's choice)"
+    )
+    s.add_argument(
+        "--nccl-nvls", choices=["on", "off"], help="NCCL_NVLS_ENABLE: NVLink SHARP on NVSwitch systems"
+    )
+    s.add_argument(
+        "--gpudirect-rdma",
+        choices=["on", "off"],
+        help="GPUDirect RDMA between GPUs and NICs (nvidia-peermem)",
+    )
+    s.add_argument(
         "--bios",
         action="append",
         metavar="KEY=VALUE",
@@ -384,7 +395,9 @@ def parser() -> argparse.ArgumentParser:
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION")
     cl = csub.add_parser("list", help="list parts")
     cl.add_argument(
-        "--kind", choices=["cpu", "board", "gpu", "card"], help="card: board partners' models of a GPU"
+        "--kind",
+        choices=["cpu", "board", "gpu", "card", "system"],
+        help="card: board partners' models of a GPU; system: HGX baseboards a build names with `system:`",
     )
     cl.add_argument("--json", action="store_true", help="JSON for scripts")
     cs = csub.add_parser("show", help="show one part")
@@ -399,7 +412,9 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true", help="JSON for scripts")
     csch = csub.add_parser("schema", help="JSON Schema for catalog parts, build files and the JSON outputs")
     what = csch.add_mutually_exclusive_group()
-    what.add_argument("--kind", choices=["cpu", "board", "gpu", "card", "build"], help="one input schema")
+    what.add_argument(
+        "--kind", choices=["cpu", "board", "gpu", "card", "system", "build"], help="one input schema"
+    )
     what.add_argument(
         "--output",
         choices=list(OUTPUTS),

@@ -37,6 +37,12 @@ def settings_from_args(args) -> dict[str, dict]:
         sw["nccl_p2p_disable"] = True
     if getattr(args, "nccl_p2p_level", None):
         sw["nccl_p2p_level"] = args.nccl_p2p_level
+    if getattr(args, "nccl_algo", None):
+        sw["nccl_algo"] = args.nccl_algo
+    if getattr(args, "nccl_nvls", None):
+        sw["nccl_nvls_enable"] = args.nccl_nvls == "on"
+    if getattr(args, "gpudirect_rdma", None):
+        sw["gpudirect_rdma"] = args.gpudirect_rdma == "on"
     bios: dict = {}
     for item in getattr(args, "bios", None) or []:
         key, _, value = item.partition("=")
@@ -186,6 +192,7 @@ def cmd_plan(args) -> int:
     if workload is not None:
         from advisor.workload import analyse
 
+        _one_node(build)
         analysis = analyse(build, workload, catalog, pred)
         analysis.command = ["advisor", *getattr(args, "argv", ["plan"])]
     findings = evaluate_rules(pred, job="plan", catalog=catalog, workload=analysis)
@@ -223,6 +230,15 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _one_node(build) -> None:
+    """The workload model plans one machine's GPUs: a build across nodes is refused, never half-planned."""
+    if build.nodes > 1:
+        raise UserError(
+            f"the workload model plans one machine; this build has {build.nodes} nodes",
+            hint="plan the workload on one node (nodes: 1); `advisor plan` gives the all-reduce across nodes",
+        )
+
+
 def cmd_workload(args) -> int:
     from advisor.findings.evaluate import evaluate_rules
     from advisor.model.catalog.store import load_catalog
@@ -232,6 +248,7 @@ def cmd_workload(args) -> int:
     catalog = load_catalog([Path(d) for d in args.catalog])
     build = build_from_args(args)
     workload = workload_from_args(args)
+    _one_node(build)
     pred = evaluate(build, catalog)
     analysis = analyse(build, workload, catalog, pred)
     analysis.command = ["advisor", *getattr(args, "argv", ["workload"])]

@@ -55,6 +55,7 @@ def prediction_facts(
                 geforce=ga.geforce or gb.geforce,
                 nvlink_capable=ga.nvlink_capable and gb.nvlink_capable,
                 bridged=p.path.startswith("NV"),
+                nvswitch=pred.machine.nvswitch,
             )
         )
     cpu, build = m.cpu, m.build
@@ -78,7 +79,8 @@ def prediction_facts(
         cpu_segment=cpu.segment if cpu else "?",
         cpu_lanes=cpu.pcie.usable_lanes if cpu else None,
         **lane_budget_facts(m, catalog),
-        board=m.board.name if m.board else "explicit tree",
+        board=m.system.name if m.system is not None else m.board.name if m.board else "explicit tree",
+        nvswitch=m.nvswitch,
         board_segment=m.board.segment if m.board else "?",
         gpus=n,
         geforce_gpus=sum(1 for g in gpus if g.geforce),
@@ -115,7 +117,11 @@ def prediction_facts(
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
         unverified_parts=", ".join(
             sorted(
-                {x.name for x in [cpu, m.board, *[g.gpu for g in m.gpus]] if x is not None and not x.verified}
+                {
+                    x.name
+                    for x in [cpu, m.board, m.system, *[g.gpu for g in m.gpus]]
+                    if x is not None and not x.verified
+                }
             )
         ),
         alternative=alternative(catalog or load_catalog(), n, _gpu_id(pred))
@@ -358,6 +364,7 @@ def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = 
         physical=(conn.physical or 0) if conn else 0,
         cooler=(g.cooler or "?") if g else "?",
         form_factor=g.form_factor if g else "pcie",
+        on_baseboard=m.nvswitch,
         position=n.position or 0,
     )
 
@@ -413,6 +420,8 @@ def _fit_unchecked(gpus: list[GpuFacts]) -> list[str]:
     """The cards whose fit could not be checked, each with what the catalog lacks."""
     out = []
     for g in gpus:
+        if g.on_baseboard:
+            continue  # an SXM module in its baseboard's socket: no slot, nothing to fit
         missing = [
             *([f"{g.slot} has no slot position in the board's entry"] if not g.position else []),
             *([f"{g.model} has no slot width in the catalog"] if not g.slot_width else []),

@@ -73,6 +73,11 @@ class GpuFacts(Facts):
     form_factor: str = fact(
         "pcie (an add-in card) or sxm (a module for an HGX/DGX baseboard)", source="catalog: form_factor"
     )
+    on_baseboard: bool = fact(
+        "the GPU sits in an SXM socket of an HGX baseboard (a build on a catalog system, or a tree with "
+        "nvswitch: true), not in a PCIe slot",
+        source="build: system / nvswitch",
+    )
     position: int = fact(
         "slot position from the CPU side (0 when unknown)", "slot", "catalog: board slots[].position"
     )
@@ -100,12 +105,19 @@ class PairFacts(Facts):
     geforce: bool = fact("either card is a GeForce card", source="catalog: segment")
     nvlink_capable: bool = fact("both cards have NVLink connectors", source="catalog: nvlink.supported")
     bridged: bool = fact("an NVLink bridge joins the two", source="build: nvlink")
+    nvswitch: bool = fact(
+        "the two reach each other through an HGX baseboard's NVSwitch (every pair does)",
+        source="build: system / nvswitch",
+    )
 
 
 class BuildFacts(Facts):
     """The whole build (`build.` in rules of every scope)."""
 
     cpu: str = fact("CPU name ('unknown CPU' when there is none)", source="catalog: name")
+    nvswitch: bool = fact(
+        "the GPUs sit on an HGX baseboard whose NVSwitch joins every pair", source="build: system / nvswitch"
+    )
     cpu_vendor: str = fact("intel, amd or unknown", source="catalog: vendor")
     cpu_segment: str = fact("desktop, workstation or server ('?' when unknown)", source="catalog: segment")
     cpu_lanes: int | None = fact(

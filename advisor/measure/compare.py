@@ -208,7 +208,9 @@ def compare(
     statements about the machine (peer access, links, NVLink) also rule causes out. A file of another
     shape than the build is refused (UserError), never half-compared; `mapped`: it was matched to the
     build by the user's GPU map (shape.apply_map)."""
-    shape.check(meas, sorted(g.node.index for g in pred.gpus), meas.source.file, mapped)
+    shape.check(
+        meas, sorted(g.node.index for g in pred.gpus), meas.source.file, mapped, pred.machine.node_count
+    )
     build, gpu_facts, pair_facts = prediction_facts(pred, catalog)
     pairs_by_key = {frozenset((p.a, p.b)): p for p in pair_facts}
     stated = _Stated.of([meas, *[m for m in context if m is not meas]])

@@ -130,6 +130,12 @@ class Machine(_Strict):
     driver: str | None = None
     cuda: str | None = None
     hostname: str | None = None
+    nodes: int | None = Field(
+        default=None, ge=1, le=MAX_RANKS, description="Hosts the run spanned (a multi-node nccl-tests run)"
+    )
+    hosts: list[str] = Field(
+        default_factory=list, description="The hosts of a multi-node run, as it names them"
+    )
 
 
 class Measurement(_Strict):

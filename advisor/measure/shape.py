@@ -54,6 +54,32 @@ def _span(indices: set[int]) -> str:
     return ", ".join(f"GPU{i}" for i in items)
 
 
+def _check_nodes(meas: Measurement, n: int, nodes: int, name: str) -> list[str]:
+    """A multi-node build against a run across nodes: the collective's ranks must be the build's nodes x
+    GPUs, and the file's hosts (where it names them) its nodes."""
+    want = n * nodes
+    seen_nodes = meas.machine.nodes or 1
+    build = f"{want} ({nodes} nodes of {_gpus(n)})" if nodes > 1 else str(n)
+    for r in meas.results:
+        if r.metric not in ALL_GPU_METRICS:
+            continue
+        ran = r.gpus
+        if ran != want or (meas.machine.nodes is not None and seen_nodes != nodes):
+            where = f"{seen_nodes} nodes" if seen_nodes > 1 else "one node"
+            raise UserError(
+                problems=[
+                    Problem(
+                        f"the measurement has {_gpus(ran) if ran else 'an unstated number of GPUs'} (its "
+                        f"{_WHAT[r.metric]} ran over {ran or '?'} ranks on {where}), the build has {build}",
+                        file=name,
+                        hint=f"compare it with a build of `nodes: {seen_nodes}` and its GPUs per node, or run "
+                        f"it over the build's {want} ranks",
+                    )
+                ]
+            )
+    return [f"{name}: a run across {seen_nodes} nodes, {want} ranks, set against the build's {nodes} nodes"]
+
+
 def _gpus(n: int) -> str:
     return f"{n} GPU" + ("" if n == 1 else "s")
 
@@ -65,11 +91,14 @@ def _ranks(r: Result, count: int) -> int | None:
     return r.gpus or count or None
 
 
-def check(meas: Measurement, build: list[int], name: str, mapped: bool = False) -> list[str]:
+def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, nodes: int = 1) -> list[str]:
     """Refuse (UserError, exit 2) a file of another shape than the build (GPU indices `build`); return
     notes on how it was matched where it shows fewer GPUs than the build. `mapped`: the file was matched
-    to the build by the user's --gpus (apply_map), so the GPUs it lacks are the user's statement."""
+    to the build by the user's --gpus (apply_map), so the GPUs it lacks are the user's statement. A
+    build of several `nodes` has that many times its GPUs as ranks of a collective across them."""
     n = len(build)
+    if nodes > 1 or (meas.machine.nodes or 1) > 1:
+        return _check_nodes(meas, n, nodes, name)
     seen = shown(meas)
     count = max(seen) + 1 if seen else 0
     extra = seen - set(build)

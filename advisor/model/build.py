@@ -17,6 +17,8 @@ from advisor.model.catalog.models import Strict
 # file, refused at its line with the range, never carried into the model.
 MAX_GPUS_PER_ENTRY = 16  # one `gpus` entry (the largest boards have 8-10 x16 slots)
 MAX_DEVICES = 64  # NVMe drives or NICs in one build
+MAX_DEVICES_PER_ENTRY = 16  # one `nics` entry
+MAX_NODES = 1024  # identical nodes of a multi-node build
 MAX_GPUS = 64  # the whole build, every entry and tree device together
 PSU_W = (100, 20000)  # a PSU's (or redundant PSUs' usable) watts
 RAM_GB = (1, 65536)  # system memory: 64 TB is beyond any one machine
@@ -51,11 +53,32 @@ class NvmeSpec(Strict):
     width: int = Field(default=4, ge=1, le=4, description="Lanes, 1 to 4")
 
 
+NIC_GBPS = (1, 3200)  # a NIC's line rate in Gb/s (800 Gb/s ConnectX-8 is today's largest single port)
+Fabric = Literal["infiniband", "roce", "ethernet"]
+
+
 class NicSpec(Strict):
     name: str = "NIC"
     slot: str | None = None
     gen: int = Field(default=4, ge=1, le=6, description="PCIe generation, 1 to 6")
     width: int = Field(default=16, ge=1, le=16, description="Lanes, 1 to 16")
+    gbps: int | None = Field(
+        default=None,
+        ge=NIC_GBPS[0],
+        le=NIC_GBPS[1],
+        description=f"Network line rate per NIC in Gb/s ({NIC_GBPS[0]} to {NIC_GBPS[1]}: 200 for HDR, 400 for "
+        "NDR); null: not a network the model uses across nodes",
+    )
+    fabric: Fabric | None = Field(
+        default=None, description="infiniband, roce (RDMA over Ethernet) or ethernet (TCP sockets, no RDMA)"
+    )
+    count: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_DEVICES_PER_ENTRY,
+        description=f"NICs of this kind, 1 to {MAX_DEVICES_PER_ENTRY} (on a system: they fill its NIC positions "
+        "in order, one per PCIe switch first)",
+    )
 
 
 class Software(Strict):
@@ -91,6 +114,22 @@ class Software(Strict):
     engine: Literal["vllm", "sglang"] | None = Field(
         default=None,
         description="The serving engine, for its own P2P gate (custom all-reduce); null: not a serving build",
+    )
+    gpudirect_rdma: bool | None = Field(
+        default=None,
+        description="GPUDirect RDMA between GPUs and NICs (nvidia-peermem loaded, NIC and GPU close enough): "
+        "true, false, or null when not known (NCCL then uses it where a NIC is within PXB of the GPU, as on "
+        "NVIDIA's own systems, and the plan says it assumed so)",
+    )
+    nccl_algo: Literal["ring", "tree"] | None = Field(
+        default=None,
+        description="NCCL_ALGO for the all-reduce across nodes: ring or tree; null: NCCL's choice (tree on "
+        "two nodes, ring beyond)",
+    )
+    nccl_nvls_enable: bool | None = Field(
+        default=None,
+        description="NCCL_NVLS_ENABLE: NVLink SHARP all-reduce in the NVSwitch (H100 and later); null: NCCL's "
+        "default, on where the system has it",
     )
     display_gpus: list[Annotated[int, Field(ge=0, lt=64)]] | None = Field(
         default=None,
@@ -135,7 +174,14 @@ class Kernel(Strict):
 class TreeDevice(Strict):
     gpu: str | None = Field(default=None, description="Catalog GPU id or name")
     nvme: bool = False
-    nic: str | None = None
+    nic: str | None = Field(default=None, description="A network card's name, e.g. 'ConnectX-7'")
+    gbps: int | None = Field(
+        default=None,
+        ge=NIC_GBPS[0],
+        le=NIC_GBPS[1],
+        description=f"A NIC's network line rate in Gb/s ({NIC_GBPS[0]} to {NIC_GBPS[1]})",
+    )
+    fabric: Fabric | None = Field(default=None, description="A NIC's network: infiniband, roce or ethernet")
     gen: int | None = Field(
         default=None, ge=1, le=6, description="Link generation as trained (default: device max)"
     )
@@ -147,6 +193,11 @@ class TreeDevice(Strict):
 
 class TreeSwitch(Strict):
     switch: str = Field(description="Switch label")
+    chip: str | None = Field(
+        default=None,
+        description="The switch chip as its vendor names it (e.g. 'Broadcom PEX89104', 'Microchip Switchtec "
+        "PM50100'): a switch adds its own latency, by vendor and generation",
+    )
     gen: int = Field(ge=1, le=6, description="Uplink generation")
     width: int = Field(ge=1, le=16, description="Uplink width")
     children: list[TreeNode] = Field(default_factory=list)
@@ -168,6 +219,13 @@ class TreeSocket(Strict):
         default=None,
         description="The CPU's segment where `cpu` names none in the catalog (a single-socket workstation's "
         "nvidia-smi labels pairs across root complexes SYS)",
+    )
+    family: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9.+\-]*$",
+        description="The CPU family id (as the catalog writes it, e.g. 'amd-threadripper-pro-7000wx') where "
+        "`cpu` names no catalog part: platform constants (root complex latency, nvidia-smi's labels) are "
+        "keyed by it",
     )
     root_ports: list[TreeRootPort] = Field(default_factory=list)
 
@@ -207,6 +265,24 @@ class Build(Strict):
         description="NVLink bridges as GPU index pairs (0 = the first GPU, below the build's GPU count)",
     )
     topology: Topology | None = None
+    system: str | None = Field(
+        default=None,
+        description="A catalog system (an HGX baseboard with its host: GPUs, NVSwitch, PCIe switches and NIC "
+        "positions fixed), instead of a board or a tree; `cpu` may name its host CPU, `gpus` one of the SXM "
+        "modules it takes, `nics` the NICs fitted",
+    )
+    nvswitch: bool = Field(
+        default=False,
+        description="An explicit tree whose GPUs all reach each other through NVSwitch (an HGX baseboard): "
+        "every pair is NV<links>",
+    )
+    nodes: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_NODES,
+        description=f"Identical machines joined by their NICs (1 to {MAX_NODES}); the all-reduce is then the "
+        "whole job's, across nodes",
+    )
     software: Software = Field(default_factory=Software)
     bios: Bios = Field(default_factory=Bios)
     kernel: Kernel = Field(default_factory=Kernel)
@@ -232,7 +308,7 @@ class Build(Strict):
         description=f"DIMMs installed (memory channels populated), {DIMMS[0]} to {DIMMS[1]}",
     )
 
-    _latin = field_validator("cpu", "board")(_latin_name)
+    _latin = field_validator("cpu", "board", "system")(_latin_name)
     # where each part name was written, for the messages about it: (kind, text) -> (file, line, field),
     # kind cpu/board/gpu; a build file's lines (engine.build_from_data) or the flag (build_from_flags)
     _where: dict = PrivateAttr(default_factory=dict)
@@ -284,11 +360,25 @@ class Build(Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Build:
-        if self.topology is None:
+        if self.system is not None:
+            if self.topology is not None or self.board:
+                raise ValueError(
+                    "a build on a `system` has its board and topology from the catalog: leave out "
+                    "`board` and `topology`"
+                )
+            if self.nvlink:
+                raise ValueError("a system's GPUs are joined by its NVSwitch: leave out `nvlink`")
+            if len(self.gpus) > 1 or any(g.slot for g in self.gpus):
+                raise ValueError(
+                    "a system takes one GPU model in its positions: give one `gpus` entry without a slot"
+                )
+        elif self.topology is None:
             if not self.cpu or not self.board:
                 raise ValueError(
-                    "a build needs `cpu` and `board` from the catalog, or an explicit `topology`"
+                    "a build needs `cpu` and `board` from the catalog, an explicit `topology`, or a `system`"
                 )
+        if self.nvswitch and self.topology is None:
+            raise ValueError("`nvswitch: true` describes an explicit tree's GPUs: give the `topology`")
         for pair in self.nvlink:
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"an NVLink bridge joins two different GPUs, e.g. [0, 1]; got {pair}")
@@ -309,8 +399,15 @@ class Build(Strict):
                 raise ValueError(f"`{what}` lists {len(items)} entries; a machine has at most {most}")
         return self
 
+    @property
+    def explicit(self) -> bool:
+        """The machine's layout is given (an explicit tree, or a catalog system's fixed one), not allocated
+        from a board's slots."""
+        return self.topology is not None or self.system is not None
+
     def gpu_count(self) -> int:
-        """The GPUs the build has: every `gpus` entry's count, or every GPU device of the tree."""
+        """The GPUs the build has: every `gpus` entry's count, or every GPU device of the tree (a system
+        without `gpus` has all its positions filled: the catalog says how many)."""
         if self.topology is None:
             return sum(g.count for g in self.gpus)
 

@@ -39,7 +39,7 @@ def build_from_data(data, filename: str = "<build>") -> Build:
 
 
 # the keys of a build file that name a catalog part, by the kind of part (gpus[].model, tree devices' gpu)
-_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu"}
+_PART_KEYS = {"cpu": "cpu", "board": "board", "model": "gpu", "gpu": "gpu", "system": "system"}
 
 
 def _part_lines(data, filename: str) -> dict:

@@ -9,11 +9,13 @@ from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.lanes import allocate
 from advisor.model.machine import Machine
 from advisor.model.predict import Prediction, predict
-from advisor.model.tree import machine_from_tree
+from advisor.model.tree import machine_from_system, machine_from_tree
 
 
 def machine_of(build: Build, catalog: Catalog | None = None) -> Machine:
     catalog = catalog or load_catalog()
+    if build.system is not None:
+        return machine_from_system(build, catalog)
     if build.topology is not None:
         return machine_from_tree(build, catalog)
     return allocate(build, catalog)

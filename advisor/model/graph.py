@@ -155,6 +155,7 @@ def build_graph(machine: Machine) -> MachineGraph:
                 by_index[a].id,
                 by_index[b].id,
                 kind="nvlink",
+                fabric="nvswitch" if machine.nvswitch else "bridge",
                 links=links,
                 gbps=min(ga.nvlink.gbps_per_direction or 0, gb.nvlink.gbps_per_direction or 0) or None,
             )

@@ -31,8 +31,10 @@ def family(metric: str, transport: str) -> str:
     if metric == "latency_us":
         return f"latency {transport}"
     if metric == "busbw_gbps":
-        return f"all-reduce {transport if transport in ('SHM', 'NVLink') else 'P2P'}"
-    if metric in ("h2d_gbps", "d2h_gbps", "h2d_all_gbps", "d2h_all_gbps"):
+        if transport == "NET":
+            return "all-reduce network"
+        return f"all-reduce {'NVLink' if transport in ('NVLink', 'NVLS') else transport if transport == 'SHM' else 'P2P'}"
+    if metric in ("h2d_gbps", "d2h_gbps", "h2d_all_gbps", "d2h_all_gbps", "h2d_sum_gbps", "d2h_sum_gbps"):
         return "host copy"
     return f"GPU-GPU copy {transport}"
 
@@ -52,6 +54,8 @@ def attach(pred) -> None:
     for g in pred.gpus:
         for f in (g.h2d, g.d2h, g.h2d_all, g.d2h_all):
             put(f, "host copy")
+    for f in pred.host_sum.values():
+        put(f, "host copy")
     for p in pred.pairs:
         put(p.uni, family("uni_gbps", p.via))
         put(p.bidi, family("bidi_gbps", p.via))

@@ -16,7 +16,7 @@ from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
 from advisor.model.catalog.store import Catalog
-from advisor.model.machine import LaneBudget, Link, Machine, Node
+from advisor.model.machine import LaneBudget, Link, Machine, Nic, Node
 
 
 @dataclass
@@ -28,6 +28,7 @@ class Device:
     gpu: Gpu | None = None
     index: int | None = None
     label: str = ""
+    nic: Nic | None = None  # a NIC's network side
 
 
 def _modes(group: LaneGroup) -> list[list[int]]:
@@ -134,8 +135,13 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
                 )
             )
             idx += 1
-    for i, nic in enumerate(build.nics):
-        devices.append((Device(f"nic{i}", "nic", nic.gen, nic.width, label=nic.name), nic.slot))
+    for i, nic in enumerate(n for spec in build.nics for n in [spec] * spec.count):
+        devices.append(
+            (
+                Device(f"nic{i}", "nic", nic.gen, nic.width, None, i, nic.name, Nic(nic.gbps, nic.fabric)),
+                nic.slot,
+            )
+        )
 
     # Slot and socket names as people type them: case does not matter ("PCIEX16_1" = "PCIEx16_1").
     by_fold = {c.name.casefold(): c.name for c in board.slots + board.m2}
@@ -503,6 +509,7 @@ def _to_machine(
                     nodes[par].socket,
                     f"switch {sw.id} ({sw.chip or 'PCIe switch'})",
                     link=link,
+                    chip=sw.chip,
                 )
             sw_parent[sw.id] = sid
             pending.remove(sw)
@@ -547,6 +554,7 @@ def _to_machine(
             dev.index,
             dev.gpu.id if dev.gpu else None,
             conn.position,
+            nic=dev.nic,
         )
     inter = cpu.inter_socket.type if (cpu.inter_socket and sockets > 1) else None
     return Machine(
@@ -562,4 +570,5 @@ def _to_machine(
         notes=notes,
         unlinked=unlinked,
         placement=placement,
+        node_count=build.nodes,
     )

@@ -26,6 +26,14 @@ class Link:
 
 
 @dataclass
+class Nic:
+    """A network card's network side: line rate and fabric (null when the build does not say)."""
+
+    gbps: int | None = None
+    fabric: str | None = None  # infiniband | roce | ethernet
+
+
+@dataclass
 class Node:
     id: str
     kind: str  # socket | host_bridge | root_port | chipset | switch | gpu | nvme | nic
@@ -38,6 +46,8 @@ class Node:
     index: int | None = None  # GPU index (CUDA order) for GPUs
     part_id: str | None = None
     position: int | None = None
+    chip: str | None = None  # a switch's chip as its vendor names it (its latency is keyed by vendor)
+    nic: Nic | None = None  # a NIC's network side
 
 
 @dataclass
@@ -73,10 +83,24 @@ class Machine:
     placement: dict[int, str] = field(default_factory=dict)  # GPU index -> connector
     lane_budget: list[LaneBudget] = field(default_factory=list)  # per socket; empty for an explicit tree
     platform: str | None = None  # desktop | workstation | server: the CPU's segment, or the tree's say
+    family_said: str | None = None  # the CPU family a tree names where its CPU is not in the catalog
+    nvswitch: bool = False  # every GPU pair reaches the others through NVSwitch (an HGX baseboard)
+    nvls: bool = False  # the NVSwitch reduces in the fabric (NVLink SHARP)
+    system: Any = None  # the catalog system (an HGX baseboard) the machine is built on
+    node_count: int = 1  # identical machines joined by their NICs (a multi-node build)
 
     @property
     def segment(self) -> str | None:
         return self.cpu.segment if self.cpu is not None else self.platform
+
+    @property
+    def cpu_family(self) -> str | None:
+        """The CPU family id (catalog CPU's, or what a tree says), for platform-keyed constants."""
+        return self.cpu.family if self.cpu is not None else self.family_said
+
+    @property
+    def nics(self) -> list[Node]:
+        return sorted((n for n in self.nodes.values() if n.kind == "nic"), key=lambda n: n.index or 0)
 
     @property
     def gpus(self) -> list[Node]:

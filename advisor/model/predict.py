@@ -81,6 +81,19 @@ class PairPrediction:
 
 
 @dataclass
+class NicPrediction:
+    """A NIC as NCCL sees it from the GPU that serves it: the path class between them, whether NCCL
+    reads and writes GPU memory directly (GPUDirect RDMA) or stages through the CPU, and the rate."""
+
+    nic: Node
+    gpu: int  # the GPU index nearest the NIC (NCCL's local GPU for it)
+    path: str  # nvidia-smi's class between them
+    gdr: bool
+    gdr_reason: str
+    rate: Figure  # what NCCL moves through this NIC per direction with every NIC busy
+
+
+@dataclass
 class Prediction:
     machine: Machine
     graph: MachineGraph
@@ -89,15 +102,22 @@ class Prediction:
     allreduce: Figure | None
     ring: list[int]
     assumptions: list[str]
+    # every GPU copying to (h2d) or from (d2h) host memory at once: the sum over GPUs
+    host_sum: dict[str, Figure] = field(default_factory=dict)
+    nics: list[NicPrediction] = field(default_factory=list)
+    # on a multi-node build, the one-node all-reduce (the whole job's is `allreduce`)
+    allreduce_node: Figure | None = None
 
 
 def _arch(node: Node) -> str:
     return node.gpu.architecture if node.gpu else "default"
 
 
-def _family(a: Node, b: Node) -> tuple[str, ...]:
+def _family(a: Node, b: Node, nvswitch: bool = False) -> tuple[str, ...]:
     """The narrower keys a constant may have for this pair, most specific first: the chip's compute
-    capability ('sm80': the GA100 of the A100s) and the architecture-and-segment ('ampere-geforce'),
+    capability with the fabric ('sm90-nvswitch': H100 SXM modules through an HGX baseboard's NVSwitch)
+    or the form factor ('sm80-sxm': an SXM module, which stages through its baseboard), the compute
+    capability alone ('sm80': the GA100 of the A100s) and the architecture-and-segment ('ampere-geforce'),
     each only when both GPUs share it. Cards of one architecture measure apart (the GeForce 3090's
     staged copies run at half the A100's), and an A40 (GA102, datacenter) is neither."""
     ga, gb = a.gpu, b.gpu
@@ -105,7 +125,12 @@ def _family(a: Node, b: Node) -> tuple[str, ...]:
         return ()
     out = []
     if ga.compute_capability and ga.compute_capability == gb.compute_capability:
-        out.append("sm" + ga.compute_capability.replace(".", ""))
+        sm = "sm" + ga.compute_capability.replace(".", "")
+        if nvswitch:
+            out.append(f"{sm}-nvswitch")
+        if ga.form_factor == gb.form_factor == "sxm":
+            out.append(f"{sm}-sxm")
+        out.append(sm)
     if (ga.architecture, ga.segment) == (gb.architecture, gb.segment):
         out.append(f"{ga.architecture}-{ga.segment}")
     return tuple(out)
@@ -166,15 +191,28 @@ def _directed(path: list[str]) -> list[tuple[str, str]]:
     return list(pairwise(path))
 
 
-def _capacities(g: MachineGraph, name: str, by_gen: bool = True) -> dict[tuple[str, str], float]:
+def _capacities(
+    g: MachineGraph, name: str, by_gen: bool = True, bridge_cap: float | None = None
+) -> dict[tuple[str, str], float]:
     """Each PCIe link's rate for host copies: raw x the host-copy efficiency of its generation (or the
-    default entry, for the all-reduce whose efficiency was fitted over it)."""
+    default entry, for the all-reduce whose efficiency was fitted over it); with `bridge_cap`, each root
+    complex's own path to memory (host_bridge_dma_gbps) is a shared resource too."""
     cap = {}
     for u, v, e in g.edges(data=True):
         if e.get("gbps") and e["kind"] != "nvlink":
             key = _key(name, e.get("gen") or 0) if by_gen else "default"
             cap[(u, v)] = cap[(v, u)] = e["gbps"] * const(name, key)
+        elif bridge_cap is not None and e["kind"] == "internal":
+            kinds = {g.nodes[u]["kind"], g.nodes[v]["kind"]}
+            if kinds == {"host_bridge", "socket"}:
+                cap[(u, v)] = cap[(v, u)] = bridge_cap
     return cap
+
+
+def _bridge_cap(machine: Machine) -> tuple[float | None, str]:
+    """The most host-memory DMA one root complex carries on this platform (None where not measured)."""
+    key = _platform_key("host_bridge_dma_gbps", machine)
+    return const("host_bridge_dma_gbps", key), key
 
 
 def _remote(f: Figure, direction: str, link: str | None) -> Figure:
@@ -241,8 +279,12 @@ def predict(machine: Machine) -> Prediction:
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
         gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
+    cap, cap_key = _bridge_cap(machine)
     if len(gpus) > 1:
-        caps = {"h2d_all": _capacities(g, "h2d_efficiency"), "d2h_all": _capacities(g, "d2h_efficiency")}
+        caps = {
+            "h2d_all": _capacities(g, "h2d_efficiency", bridge_cap=cap),
+            "d2h_all": _capacities(g, "d2h_efficiency", bridge_cap=cap),
+        }
         down = max_min_share(down_flows, caps["h2d_all"])
         up = max_min_share(up_flows, caps["d2h_all"])
         for p in gp:
@@ -252,10 +294,12 @@ def predict(machine: Machine) -> Prediction:
                 formula = (
                     "max-min fair share of every link with all GPUs copying at once "
                     "(capacity = raw rate x efficiency)"
+                    + (f"; each root complex at most host_bridge_dma_gbps[{cap_key}]" if cap else "")
                 )
                 inputs = {"alone_gbps": round(alone, 3), "gpus_copying": len(gpus)}
                 if val < alone - 1e-6:
                     inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows, caps[attr])
+                used = ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"]
                 setattr(
                     p,
                     attr,
@@ -264,17 +308,51 @@ def predict(machine: Machine) -> Prediction:
                         "GB/s",
                         formula,
                         inputs,
-                        ["pcie_lane_gbps", "h2d_efficiency" if attr == "h2d_all" else "d2h_efficiency"],
+                        used + (["host_bridge_dma_gbps"] if cap else []),
+                        keys={"host_bridge_dma_gbps": cap_key} if cap else None,
                     ),
                 )
+    host_sum = _host_sum(gp, cap_key if cap else None) if len(gpus) > 1 else {}
     pairs = [_pair(g, machine, a, b) for i, a in enumerate(gpus) for b in gpus[i + 1 :]]
     ring = _ring(g, gpus)
     allreduce = _allreduce(g, machine, ring, pairs) if len(gpus) > 1 else None
-    pred = Prediction(machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions)
+    nics = _nics(g, machine)
+    node_allreduce = None
+    if machine.node_count > 1 and gpus:
+        node_allreduce = allreduce
+        allreduce = _internode(machine, allreduce, nics, len(gpus))
+        assumptions.append(
+            f"{machine.node_count} identical nodes joined by their NICs through a non-blocking fabric "
+            "(the switches between nodes are not modelled)."
+        )
+    pred = Prediction(
+        machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions, host_sum, nics, node_allreduce
+    )
     from advisor.model.intervals import attach
 
     attach(pred)
     return pred
+
+
+def _host_sum(gp: list[GpuPrediction], cap_key: str | None) -> dict[str, Figure]:
+    """Every GPU copying to (or from) host memory at once: the sum of each GPU's share, which shared
+    switch uplinks and root complexes hold below the sum of what each does alone."""
+    out = {}
+    for attr, name in (("h2d_all", "h2d_efficiency"), ("d2h_all", "d2h_efficiency")):
+        figs = [getattr(p, attr) for p in gp]
+        alone = sum(getattr(p, attr[:3]).value or 0.0 for p in gp)
+        total = sum(f.value for f in figs if f.value is not None)
+        limits = sorted({f.inputs["limited_by"] for f in figs if "limited_by" in f.inputs})
+        used = ["pcie_lane_gbps", name] + (["host_bridge_dma_gbps"] if cap_key else [])
+        out[attr[:3]] = _fig(
+            total,
+            "GB/s",
+            "sum over GPUs of each one's max-min fair share with all copying at once",
+            {"gpus": len(gp), "sum_alone_gbps": round(alone, 3)} | ({"limited_by": limits} if limits else {}),
+            used,
+            keys={"host_bridge_dma_gbps": cap_key} if cap_key else None,
+        )
+    return out
 
 
 def _saturated(g, edges, rates, flows, cap) -> str:
@@ -285,6 +363,10 @@ def _saturated(g, edges, rates, flows, cap) -> str:
         if load >= cap[e] - 1e-6:
             u, v = e
             ed = g.edges[u, v]
+            if ed["kind"] == "internal":
+                bridge = u if g.nodes[u]["kind"] == "host_bridge" else v
+                sharing = sum(1 for f, (_, es) in flows.items() if e in es)
+                return f"the path to memory of {g.nodes[bridge]['label']}, shared by {sharing} GPUs"
             lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
             kind = (
                 "chipset uplink"
@@ -356,21 +438,23 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     p2p, p2p_reason = cuda_p2p(machine, a, b, path)
     nvlink = path.startswith("NV") and machine.software.cuda_p2p
     arch = _arch(a) if _arch(a) == _arch(b) else "default"
-    family = _family(a, b)
+    family = _family(a, b, machine.nvswitch)
     if nvlink:
-        p2p, p2p_reason = True, "NVLink bridge"
+        p2p, p2p_reason = True, "NVSwitch (all-to-all NVLink)" if machine.nvswitch else "NVLink bridge"
         e = g.edges[a.id, b.id]
-        eff = const("nvlink_efficiency", arch)
+        ek = _key("nvlink_efficiency", _fkey("nvlink_efficiency", arch, family))
+        eff = const("nvlink_efficiency", ek)
         rate = e.get("gbps")
         missing = [] if rate else _nvlink_missing(a, b, "gbps_per_direction")
         uni = _fig(
             rate * eff if rate else None,
             "GB/s",
-            "NVLink per-direction rate x nvlink_efficiency",
+            f"NVLink per-direction rate x nvlink_efficiency[{ek}]"
+            + (" (through the NVSwitch)" if machine.nvswitch else ""),
             {"nvlink_gbps": rate, "nvlink_efficiency": eff},
             ["nvlink_efficiency"],
-            "calibrated" if arch in ("ampere", "hopper") else "low",
-            {"nvlink_efficiency": _key("nvlink_efficiency", arch)},
+            "calibrated" if ek != "default" else "low",
+            {"nvlink_efficiency": ek},
         )
         uni.missing = missing
         bf = const("nvlink_bidi_factor")
@@ -389,9 +473,11 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         latency = _fig(
             lat,
             "us",
-            f"latency_nvlink_us[{_key('latency_nvlink_us', lk)}]",
+            f"latency_nvlink_us[{_key('latency_nvlink_us', lk)}]"
+            + (" (a bridge's: no published latency through NVSwitch)" if machine.nvswitch else ""),
             {"arch": arch},
             ["latency_nvlink_us"],
+            "low" if machine.nvswitch else "calibrated",
             keys={"latency_nvlink_us": _key("latency_nvlink_us", lk)},
         )
         via = "nvlink"
@@ -449,25 +535,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 [*consts, "p2p_pcie_bidi_factor"],
                 keys=keys,
             )
-            direct = constants()["latency_p2p_direct_us"].value
-            if not switched and arch in direct:
-                latency = _fig(
-                    direct[arch],
-                    "us",
-                    f"latency_p2p_direct_us[{arch}] (no switch on the path)",
-                    {"path": path, "arch": arch},
-                    ["latency_p2p_direct_us"],
-                    keys={"latency_p2p_direct_us": arch},
-                )
-            else:
-                latency = _fig(
-                    const("latency_p2p_pcie_us", path),
-                    "us",
-                    f"latency_p2p_pcie_us[{path}]",
-                    {"path": path},
-                    ["latency_p2p_pcie_us"],
-                    keys={"latency_p2p_pcie_us": _key("latency_p2p_pcie_us", path)},
-                )
+            latency = _p2p_latency(g, machine, route, path, arch, family)
             via = "pcie-p2p"
         else:
             legs = []
@@ -571,7 +639,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
     nvml = seen
     if path == "NODE" and machine.sockets == 1 and not split:
-        nvml = const("nvml_label_across_root_complexes", machine.segment or "default")
+        nvml = const("nvml_label_across_root_complexes", _label_key(machine))
     return PairPrediction(
         a.index,
         b.index,
@@ -587,6 +655,88 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         latency,
         nvml,
         nccl_class,
+    )
+
+
+def _label_key(machine: Machine) -> str:
+    """The entry of nvml_label_across_root_complexes a machine reads: its CPU family where the constant has
+    one, else '<vendor>-<segment>' (intel-workstation), else default."""
+    table = constants()["nvml_label_across_root_complexes"].value
+    for key in (machine.cpu_family, f"{machine.cpu_vendor}-{machine.segment}"):
+        if key and key in table:
+            return key
+    return "default"
+
+
+def _platform_key(name: str, machine: Machine) -> str:
+    """The entry of a platform-keyed constant: the CPU family, else the CPU vendor, else default."""
+    table = constants()[name].value
+    for key in (machine.cpu_family, machine.cpu_vendor):
+        if key and key in table:
+            return key
+    return "default"
+
+
+def switch_vendor(chip: str | None) -> str | None:
+    """The vendor of a PCIe switch chip as people write it: Broadcom (PEX, PLX, which Broadcom bought) or
+    Microchip (Switchtec, PM/PFX parts); None when the chip is not named or not known."""
+    text = (chip or "").lower()
+    if any(w in text for w in ("broadcom", "pex", "plx", "avago")):
+        return "broadcom"
+    if any(w in text for w in ("microchip", "switchtec", "microsemi", "pm5", "pfx")):
+        return "microchip"
+    return None
+
+
+def _switch_key(node: Node) -> str:
+    """The entry of latency_switch_hop_us for a switch: '<vendor>-gen<N>', else default."""
+    table = constants()["latency_switch_hop_us"].value
+    vendor = switch_vendor(node.chip)
+    gen = node.link.gen if node.link else None
+    key = f"{vendor}-gen{gen}" if vendor and gen else None
+    return key if key in table else "default"
+
+
+def _p2p_latency(
+    g: MachineGraph, machine: Machine, route: list[str], path: str, arch: str, family: tuple[str, ...]
+) -> Figure:
+    """A P2P write's latency from the path's elements: the GPU's own per-copy cost (endpoint), the host
+    platform's (which every copy pays, under one switch as well), each PCIe switch on the route by its
+    vendor and generation, and the inter-socket link for a pair on two sockets. Each term is a sourced
+    constant; a term read at `default` (an unmeasured GPU, platform or switch chip) makes the figure low
+    confidence."""
+    ek = _key("latency_p2p_endpoint_us", _fkey("latency_p2p_endpoint_us", arch, family))
+    pk = _platform_key("latency_p2p_platform_us", machine)
+    terms = [
+        (f"latency_p2p_endpoint_us[{ek}]", const("latency_p2p_endpoint_us", ek)),
+        (f"latency_p2p_platform_us[{pk}]", const("latency_p2p_platform_us", pk)),
+    ]
+    keys = {"latency_p2p_endpoint_us": ek, "latency_p2p_platform_us": pk}
+    consts = ["latency_p2p_endpoint_us", "latency_p2p_platform_us"]
+    low = "default" in (ek, pk)
+    switches = [machine.nodes[n] for n in route if g.nodes[n]["kind"] == "switch"]
+    if switches:
+        skeys = [_switch_key(n) for n in switches]
+        for sk in dict.fromkeys(skeys):
+            n = skeys.count(sk)
+            terms.append((f"{n} x latency_switch_hop_us[{sk}]", n * const("latency_switch_hop_us", sk)))
+        keys["latency_switch_hop_us"] = skeys[0] if len(set(skeys)) == 1 else "default"
+        consts.append("latency_switch_hop_us")
+        low = low or "default" in skeys
+    if path == "SYS":
+        xk = _platform_key("latency_socket_link_us", machine)
+        terms.append((f"latency_socket_link_us[{xk}]", const("latency_socket_link_us", xk)))
+        keys["latency_socket_link_us"] = xk
+        consts.append("latency_socket_link_us")
+        low = low or xk == "default"
+    return _fig(
+        sum(v for _, v in terms),
+        "us",
+        " + ".join(name for name, _ in terms),
+        {"path": path, "arch": arch, "switches": len(switches)} | {name: round(v, 3) for name, v in terms},
+        consts,
+        "low" if low else "calibrated",
+        keys,
     )
 
 
@@ -655,7 +805,8 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
                     ]
                     why = "unknown: the catalog has neither the bridge's link count nor its rate"
             arch = _arch(n) if _arch(n) == _arch(m) else "default"
-            ek = _key("allreduce_nvlink_efficiency", arch)
+            fabric_key = f"nvswitch-{arch}" if machine.nvswitch else arch
+            ek = _key("allreduce_nvlink_efficiency", fabric_key)
             nvl_keys |= {"nccl_nvlink_link_gbps": key, "allreduce_nvlink_efficiency": ek}
             nvl_why[f"{n.index}->{m.index}"] = why
             hops.append((f"{n.index}->{m.index}", "NVLink", rate, const("allreduce_nvlink_efficiency", ek)))
@@ -675,13 +826,26 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
         flows[f"{n.index}->{m.index}"] = (rate, edges)
     if missing or any(r is None for r, _ in flows.values()):
         return _unknown_allreduce(ring, hops, missing, nvl_why)
-    shared = max_min_share(flows, _capacities(g, "h2d_efficiency", by_gen=False))
+    cap, _ = _bridge_cap(machine)
+    shared = max_min_share(flows, _capacities(g, "h2d_efficiency", by_gen=False, bridge_cap=cap))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
     nvlink_ring = any(t == "NVLink" for _, t, _, _ in per_hop)
-    low = nvlink_ring or any(_arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring)
+    if nvlink_ring and machine.nvswitch and all(t == "NVLink" for _, t, _, _ in per_hop):
+        nvls = _nvls(machine, ring, rate, nvl_why)
+        if nvls is not None:
+            return nvls
+    low = (nvlink_ring and not machine.nvswitch) or any(
+        _arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring
+    )
     inputs_note = (
         {
+            "confidence_note": "through NVSwitch: one published all-reduce per architecture (A100 SXM ~230 GB/s, "
+            "H100 SXM ring 365-370 GB/s) sets each efficiency",
+            "nvlink_hops": nvl_why,
+        }
+        if nvlink_ring and machine.nvswitch
+        else {
             "confidence_note": "two published all-reduces over NVLink bridges, one per architecture "
             "(A100 PCIe 208 GB/s, H100 PCIe 116 GB/s, both 2 GPUs): each efficiency rests on its one case, "
             "and the H100's half of NCCL's own per-link rate is not explained"
@@ -721,6 +885,183 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     )
 
 
+def _nvls(machine: Machine, ring: list[Node], hop: float, nvl_why: dict[str, str]) -> Figure | None:
+    """NCCL's NVLS all-reduce on NVSwitch that reduces in the fabric (H100 on): the NVLink hop rate x
+    allreduce_nvls_factor; None where the system has no NVLS, NCCL_NVLS_ENABLE=0, or its factor is not
+    measured for the architecture (the ring figure stands then)."""
+    if not machine.nvls or machine.software.nccl_nvls_enable is False:
+        return None
+    arch = _arch(ring[0]) if len({_arch(n) for n in ring}) == 1 else "default"
+    key = _key("allreduce_nvls_factor", arch)
+    factor = const("allreduce_nvls_factor", key)
+    if factor is None:
+        return None
+    return _fig(
+        hop * factor,
+        "GB/s",
+        "NVLink hop rate (links x NCCL's per-link rate) x allreduce_nvls_factor (NVLS: the NVSwitch reduces)",
+        {
+            "gpus": len(ring),
+            "ring": [n.index for n in ring],
+            "transport": "NVLS",
+            "hop_gbps": round(hop, 3),
+            "nvls_factor": factor,
+            "nvlink_hops": nvl_why,
+            "confidence_note": "one published NVLS all-reduce (8x H100, 476 GB/s) sets the factor",
+        },
+        ["nccl_nvlink_link_gbps", "allreduce_nvls_factor"],
+        keys={"allreduce_nvls_factor": key},
+    )
+
+
+def _nics(g: MachineGraph, machine: Machine) -> list[NicPrediction]:
+    """Each NIC with the GPU nearest it (NCCL's local GPU for that NIC; among equally near GPUs one not yet
+    serving a NIC), whether NCCL uses GPUDirect RDMA (the NIC within nccl_net_gdr_level of that GPU and the
+    build not saying it is off), and what it moves per direction with every NIC busy at once: its line rate
+    x net_allreduce_efficiency, or less where the PCIe links its traffic crosses are shared (without GDR
+    the traffic goes GPU -> CPU -> NIC, as NCCL diverts it)."""
+    gpus = machine.gpus
+    nics = [n for n in machine.nics if n.link is not None]
+    if not gpus or not nics:
+        return []
+    level = const("nccl_net_gdr_level")
+    sw = machine.software
+    served: dict[int, int] = {}
+    out: list[tuple[Node, Node, str, bool, str]] = []
+    for nic in nics:
+        best = min(
+            gpus,
+            key=lambda x: (class_rank(path_class(g, x.id, nic.id)), served.get(x.index or 0, 0), x.index),
+        )
+        served[best.index or 0] = served.get(best.index or 0, 0) + 1
+        path = path_class(g, best.id, nic.id)
+        if sw.gpudirect_rdma is False:
+            gdr, why = False, "software.gpudirect_rdma: false (no nvidia-peermem): staged through the CPU"
+        elif class_rank(path) <= class_rank(level):
+            gdr, why = (
+                True,
+                f"within {level} of GPU{best.index} ({path}): NCCL reads and writes GPU memory directly",
+            )
+            if sw.gpudirect_rdma is None:
+                why += " (GPUDirect RDMA taken as working)"
+        else:
+            gdr, why = (
+                False,
+                f"{path} from GPU{best.index}, beyond NCCL's GDR level {level}: staged through the CPU",
+            )
+        out.append((nic, best, path, gdr, why))
+    caps = _capacities(g, "h2d_efficiency", bridge_cap=_bridge_cap(machine)[0])
+    flows: dict[str, tuple[float, list[tuple[str, str]]]] = {}
+    demand: dict[str, float | None] = {}
+    for nic, gpu, _path, gdr, _ in out:
+        fabric = nic.nic.fabric if nic.nic else None
+        eff = const("net_allreduce_efficiency", _key("net_allreduce_efficiency", fabric or "default"))
+        gbps = nic.nic.gbps if nic.nic else None
+        rate = gbps / 8 * eff if gbps is not None and eff is not None else None
+        demand[nic.id] = rate
+        if rate is None:
+            continue
+        if gdr:
+            route = pcie_path(g, gpu.id, nic.id)
+        else:
+            route = host_path(g, gpu.id) + pcie_path(g, ids.socket(gpu.socket), nic.id)[1:]
+        flows[f"{nic.id}>"] = (rate, _directed(route))
+        flows[f"{nic.id}<"] = (rate, _directed(list(reversed(route))))
+    shared = max_min_share(flows, caps) if flows else {}
+    preds = []
+    for nic, gpu, path, gdr, why in out:
+        d = demand[nic.id]
+        fabric = nic.nic.fabric if nic.nic else None
+        fk = _key("net_allreduce_efficiency", fabric or "default")
+        if d is None:
+            missing = [] if nic.nic and nic.nic.gbps else [f"{nic.label}: gbps (the NIC's line rate)"]
+            rate = Figure(
+                None,
+                "GB/s",
+                "NIC line rate / 8 x net_allreduce_efficiency: unknown"
+                + (f" (no measured efficiency for {fabric})" if not missing else ""),
+                {"nic": nic.label, "fabric": fabric},
+                [],
+                "low",
+                missing=missing,
+            )
+        else:
+            got = min(shared[f"{nic.id}>"], shared[f"{nic.id}<"])
+            rate = _fig(
+                got,
+                "GB/s",
+                f"NIC line rate / 8 x net_allreduce_efficiency[{fk}], fair-shared over the PCIe links its "
+                "traffic crosses" + ("" if gdr else " (through the CPU: no GPUDirect RDMA)"),
+                {"nic": nic.label, "gbps": nic.nic.gbps if nic.nic else None, "alone_gbps": round(d, 3)},
+                ["net_allreduce_efficiency", "nccl_net_gdr_level"],
+                "calibrated" if gdr else "low",
+                {"net_allreduce_efficiency": fk},
+            )
+        preds.append(NicPrediction(nic, gpu.index or 0, path, gdr, why, rate))
+    return preds
+
+
+def _internode(machine: Machine, intra: Figure | None, nics: list[NicPrediction], local: int) -> Figure:
+    """The all-reduce of a job across `machine.node_count` identical nodes, as NCCL runs it. A ring crosses
+    each node's NICs once per direction, so its busbw is at most what the node's NICs move together (and
+    at most the one-node figure); on two nodes the tree sends each byte across the network once where the
+    ring sends it 2(n-1)/n times, so its busbw can reach the network's x 2(n-1)/n (NCCL's maintainer:
+    two-node tree figures exceed the network's limit; nccl-tests#196). NCCL picks the tree on two nodes and
+    the ring beyond; software.nccl_algo forces one."""
+    nodes = machine.node_count
+    ranks = nodes * local
+    missing = [m for n in nics for m in n.rate.missing]
+    if not nics or missing or any(n.rate.value is None for n in nics):
+        why = "no NIC in the build: nodes cannot be joined" if not nics else "a NIC's rate is unknown"
+        return Figure(
+            None,
+            "GB/s",
+            f"all-reduce across {nodes} nodes: unknown ({why})",
+            {"nodes": nodes, "ranks": ranks, "transport": "NET"},
+            [],
+            "low",
+            missing=missing or ["nics: the NICs that join the nodes (name, gbps, fabric)"],
+        )
+    net = sum(n.rate.value for n in nics if n.rate.value is not None)
+    bound = intra.value if intra is not None and intra.value is not None and local > 1 else float("inf")
+    ring = min(bound, net)
+    tree = min(bound, net * 2 * (ranks - 1) / ranks) if nodes == 2 else ring
+    algo = machine.software.nccl_algo or ("tree" if nodes == 2 else "ring")
+    value = tree if algo == "tree" else ring
+    network = net * 2 * (ranks - 1) / ranks if algo == "tree" and nodes == 2 else net
+    limit = "the nodes' NICs" if network <= bound else "one node's own all-reduce"
+    staged = [n for n in nics if not n.gdr]
+    return _fig(
+        value,
+        "GB/s",
+        (
+            "min(one node's all-reduce, the NICs' rates summed x 2(n-1)/n): NCCL's tree on two nodes"
+            if algo == "tree" and nodes == 2
+            else "min(one node's all-reduce, the NICs' rates summed): NCCL's ring across nodes"
+        ),
+        {
+            "nodes": nodes,
+            "ranks": ranks,
+            "transport": "NET",
+            "algorithm": algo + ("" if machine.software.nccl_algo else " (NCCL's choice)"),
+            "network_gbps": round(net, 3),
+            "node_allreduce_gbps": None if bound == float("inf") else round(bound, 3),
+            "ring_gbps": round(ring, 3),
+            "tree_gbps": round(tree, 3),
+            "limited_by": limit,
+            "nics": {f"NIC{n.nic.index} ({n.nic.label})": round(n.rate.value or 0.0, 3) for n in nics},
+        }
+        | (
+            {"confidence_note": "the two-node tree rests on NCCL's algorithm, not on a fitted constant"}
+            if algo == "tree" and nodes == 2
+            else {}
+        ),
+        ["net_allreduce_efficiency", "nccl_net_gdr_level"],
+        "low" if staged or (algo == "tree" and nodes == 2) else "calibrated",
+        {"net_allreduce_efficiency": nics[0].rate.keys.get("net_allreduce_efficiency", "default")},
+    )
+
+
 def _nvlink_missing(a: Node, b: Node, *fields: str) -> list[str]:
     """The catalog facts an NVLink figure of this pair lacks, as "GPU name: nvlink.FIELD"."""
     out = []
@@ -753,6 +1094,39 @@ def _unknown_allreduce(ring: list[Node], hops: list, missing: list[str], nvl_why
         "low",
         missing=list(missing),
     )
+
+
+def allreduce_scope(pred: Prediction) -> str:
+    """'8 GPUs', or '16 GPUs on 2 nodes': what the all-reduce spans, in words."""
+    m = pred.machine
+    if m.node_count > 1:
+        return f"{len(pred.ring) * m.node_count} GPUs on {m.node_count} nodes"
+    return f"{len(pred.ring)} GPUs"
+
+
+def allreduce_how(pred: Prediction) -> str:
+    """What sets the all-reduce, in words: the slowest ring hop, NVLS, or the network across nodes."""
+    a = pred.allreduce
+    assert a is not None
+    t = a.inputs.get("transport")
+    if t == "NET":
+        node = pred.allreduce_node
+        one = (
+            f"; one node alone: {node.value:.1f} GB/s" if node is not None and node.value is not None else ""
+        )
+        return (
+            f"NCCL's {a.inputs['algorithm']} across nodes, limited by {a.inputs['limited_by']} "
+            f"(the NICs move {a.inputs['network_gbps']:.1f} GB/s per direction together){one}"
+        )
+    if t == "NVLS":
+        return "NVLS: the NVSwitch reduces in the fabric (NVLink SHARP)"
+    return f"slowest hop {a.inputs['slowest_hop']} via {t}"
+
+
+def nic_matrix(pred: Prediction) -> list[list[str]]:
+    """nvidia-smi topo -m's NIC columns: per GPU, its path class to each NIC (PIX, PXB, NODE, SYS)."""
+    nics = [n for n in pred.machine.nics if n.link is not None]
+    return [[path_class(pred.graph, g.id, n.id) for n in nics] for g in pred.machine.gpus]
 
 
 def topo_matrix(pred: Prediction) -> list[list[str]]:

@@ -28,6 +28,7 @@ AIKITORIA_DISPLAY = "https://github.com/aikitoria/open-gpu-kernel-modules/issues
 NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
 NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-level"
 SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+FABRIC_MANAGER = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide"
 WDDM = "https://github.com/ikawrakow/ik_llama.cpp/issues/629"
 VM_CLIQUE = "https://github.com/cloud-hypervisor/cloud-hypervisor/pull/6235"
 VLLM_CAR = (
@@ -146,7 +147,11 @@ def _hardware(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer
     p = pair.path
     generic = None
     if p.startswith("NV"):
-        why = f"an NVLink bridge joins them ({p})"
+        why = (
+            f"the baseboard's NVSwitch joins them ({p}, every GPU to every other)"
+            if pred.machine.nvswitch
+            else f"an NVLink bridge joins them ({p})"
+        )
     elif p in ("PIX", "PXB"):
         names, _ = _bridges(pred, pair)
         many = "es" if p == "PXB" else ""
@@ -298,6 +303,16 @@ def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
 def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
     if not (_is_nvidia(a) and _is_nvidia(b)):
         return Layer("driver", "UNKNOWN", "not an NVIDIA pair: no driver model")
+    if pair.path.startswith("NV") and m.software.cuda_p2p and m.nvswitch:
+        return Layer(
+            "driver",
+            "PASS",
+            "NVLink peer access through the NVSwitch is granted by the stock driver with NVIDIA Fabric Manager "
+            "running (an NVSwitch system needs it before CUDA can use the GPUs)",
+            "Install and start nvidia-fabricmanager, of the driver's own version.",
+            "systemctl status nvidia-fabricmanager",
+            [FABRIC_MANAGER],
+        )
     if pair.path.startswith("NV") and m.software.cuda_p2p:
         return Layer("driver", "PASS", "NVLink peer access is granted by the stock driver", sources=[SMI])
     sw = m.software

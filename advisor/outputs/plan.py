@@ -10,14 +10,15 @@ from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Node
-from advisor.model.predict import Prediction, topo_matrix
+from advisor.model.predict import Prediction, nic_matrix, topo_matrix
 from advisor.model.readiness import PairReadiness, readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
 NOT_CHECKED = (
     "Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
-    "driver and NCCL versions other than the defaults named, and network (multi-node) traffic."
+    "driver and NCCL versions other than the defaults named, and network traffic other than the all-reduce "
+    "across nodes (the switches between nodes are taken as non-blocking)."
 )
 
 
@@ -81,7 +82,17 @@ class PairOut(Output):
 
 
 class AllreduceOut(Output):
-    gpus: int
+    gpus: int = Field(description="GPUs in the job: every node's")
+    nodes: int = Field(default=1, description="Nodes the all-reduce spans")
+    algorithm: str | None = Field(
+        default=None, description="Across nodes: NCCL's ring or tree (and whether NCCL chose it)"
+    )
+    node_busbw_gbps: float | None = Field(
+        default=None, description="Across nodes: the all-reduce within one node, GB/s (a bound on the whole)"
+    )
+    network_gbps: float | None = Field(
+        default=None, description="Across nodes: what one node's NICs move together per direction, GB/s"
+    )
     busbw_gbps: float | None = Field(
         description="nccl-tests bus bandwidth for large messages, GB/s; null when a hop's rate is unknown"
     )
@@ -105,6 +116,35 @@ class AllreduceOut(Output):
 class TopoOut(Output):
     gpus: list[str]
     matrix: list[list[str]]
+    nics: list[str] = Field(default_factory=list, description="NIC columns, as nvidia-smi topo -m adds them")
+    nic_matrix: list[list[str]] = Field(
+        default_factory=list, description="Per GPU (row), its path class to each NIC (column)"
+    )
+
+
+class HostAllOut(Output):
+    h2d_gbps: float | None = Field(description="Every GPU copying host->device at once: the sum, GB/s")
+    d2h_gbps: float | None = Field(description="Every GPU copying device->host at once: the sum, GB/s")
+    limited_by: list[str] = Field(
+        default_factory=list, description="The shared links or root complexes that hold it"
+    )
+    typical: dict[str, list[float]] | None = None
+    derivation: dict[str, Derivation] | None = None
+
+
+class NicOut(Output):
+    index: int
+    name: str
+    gbps: int | None = Field(description="Line rate, Gb/s (null: not stated)")
+    fabric: str | None = Field(description="infiniband, roce or ethernet (null: not stated)")
+    gpu: int = Field(description="The GPU nearest the NIC, whose traffic it carries")
+    path: str = Field(description="nvidia-smi's class between that GPU and the NIC")
+    gpudirect_rdma: bool
+    gpudirect_reason: str
+    gbps_per_direction: float | None = Field(
+        description="What NCCL moves through it per direction with every NIC busy, GB/s"
+    )
+    confidence: str
 
 
 class DeviceLinkOut(Output):
@@ -147,9 +187,17 @@ class PlanOutput(Output):
     build: str | None
     cpu: str | None
     board: str | None
+    system: str | None = Field(
+        default=None, description="The catalog system (HGX baseboard), if the build names one"
+    )
+    nodes: int = Field(default=1, description="Identical nodes the build describes")
     sockets: int
     gpus: list[GpuOut]
+    host_all: HostAllOut | None = Field(
+        default=None, description="Every GPU copying to or from host memory at once (two GPUs or more)"
+    )
     pairs: list[PairOut]
+    nics: list[NicOut] = Field(default_factory=list, description="Each NIC as NCCL uses it across nodes")
     allreduce: AllreduceOut | None
     readiness: list[ReadinessOut] = Field(
         default_factory=list,
@@ -259,8 +307,13 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
     if pred.allreduce is not None:
         a = pred.allreduce
         extra = {"derivation": Derivation.of(a)} if explain else {}
+        net = a.inputs.get("transport") == "NET"
         allreduce = AllreduceOut(
-            gpus=len(pred.ring),
+            gpus=len(pred.ring) * m.node_count,
+            nodes=m.node_count,
+            algorithm=a.inputs.get("algorithm") if net else None,
+            node_busbw_gbps=r1(pred.allreduce_node.value) if net and pred.allreduce_node else None,
+            network_gbps=r1(a.inputs.get("network_gbps")) if net else None,
             busbw_gbps=r1(a.value),
             ring=pred.ring,
             unknown=list(a.missing),
@@ -278,12 +331,35 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         build=m.build.name if m.build else None,
         cpu=m.cpu.id if m.cpu else None,
         board=m.board.id if m.board else None,
+        system=m.system.id if m.system is not None else None,
+        nodes=m.node_count,
         sockets=m.sockets,
         gpus=gpus,
+        host_all=_host_all(pred, explain),
         pairs=pairs,
+        nics=[
+            NicOut(
+                index=n.nic.index or 0,
+                name=n.nic.label,
+                gbps=n.nic.nic.gbps if n.nic.nic else None,
+                fabric=n.nic.nic.fabric if n.nic.nic else None,
+                gpu=n.gpu,
+                path=n.path,
+                gpudirect_rdma=n.gdr,
+                gpudirect_reason=n.gdr_reason,
+                gbps_per_direction=r1(n.rate.value),
+                confidence=n.rate.confidence,
+            )
+            for n in pred.nics
+        ],
         allreduce=allreduce,
         readiness=readiness_out(readiness(pred)),
-        topo=TopoOut(gpus=[f"GPU{n.index}" for n in m.gpus], matrix=topo_matrix(pred)),
+        topo=TopoOut(
+            gpus=[f"GPU{n.index}" for n in m.gpus],
+            matrix=topo_matrix(pred),
+            nics=[f"NIC{n.index}" for n in m.nics if n.link is not None],
+            nic_matrix=nic_matrix(pred) if any(n.link is not None for n in m.nics) else [],
+        ),
         devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
         unlinked=list(m.unlinked),
         allocation_notes=list(m.notes),
@@ -291,6 +367,19 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         findings=list(findings or []),
         not_checked=NOT_CHECKED,
         **extra,
+    )
+
+
+def _host_all(pred: Prediction, explain: bool) -> HostAllOut | None:
+    if not pred.host_sum:
+        return None
+    h, d = pred.host_sum["h2d"], pred.host_sum["d2h"]
+    return HostAllOut(
+        h2d_gbps=r1(h.value),
+        d2h_gbps=r1(d.value),
+        limited_by=list(h.inputs.get("limited_by") or []),
+        **_typical(h2d_gbps=h, d2h_gbps=d),
+        **({"derivation": {"h2d": Derivation.of(h), "d2h": Derivation.of(d)}} if explain else {}),
     )
 
 

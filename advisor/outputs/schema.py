@@ -7,7 +7,7 @@ what the tool accepts or prints.
 from __future__ import annotations
 
 from advisor.model.build import Build
-from advisor.model.catalog.models import Board, Card, Cpu, Gpu
+from advisor.model.catalog.models import Board, Card, Cpu, Gpu, System
 
 
 def schemas() -> dict[str, dict]:
@@ -16,6 +16,7 @@ def schemas() -> dict[str, dict]:
         "board": Board.model_json_schema(),
         "gpu": Gpu.model_json_schema(),
         "card": Card.model_json_schema(),
+        "system": System.model_json_schema(),
         "build": Build.model_json_schema(),
     }
 

@@ -7,24 +7,39 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from advisor.model.accuracy import leave_one_out, loo_summary, run_cases, summary
+from advisor.model.accuracy import held_out_summary, leave_one_out, loo_summary, run_cases, summary
 from advisor.render.layout import Col, hang, print_table, terminal_console
 
 
 def render_accuracy(as_json: bool = False, console: Console | None = None, loo: bool = False) -> str | None:
-    """The bandwidth model on calibration/cases.yaml: JSON text, or a table printed to the console.
-    `loo`: with each figure also predicted out of sample (leave one out), and the error both ways."""
+    """The bandwidth model on calibration/cases.yaml, then on the held-out cases (calibration/held-out.yaml,
+    machines no constant is fitted on): JSON text, or tables printed to the console. `loo`: each
+    calibration figure also predicted out of sample (leave one out), and the error both ways."""
     rows, skipped = run_cases()
+    held, held_skipped = run_cases(which="held-out")
     s = summary(rows)
+    leave_one_out(rows)  # the intervals the held-out coverage checks are built from these
     if loo:
-        leave_one_out(rows)
         s = s | {"leave_one_out": loo_summary(rows)}
+    h = held_out_summary(held, rows)
     if as_json:
         return json.dumps(
-            {"summary": s, "rows": [r.to_json() for r in rows], "not_described": skipped}, indent=2
+            {
+                "summary": s,
+                "rows": [r.to_json() for r in rows],
+                "not_described": skipped,
+                "held_out": {
+                    "summary": h,
+                    "rows": [r.to_json() for r in held],
+                    "not_described": held_skipped,
+                },
+            },
+            indent=2,
         )
+    con = console or terminal_console()
     if loo:
-        _render_loo(rows, s["leave_one_out"], console or terminal_console())
+        _render_loo(rows, s["leave_one_out"], con)
+        _render_held_out(held, held_skipped, h, con)
         return None
     # the case id is what `calibration/cases.yaml` and the docs name: printed whole; when the table does
     # not fit, each case heads its rows instead of being a column
@@ -48,10 +63,72 @@ def render_accuracy(as_json: bool = False, console: Console | None = None, loo: 
     hang(
         con,
         "",
-        f"{s['figures']} figures: median absolute error {s['median_abs_error_pct']}%, "
-        f"{s['within_15pct']} within 15%; path classes {s['paths_right']}/{s['paths']} right",
+        f"Calibration (in sample): {s['figures']} figures, median absolute error "
+        f"{s['median_abs_error_pct']}%, {s['within_15pct']} within 15%; path classes "
+        f"{s['paths_right']}/{s['paths']} right",
     )
+    _render_held_out(held, held_skipped, h, con)
     return None
+
+
+def _render_held_out(held, skipped: list[dict], h: dict, con: Console) -> None:
+    """The held-out cases: each figure, then the error by metric and family and the intervals' coverage."""
+    cols = [Col("case", "key")] + [
+        Col(x) for x in ("metric", "where", "variant", "measured", "predicted", "error", "in 80% range")
+    ]
+    out = []
+    for r in held:
+        err = "" if r.error is None else f"{100 * r.error:+.0f}%"
+        if r.metric == "path":
+            err = "ok" if r.predicted == r.measured else "[red]differs[/]"
+        elif r.error is not None and abs(r.error) > 0.15:
+            err = f"[yellow]{err}[/]"
+        inside = "" if r.inside is None else ("yes" if r.inside else "[yellow]no[/]")
+        out.append(
+            [escape(str(x)) for x in (r.case, r.metric, r.where, r.variant, r.measured, r.predicted)]
+            + [err, inside]
+        )
+    print_table(
+        con, cols, out, title="Held out (calibration/held-out.yaml: no constant is fitted on these)", group=0
+    )
+    for sk in skipped:
+        hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
+    cols = [Col("figures", "key"), Col("n", justify="right"), Col("median abs error", justify="right")]
+    cols += [Col("within 15%", justify="right"), Col("in 80% range", justify="right")]
+    cov = h["coverage"]["by_family"]
+    table = []
+    for name, g in [("all", h["all"])] + [(k, v) for k, v in h["by_metric"].items() if k != "path"]:
+        c = h["coverage"] if name == "all" else None
+        table.append(
+            [
+                name,
+                str(g["figures"]),
+                "-" if g["median_abs_error_pct"] is None else f"{g['median_abs_error_pct']}%",
+                f"{g['within_15pct']}/{g['figures']}",
+                f"{c['inside']}/{c['figures']}" if c else "",
+            ]
+        )
+    for name, g in h["by_family"].items():
+        c = cov.get(name)
+        table.append(
+            [
+                escape(name),
+                str(g["figures"]),
+                "-" if g["median_abs_error_pct"] is None else f"{g['median_abs_error_pct']}%",
+                f"{g['within_15pct']}/{g['figures']}",
+                f"{c['inside']}/{c['figures']}" if c else "-",
+            ]
+        )
+    print_table(con, cols, table, title="Held out: error by metric and family")
+    p = h["by_metric"]["path"]
+    c = h["coverage"]
+    hang(
+        con,
+        "",
+        f"Held out: {h['cases']} machines; path classes {p['right']}/{p['figures']} right; "
+        f"{c['inside']} of {c['figures']} measured figures ({c['pct']}%) inside their 80% range "
+        f"(nominal {c['nominal_pct']}%), the ranges built from the calibration cases' leave-one-out errors.",
+    )
 
 
 def _render_loo(rows, s: dict, con: Console) -> None:
@@ -94,9 +171,9 @@ def _render_loo(rows, s: dict, con: Console) -> None:
     hang(
         con,
         "",
-        f"Typical ranges (rules/intervals.yaml): {c['inside']} of {c['figures']} measured figures ({c['pct']}%) "
-        "fall inside the range of their leave-one-out prediction, each range computed without the "
-        f"figure's own case. Path classes {s['paths_right']}/{s['paths']} right.",
+        f"80% ranges (rules/intervals.yaml): {c['inside']} of {c['figures']} measured figures ({c['pct']}%, "
+        f"nominal {c['nominal_pct']}%) fall inside the range of their leave-one-out prediction, each range "
+        f"computed without the figure's own case. Path classes {s['paths_right']}/{s['paths']} right.",
     )
 
 

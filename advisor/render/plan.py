@@ -11,7 +11,7 @@ from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict_line
 from advisor.model.constants import constants
 from advisor.model.machine import Machine
-from advisor.model.predict import Prediction, topo_matrix
+from advisor.model.predict import Prediction, allreduce_how, allreduce_scope, nic_matrix, topo_matrix
 from advisor.model.readiness import grouped, readiness
 from advisor.outputs.plan import NOT_CHECKED
 from advisor.render.layout import Col, hang, print_table, terminal_console
@@ -19,7 +19,9 @@ from advisor.render.layout import Col, hang, print_table, terminal_console
 
 def tree_of(m: Machine) -> Tree:
     roots = [n for n in m.nodes.values() if n.parent is None and n.kind == "socket"]
-    title = f"{m.board.name}" if m.board else "explicit PCIe tree"
+    title = m.system.name if m.system is not None else f"{m.board.name}" if m.board else "explicit PCIe tree"
+    if m.node_count > 1:
+        title += f" (x{m.node_count} nodes)"
     tree = Tree(f"[bold]{title}[/]")
 
     def label(n) -> str:
@@ -60,6 +62,28 @@ _FAMILY_WORDS = {
     "latency staged": "staged latency",
     "latency nvlink": "NVLink latency",
 }
+
+
+def _nics_text(console: Console, pred: Prediction) -> None:
+    cols = [Col("NIC", "key"), Col("model", "wrap"), Col("Gb/s"), Col("fabric"), Col("GPU"), Col("path")]
+    cols += [Col("GPUDirect RDMA"), Col("GB/s"), Col("why", "prose")]
+    rows = []
+    for n in pred.nics:
+        nic = n.nic
+        rows.append(
+            [
+                str(nic.index),
+                nic.label,
+                str(nic.nic.gbps) if nic.nic and nic.nic.gbps else "?",
+                (nic.nic.fabric if nic.nic else None) or "?",
+                f"GPU{n.gpu}",
+                n.path,
+                "yes" if n.gdr else "no",
+                _num(n.rate.value),
+                n.gdr_reason,
+            ]
+        )
+    print_table(console, cols, rows, title="NICs (what NCCL moves across nodes, per direction)")
 
 
 def _typical(console: Console, figs: list, fams: list[str]) -> None:
@@ -113,6 +137,20 @@ def render_text(
             ]
         )
     print_table(console, cols, rows, title="Host <-> GPU (pinned copies, GB/s)")
+    if pred.host_sum:
+        h, d = pred.host_sum["h2d"], pred.host_sum["d2h"]
+        limits = h.inputs.get("limited_by") or []
+        hang(
+            console,
+            "",
+            f"All {len(pred.gpus)} GPUs copying at once: [bold]{h.value:.1f} GB/s[/] to the GPUs, "
+            f"[bold]{d.value:.1f} GB/s[/] from them"
+            + (
+                f" (each alone: {h.inputs['sum_alone_gbps']:.1f} summed; limit: {'; '.join(limits)})"
+                if limits
+                else ""
+            ),
+        )
     _typical(console, [f for p in pred.gpus for f in (p.h2d,)], ["host copy"])
     if pred.pairs:
         cols = [Col("pair", "key")]
@@ -143,9 +181,13 @@ def render_text(
             sorted({f"GPU-GPU copy {p.via}" for p in pred.pairs} | {f"latency {p.via}" for p in pred.pairs}),
         )
         mat = topo_matrix(pred)
+        nic_mat = nic_matrix(pred)
         cols = [Col("", "key")] + [Col(f"GPU{n.index}") for n in m.gpus]
-        rows = [[f"GPU{n.index}", *row] for n, row in zip(m.gpus, mat, strict=True)]
+        cols += [Col(f"NIC{n.index}") for n in pred.machine.nics if n.link is not None]
+        rows = [[f"GPU{n.index}", *row, *nrow] for n, row, nrow in zip(m.gpus, mat, nic_mat, strict=True)]
         print_table(console, cols, rows, title="Predicted nvidia-smi topo -m")
+    if pred.nics:
+        _nics_text(console, pred)
     if pred.allreduce and pred.allreduce.value is None:
         hang(
             console,
@@ -158,10 +200,10 @@ def render_text(
     elif pred.allreduce:
         a = pred.allreduce
         console.print(
-            f"All-reduce bus bandwidth ({len(pred.ring)} GPUs, nccl-tests busbw, large messages): "
+            f"All-reduce bus bandwidth ({allreduce_scope(pred)}, nccl-tests busbw, large messages): "
             f"[bold]{a.value:.1f} GB/s[/]"
             + (f" (typically {a.interval[0]:.1f}-{a.interval[1]:.1f})" if a.interval else "")
-            + f" — slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']}"
+            + f" — {allreduce_how(pred)}"
         )
         if a.confidence == "low":
             hang(
@@ -255,16 +297,19 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
     m = pred.machine
     title = (
         (m.build.name if m.build and m.build.name else None)
-        or " / ".join(x.name for x in (m.cpu, m.board) if x is not None)
+        or " / ".join(x.name for x in (m.cpu, m.system or m.board) if x is not None)
         or "explicit PCIe tree"
     )
     out = [f"# {title}", ""]
-    if m.cpu or m.board:
+    if m.cpu or m.board or m.system:
+        board = m.system.name if m.system is not None else m.board.name if m.board else "explicit PCIe tree"
         out += [
             f"- CPU: {m.cpu.name if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
-            f"- Board: {m.board.name if m.board else 'explicit PCIe tree'}",
-            "",
+            f"- {'System' if m.system is not None else 'Board'}: {board}",
         ]
+        if m.node_count > 1:
+            out.append(f"- Nodes: {m.node_count}, joined by their NICs")
+        out.append("")
     if m.notes or m.unlinked:
         out += ["## What the lane allocation did", ""]
         out += [f"- {n}" for n in m.notes] + [f"- {u}: no lanes" for u in m.unlinked] + [""]
@@ -281,6 +326,12 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
             f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
             f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |"
         )
+    if pred.host_sum:
+        out += [
+            "",
+            f"All GPUs copying at once: **{pred.host_sum['h2d'].value:.1f} GB/s** to the GPUs, "
+            f"**{pred.host_sum['d2h'].value:.1f} GB/s** from them.",
+        ]
     if pred.pairs:
         out += [
             "",
@@ -295,15 +346,30 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
                 f"| {p.a}-{p.b} | {p.nvml_path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
                 f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |"
             )
+    if pred.nics:
+        out += [
+            "",
+            "## NICs",
+            "",
+            "| NIC | model | Gb/s | fabric | GPU | path | GPUDirect RDMA | GB/s per direction | why |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for n in pred.nics:
+            nic = n.nic
+            out.append(
+                f"| {nic.index} | {nic.label} | {nic.nic.gbps if nic.nic and nic.nic.gbps else '?'} | "
+                f"{(nic.nic.fabric if nic.nic else None) or '?'} | GPU{n.gpu} | {n.path} | "
+                f"{'yes' if n.gdr else 'no'} | {_num(n.rate.value)} | {n.gdr_reason} |"
+            )
     if pred.allreduce:
         a = pred.allreduce
         out += [
             "",
-            f"All-reduce bus bandwidth over {len(pred.ring)} GPUs: "
+            f"All-reduce bus bandwidth over {allreduce_scope(pred)}: "
             + (
                 f"**{unknown_because(a.missing)}**."
                 if a.value is None
-                else f"**{a.value:.1f} GB/s** (slowest hop {a.inputs['slowest_hop']} via {a.inputs['transport']})."
+                else f"**{a.value:.1f} GB/s** ({allreduce_how(pred)})."
             ),
         ]
     out += _readiness_markdown(pred)

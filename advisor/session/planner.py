@@ -354,9 +354,25 @@ def _tree_gpus(build: Build) -> list[str]:
     return found + (walk(topo.chipset.children) if topo.chipset else [])
 
 
+def _system_gpus(build: Build, catalog: Catalog) -> list[str]:
+    """A build on a catalog system: its `gpus` entry, else every position filled with the system's first."""
+    if build.gpus:
+        return [c.model for c in cards_of(build)]
+    system = _resolved(catalog, build.system, "system")
+    if system is None:
+        return []
+    return [system.gpus[0]] * system.gpu_positions  # type: ignore[attr-defined]
+
+
 def _gpus_said(build: Build, catalog: Catalog) -> str:
     """ "2x RTX 4090", "2x RTX 4090 + 1x RTX 3090": the build's GPUs by model, in order."""
-    models = _tree_gpus(build) if build.topology is not None else [c.model for c in cards_of(build)]
+    models = (
+        _tree_gpus(build)
+        if build.topology is not None
+        else _system_gpus(build, catalog)
+        if build.system is not None
+        else [c.model for c in cards_of(build)]
+    )
     counts: dict[str, int] = {}
     for model in models:
         said = said_name(_resolved(catalog, model, "gpu"), model)
@@ -370,6 +386,7 @@ NAME_FORMS = {
     "cpu-board": ("{gpus} on {cpu} / {board}", "{cpu} / {board}"),
     "board": ("{gpus} on {board}", "{board}"),
     "tree": ("{gpus}, explicit tree", "explicit tree"),
+    "system": ("{gpus} on {system}", "{system}"),
 }
 
 
@@ -378,13 +395,16 @@ def generated_name(build: Build, catalog: Catalog, form: str = "cpu-board") -> s
     always the tree form)."""
     if build.topology is not None:
         form = "tree"
-    elif form == "tree":
+    elif build.system is not None:
+        form = "system"
+    elif form in ("tree", "system"):
         form = "cpu-board"
     gpus = _gpus_said(build, catalog)
     cpu = said_name(_resolved(catalog, build.cpu, "cpu"), build.cpu)
     board = said_name(_resolved(catalog, build.board, "board"), build.board)
+    system = said_name(_resolved(catalog, build.system, "system"), build.system)
     with_gpus, without = NAME_FORMS[form]
-    return (with_gpus if gpus else without).format(gpus=gpus, cpu=cpu, board=board)
+    return (with_gpus if gpus else without).format(gpus=gpus, cpu=cpu, board=board, system=system)
 
 
 def name_form(build: Build, catalog: Catalog) -> str | None:
@@ -393,7 +413,10 @@ def name_form(build: Build, catalog: Catalog) -> str | None:
     own (kept as it is, whatever the parts become)."""
     if not build.name:
         return None
-    for form in ("tree",) if build.topology is not None else ("cpu-board", "board"):
+    forms = (
+        ("tree",) if build.topology is not None else ("system",) if build.system else ("cpu-board", "board")
+    )
+    for form in forms:
         if build.name == generated_name(build, catalog, form):
             return form
     return None
@@ -407,7 +430,7 @@ def _hardware(build: Build, catalog: Catalog) -> tuple:
         return part.id if part is not None else ref
 
     gpus = _tree_gpus(build) if build.topology is not None else [c.model for c in cards_of(build)]
-    tree = build.topology.model_dump(mode="json") if build.topology is not None else None
+    tree = build.topology.model_dump(mode="json") if build.topology is not None else build.system
     return (key(build.cpu, "cpu"), key(build.board, "board"), sorted(key(g, "gpu") or "" for g in gpus), tree)
 
 
@@ -504,7 +527,7 @@ class Planner:
     @property
     def explicit(self) -> bool:
         """An explicit PCIe tree: parts and slots are edited in the file, not here."""
-        return self.build.topology is not None
+        return self.build.explicit
 
     def _evaluate(self, build: Build) -> Evaluation:
         from advisor.findings.evaluate import evaluate_rules
@@ -521,7 +544,7 @@ class Planner:
         import dataclasses
 
         hint = None
-        if build.topology is None:
+        if not build.explicit:
             cpu, board = (
                 _resolved(self.catalog, build.cpu, "cpu"),
                 _resolved(self.catalog, build.board, "board"),
@@ -537,7 +560,7 @@ class Planner:
 
     @staticmethod
     def _normalized(build: Build) -> Build:
-        if build.topology is not None or all(g.count == 1 for g in build.gpus):
+        if build.explicit or all(g.count == 1 for g in build.gpus):
             return build
         return build.model_copy(update={"gpus": cards_of(build)})
 

@@ -286,7 +286,7 @@ class ComparePane(Vertical):
         fits, refused = [], []
         for path, meas in measurements:
             try:
-                shape.check(meas, indices, path)
+                shape.check(meas, indices, path, nodes=planner.prediction.machine.node_count)
                 fits.append((path, meas))
             except UserError as exc:
                 refused.append(exc.render())

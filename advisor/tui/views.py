@@ -21,7 +21,7 @@ from advisor.base.text import unknown_because
 from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.machine import Machine, Node
-from advisor.model.predict import Figure, Prediction
+from advisor.model.predict import Figure, Prediction, allreduce_how, allreduce_scope
 from advisor.session.planner import Planner, cards_of
 from advisor.tui.changebox import show_changes
 
@@ -558,8 +558,8 @@ class MatrixView(Vertical):
         ar = pred.allreduce
         if ar is not None and ar.value is not None:
             self.query_one("#allreduce", Static).update(
-                f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{ar.value:.1f} GB/s[/] "
-                f"(slowest hop {ar.inputs['slowest_hop']} via {ar.inputs['transport']}). Cells: "
+                f"All-reduce bus bandwidth, {allreduce_scope(pred)}: [b]{ar.value:.1f} GB/s[/] "
+                f"({escape(allreduce_how(pred))}). Cells: "
                 "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]"
             )
         elif ar is not None:  # a hop's rate rests on a null catalog value: unknown, never 0

@@ -131,6 +131,13 @@ def _table_from_preamble(preamble: list[Line], machine: Machine, filename: str) 
     if ranks:
         count = len(ranks)
         _add_gpus(ranks, machine)
+        hosts = len({host for host, _dev, _hex, _name in ranks.values()})
+        if hosts > 1:
+            note = (
+                f"{count} ranks on {hosts} nodes ({count // hosts} per node)"
+                if count % hosts == 0
+                else (f"{count} ranks on {hosts} nodes")
+            )
     elif threads:
         count = threads
         note = (
@@ -144,7 +151,13 @@ def _table_from_preamble(preamble: list[Line], machine: Machine, filename: str) 
 
 def _add_gpus(ranks: dict[int, tuple[str, int, str, str]], machine: Machine) -> None:
     hosts = {host for host, _dev, _hex, _name in ranks.values()}
-    if len(hosts) != 1 or machine.gpus:
+    if len(hosts) > 1:
+        # a run across nodes (mpirun -H a:8,b:8, torchrun --nnodes): its GPUs are several machines', so
+        # none is listed as this machine's; the hosts say how many nodes the collective spanned
+        machine.nodes = len(hosts)
+        machine.hosts = sorted(hosts)[:64]
+        return
+    if machine.gpus:
         return
     machine.hostname = hosts.pop()
     seen: dict[int, GpuInfo] = {}
@@ -292,6 +305,12 @@ def _json_ranks(config: dict[str, Any], machine: Machine) -> tuple[int | None, s
         hosts = {d.get("hostname") for d in devices if isinstance(d, dict)}
         if len(hosts) == 1 and isinstance(next(iter(hosts)), str):
             machine.hostname = next(iter(hosts))
+        named = sorted(h for h in hosts if isinstance(h, str))
+        if len(named) > 1:
+            machine.nodes = len(named)
+            machine.hosts = named[:64]
+            ranks = len(devices) * per_process
+            return ranks, f"{ranks} ranks on {len(named)} nodes"
         return len(devices) * per_process, None
     if "nthreads" in config or "ngpus" in config:
         return per_process, "rank count taken from nthreads x ngpus (no device list)"

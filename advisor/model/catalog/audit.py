@@ -16,7 +16,7 @@ from advisor.model.catalog.models import Board, Gpu
 from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
 from advisor.model.catalog.store import Catalog
 
-KINDS = ("cpu", "board", "gpu", "card")
+KINDS = ("cpu", "board", "gpu", "card", "system")
 
 
 def kind_of(part) -> str:

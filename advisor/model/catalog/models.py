@@ -476,4 +476,113 @@ class Card(Part):
     cooler: Literal["blower", "open-air", "passive", "liquid"] | None = None
 
 
-PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu, "card": Card}
+# --------------------------------------------------------------------------- systems (HGX baseboards)
+
+
+class SystemSwitch(Strict):
+    """A PCIe switch of a system: its upstream link and what hangs below it."""
+
+    id: str
+    chip: str | None = Field(default=None, description="The switch chip, e.g. 'Broadcom PEX88096'")
+    gen: int = Field(ge=1, le=6)
+    width: int = Field(ge=1, le=16)
+    gpus: list[Annotated[int, Field(ge=0, lt=64)]] = Field(
+        default_factory=list, description="GPU positions below it (CUDA order)"
+    )
+    nics: list[Annotated[int, Field(ge=0, lt=64)]] = Field(
+        default_factory=list, description="NIC positions below it"
+    )
+    switches: list[SystemSwitch] = Field(default_factory=list)
+
+
+class SystemRootPort(Strict):
+    id: str
+    host_bridge: str | None = None
+    switches: list[SystemSwitch] = Field(default_factory=list)
+
+
+class SystemSocket(Strict):
+    root_ports: list[SystemRootPort] = Field(min_length=1)
+
+
+class SystemNics(Strict):
+    """The NICs a system ships with (its reference configuration)."""
+
+    name: str
+    gbps: int = Field(ge=1, le=3200, description="Line rate per NIC in Gb/s")
+    fabric: Literal["infiniband", "roce", "ethernet"]
+    count: int = Field(ge=1, le=64)
+    gen: int = Field(ge=1, le=6)
+    width: int = Field(ge=1, le=16)
+
+
+class System(Part):
+    """A GPU baseboard with a fixed topology (HGX A100/H100 8-GPU): SXM modules all joined by NVSwitch,
+    PCIe switches that carry each GPU and its NICs to the host's sockets. A build names it instead of a
+    board; the host CPU stays the build's to name."""
+
+    kind: Literal["system"] = "system"
+    gpus: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(
+        min_length=1, description="GPU ids of the SXM modules the baseboard takes; the first is the default"
+    )
+    gpu_positions: int = Field(ge=1, le=64, description="SXM sockets on the baseboard")
+    nvswitch_chips: int | None = Field(
+        default=None, ge=1, le=64, description="NVSwitch chips on the baseboard"
+    )
+    nvswitch_generation: int | None = Field(default=None, ge=1, le=9)
+    nvls: bool = Field(
+        description="The NVSwitch chips reduce in the fabric (NVLink SHARP: third generation on)"
+    )
+    sockets: int = Field(ge=1, le=8, description="Host CPU sockets")
+    cpu_vendor: Literal["intel", "amd"] | None = Field(
+        default=None, description="The reference host's CPU vendor; a build's `cpu` replaces it"
+    )
+    cpu_family: str | None = Field(
+        default=None, pattern=ID_PATTERN, description="The reference host's CPU family"
+    )
+    inter_socket: Literal["UPI", "xGMI", "QPI"] | None = None
+    nic_positions: int = Field(default=0, ge=0, le=64, description="NIC positions on the PCIe switches")
+    reference_nics: SystemNics | None = Field(
+        default=None, description="The NICs the reference system ships with, placed in positions 0, 1, ..."
+    )
+    topology: list[SystemSocket] = Field(min_length=1, description="Per socket, its root ports and switches")
+
+    @model_validator(mode="after")
+    def _positions(self) -> System:
+        gpus: list[int] = []
+        nics: list[int] = []
+
+        def walk(sw: SystemSwitch) -> None:
+            gpus.extend(sw.gpus)
+            nics.extend(sw.nics)
+            for child in sw.switches:
+                walk(child)
+
+        for sock in self.topology:
+            for rp in sock.root_ports:
+                for sw in rp.switches:
+                    walk(sw)
+        if sorted(gpus) != list(range(self.gpu_positions)):
+            raise ValueError(
+                f"the topology places GPU positions {sorted(gpus)}; it must place each of 0 to "
+                f"{self.gpu_positions - 1} once"
+            )
+        if sorted(nics) != list(range(self.nic_positions)):
+            raise ValueError(
+                f"the topology places NIC positions {sorted(nics)}; it must place each of 0 to "
+                f"{self.nic_positions - 1} once"
+            )
+        if len(self.topology) != self.sockets:
+            raise ValueError(
+                f"the topology lists {len(self.topology)} sockets; `sockets` says {self.sockets}"
+            )
+        if self.reference_nics is not None and self.reference_nics.count > self.nic_positions:
+            raise ValueError(
+                f"{self.reference_nics.count} reference NICs but {self.nic_positions} NIC positions"
+            )
+        return self
+
+
+SystemSwitch.model_rebuild()
+
+PART_TYPES = {"cpu": Cpu, "board": Board, "gpu": Gpu, "card": Card, "system": System}

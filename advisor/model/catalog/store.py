@@ -19,7 +19,7 @@ from advisor.base.resources import bundled
 from advisor.base.text import lookalikes
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
-from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, Cpu, Gpu, Part
+from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, Cpu, Gpu, Part, System
 
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
 
@@ -73,6 +73,10 @@ class Catalog:
     @property
     def gpus(self) -> list[Gpu]:
         return self.of_kind("gpu")  # type: ignore[return-value]
+
+    @property
+    def systems(self) -> list[System]:
+        return self.of_kind("system")  # type: ignore[return-value]
 
     def get(self, part_id: str) -> Part | None:
         return self.parts.get(part_id)
@@ -381,7 +385,7 @@ def load_folder(folder: Path, catalog: Catalog, problems: list[Problem], cache: 
         if model is None:
             problems.append(
                 Problem(
-                    "must be one of 'cpu', 'board', 'gpu', 'card'",
+                    "must be one of 'cpu', 'board', 'gpu', 'card', 'system'",
                     file=str(path),
                     line=data.key_lines.get("kind", data.line),
                     field="kind",
@@ -498,6 +502,14 @@ def _cross_check(catalog: Catalog, problems: list[Problem]) -> None:
                     field="card_of",
                 )
             )
+    for sy in catalog.systems:
+        for gid in sy.gpus:
+            g = catalog.parts.get(gid)
+            if g is None or g.kind != "gpu":
+                file, line = catalog.origin[sy.id]
+                problems.append(
+                    Problem(f"names GPU {gid!r}, which the catalog lacks", file=file, line=line, field="gpus")
+                )
     families = {c.family for c in catalog.cpus}
     for b in catalog.boards:
         for fam in b.cpu_families or []:

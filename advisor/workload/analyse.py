@@ -67,6 +67,9 @@ class Analysis:
     serving: list = field(
         default_factory=list
     )  # --request-rate: rate.Serving on 1 GPU and on N (None: no fit)
+    # how sure the speed-up is: its class (advisor.workload.confidence) and that class's typical range
+    speedup_class: str | None = None
+    speedup_interval: object | None = None  # confidence.Interval, None where the class has no range
 
 
 def check(w: Workload, build_gpus: int) -> int:
@@ -97,7 +100,7 @@ def check(w: Workload, build_gpus: int) -> int:
 
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
     dev = device(pred, n, w.precision)
-    fab = fabric(pred, n)
+    fab = fabric(pred, n, w.host_memory_gbps)
     engine = getattr(pred.machine.software, "engine", None)
     try:
         cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
@@ -153,7 +156,7 @@ def _serve(w: Workload, pred: Prediction, k: int):
         return None
     cap = w.request_cap or admitted(w, pred, k)
     engine = getattr(pred.machine.software, "engine", None)
-    return serve(w, k, dev, fabric(pred, k), engine, cap)
+    return serve(w, k, dev, fabric(pred, k, w.host_memory_gbps), engine, cap)
 
 
 def _capacity_speedup(serving: list, n: int) -> tuple[Figure | None, Figure | None]:
@@ -203,6 +206,7 @@ def analyse(
     base = w.but(
         batch=w.baseline_batch or w.batch,
         accum=w.baseline_accum or w.accum,
+        recompute=w.recompute if w.baseline_recompute is None else w.baseline_recompute,
     )
     one, _ = configure(base, pred, 1)
     many, fab = configure(w, pred, n)
@@ -238,6 +242,11 @@ def analyse(
                 result.strategies.append(many if s == w.strategy else configure(other, pred, n)[0])
             except UserError as exc:
                 result.skipped_strategies[s] = exc.render()
+    from advisor.workload.confidence import class_of, interval_for
+
+    if result.speedup is not None:
+        result.speedup_class = class_of(result)
+        result.speedup_interval = interval_for(result.speedup_class)
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))
     from advisor.workload.engines import run_as
 

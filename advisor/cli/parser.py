@@ -336,6 +336,16 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         help=shown("--kv-cache", "f16, bf16, fp8 (vLLM), q8_0 or q4_0 (llama.cpp)"),
     )
     i.add_argument(
+        "--max-num-seqs",
+        type=int,
+        metavar="N",
+        help=shown(
+            "--max-num-seqs",
+            "a serving engine's scheduler (vLLM's flag, 256 by default): --batch requests wait, N at most run "
+            "at once, and no more than the KV cache admits",
+        ),
+    )
+    i.add_argument(
         "--max-concurrency",
         action="store_true",
         help=shown("--max-concurrency", "as many sequences as each KV cache admits"),

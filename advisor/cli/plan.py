@@ -145,6 +145,12 @@ def workload_from_args(args):
         if given:
             flags = ", ".join("--" + f.replace("_", "-") for f in given)
             raise UserError(f"{flags}: for training (--train); an inference job has no gradients to reduce")
+    mns = getattr(args, "max_num_seqs", None)
+    if mns is not None:
+        if args.train:
+            raise UserError("--max-num-seqs is for inference (--infer): a serving engine's scheduler")
+        if mns < 1:
+            raise UserError(f"--max-num-seqs must be at least 1 (got {mns})")
     if getattr(args, "max_concurrency", False):
         if args.train:
             raise UserError("--max-concurrency is for inference (--infer): training sets --batch")
@@ -189,6 +195,7 @@ def workload_from_args(args):
         param_dtype=getattr(args, "param_dtype", None),
         attention=getattr(args, "attention", None),
         host_memory_gbps=host,
+        max_num_seqs=mns,
     )
 
 

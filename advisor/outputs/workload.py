@@ -80,6 +80,10 @@ class WorkloadSpecOut(Output):
     request_cap: int | None = Field(
         default=None, description="inference: the most sequences in flight the user set (--batch)"
     )
+    max_num_seqs: int | None = Field(
+        default=None,
+        description="inference: the serving engine's cap on the sequences a step advances (--max-num-seqs)",
+    )
 
 
 class ServingOut(Output):
@@ -287,6 +291,7 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             baseline_batch=w.baseline_batch,
             request_rate=w.request_rate,
             request_cap=w.request_cap,
+            max_num_seqs=w.max_num_seqs,
         )
     )
     if m.moe:

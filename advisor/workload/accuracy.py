@@ -109,6 +109,7 @@ def _workload(run: dict) -> tuple[Workload, str]:
         attention=run.get("attention"),
         param_dtype=run.get("param_dtype"),
         host_memory_gbps=None if run.get("host_memory_gbps") is None else float(run["host_memory_gbps"]),
+        max_num_seqs=None if run.get("max_num_seqs") is None else int(run["max_num_seqs"]),
     ), run.get("phase", "")
 
 

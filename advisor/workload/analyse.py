@@ -98,16 +98,37 @@ def check(w: Workload, build_gpus: int) -> int:
     return n
 
 
+def engine_batch(w: Workload, pred: Prediction, n: int) -> tuple[Workload, str]:
+    """With a serving engine's scheduler (--max-num-seqs), the sequences a decode step really advances:
+    at most max_num_seqs per engine instance (vLLM's default 256) and what the KV cache admits; the rest of
+    the requests wait. Returns the job at that concurrency and a note, or the job unchanged."""
+    if w.task != "infer" or w.max_num_seqs is None:
+        return w, ""
+    instances = n if n > 1 and w.strategy in ("replicas", "ep") else 1
+    run = min(w.batch, w.max_num_seqs * instances)
+    live = max(1, min(run, admitted(w.but(batch=run), pred, n)))
+    if live >= w.batch:
+        return w, ""
+    why = "--max-num-seqs" if live == w.max_num_seqs * instances else "what the KV cache admits"
+    return w.but(batch=live), (
+        f"{live} of the {w.batch} requests run at once ({why}); the rest wait for a slot, as the engine's "
+        "scheduler admits them"
+    )
+
+
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
     dev = device(pred, n, w.precision)
     fab = fabric(pred, n, w.host_memory_gbps)
     engine = getattr(pred.machine.software, "engine", None)
+    w, note = engine_batch(w, pred, n)
     try:
         cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
     except UnknownFigure as exc:
         if n < 2 or not fab.missing:
             raise  # nothing but the interconnect may be unknown here: a card's own figures stop the job
         cfg = unknown_config(w, n, dev, fab, exc)
+    if note:
+        cfg.notes.append(note)
     return cfg, fab
 
 

@@ -171,6 +171,10 @@ class Workload:
     # the most sequences in flight the user set (--batch with --request-rate; None: what the KV cache admits)
     request_rate: float | None = None
     request_cap: int | None = None
+    # inference: a serving engine's cap on the sequences one step advances (vLLM's --max-num-seqs, 256 by
+    # default); with it, `batch` is the requests waiting and the engine runs what the cap and the KV cache
+    # admit. None: every sequence of `batch` runs at once
+    max_num_seqs: int | None = None
 
     @property
     def trainable(self) -> float:

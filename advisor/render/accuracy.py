@@ -136,18 +136,18 @@ def render_workload_accuracy(console: Console | None = None) -> None:
         hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
     _compute_fit_table(con)
     labels = {
-        "in_sample": "in sample (the cases a constant is fitted on)",
-        "leave_one_out": "leave-one-out (every calibration case, predicted without its own case)",
-        "held_out": "held out (kept apart: nothing fitted on them, not looked at while the model was built)",
+        "in_sample": "in sample (fitted on)",
+        "leave_one_out": "leave-one-out",
+        "held_out": "held out",
     }
     cols = [Col("speed-ups", "key"), Col("n", justify="right"), Col("median error", justify="right")]
-    cols += [Col("within 15%", justify="right"), Col("slower-than-one right", justify="right")]
+    cols += [Col("within 15%", justify="right"), Col("sign right", justify="right")]
     table = []
     for name in ("in_sample", "leave_one_out", "held_out"):
         p = s[name]
         groups = [
             (labels[name], p),
-            ("  communication-bound (measured efficiency < 85%)", p["communication_bound"]),
+            ("  comm-bound (efficiency < 85%)", p["communication_bound"]),
         ]
         groups += [(f"  {k}", p["by_class"][k]) for k in CLASSES]
         for label, g in groups:
@@ -161,6 +161,13 @@ def render_workload_accuracy(console: Console | None = None) -> None:
                 ]
             )
     print_table(con, cols, table, title="Median absolute error of the speed-ups")
+    hang(
+        con,
+        "",
+        "In sample: the cases the constants are fitted on. Leave-one-out: every calibration case, "
+        "predicted with the constants refitted without it. Held out: cases kept apart, never fitted on "
+        "and not looked at while the model was built.",
+    )
     for label in ("in_sample", "leave_one_out", "held_out"):
         p = s[label]
         if p["figures"]:

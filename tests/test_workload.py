@@ -52,10 +52,10 @@ def test_ddp_step_of_resnet50_by_hand(workload_json, plan_json):
     # compute: 3 x forward FLOPs per image x 64 images / (catalog BF16 peak x MFU)
     t_micro = 3 * rn50.forward_flops_per_sample * 64 / (PEAK * c("mfu_train", "cnn"))
     t_bwd = t_micro * 2 / 3
-    # DDP gradients (grad_bytes, fp32 under autocast) in ddp_bucket_mb buckets;
-    # ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
+    # DDP gradients (grad_bytes, fp32 under autocast) in gradient_bucket_bytes buckets (a CNN has no
+    # embedding, so its last bucket is a plain one); ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
     grad = params * c("grad_bytes", "ddp")
-    buckets = math.ceil(grad / (c("ddp_bucket_mb") * 1e6))
+    buckets = math.ceil(grad / c("gradient_bucket_bytes", "ddp"))
     a = alpha(out)  # NCCL ring LL: base + 2(n-1) hops (PCI latency for P2P and SHM)
     t_comm = buckets * a + grad / busbw
     t_last = a + grad / buckets / busbw

@@ -145,9 +145,37 @@ def test_a_served_model_that_does_not_fit_is_offered_quantized_weights_on_the_bu
     first = out["changes"][0]
     assert not first["hardware"] and first["flags"] == ["--quant", "int4"] and first["quality"] > 0
     assert first["memory_per_gpu_gb"] < CARD_GB and "quality" in first["cost"]
-    assert all(c["hardware"] for c in out["changes"][1:])
+    # every change of this build comes before the first of other hardware
+    kinds = [c["hardware"] for c in out["changes"]]
+    assert kinds == sorted(kinds)
     code, rerun, err = cli(*shlex.split(first["command"])[1:])
     assert code == 0, err
     again = json.loads(rerun)
     assert again["fits"] is True and again["memory"]["total_gb"] == first["memory_per_gpu_gb"]
     assert again["configurations"][-1]["tokens_per_s"] == first["throughput"]
+
+
+def test_70b_on_two_4090s_is_offered_awq_with_vllm_tp_and_gguf_with_llama_cpp_layer_and_row_split(cli):
+    """The inference half of "make it fit, then make it fast": a 70B model on 2x 24 GB gets, on the build, its
+    weights in 4-bit AWQ/GPTQ served by vLLM with tensor parallel, and in the best GGUF type that fits served
+    by llama.cpp with its layer split and with its row split; each is predicted, and its command predicts
+    what the change says."""
+    out = workload_json(cli, HERO, "--infer", "70b")
+    on_build = [c for c in out["changes"] if not c["hardware"]]
+    flags = [c["flags"] for c in on_build]
+    assert ["--quant", "int4"] in flags
+    gguf = [c for c in on_build if "llama.cpp" in c["change"]]
+    assert {c["flags"][-1] for c in gguf} == {"pp", "row"}
+    assert len({c["flags"][1] for c in gguf}) == 1  # the same GGUF type for both splits
+    quant = gguf[0]["flags"][1]
+    assert quant.startswith("q") and all(c["fits"] and c["memory_per_gpu_gb"] < CARD_GB for c in gguf)
+    # the layer split decodes faster than the row split on GeForce cards without P2P
+    layer = next(c for c in gguf if c["flags"][-1] == "pp")
+    row = next(c for c in gguf if c["flags"][-1] == "row")
+    assert layer["throughput"] > row["throughput"]
+    for c in (layer, row):
+        code, rerun, err = cli(*shlex.split(c["command"])[1:])
+        assert code == 0, err
+        again = json.loads(rerun)
+        assert again["configurations"][-1]["tokens_per_s"] == c["throughput"]
+        assert any("llama.cpp" in r and ("-sm layer" in r or "-sm row" in r) for r in again["run_as"])

@@ -203,6 +203,16 @@ def cmd_compare(args) -> int:
 
 
 def cmd_accuracy(args) -> int:
+    if args.workload and args.write_intervals:
+        from advisor.base.resources import bundled
+        from advisor.base.yamlio import atomic_write
+        from advisor.workload.accuracy import run_cases, write_intervals
+
+        rows, _ = run_cases()
+        path = bundled("rules") / "workload-intervals.yaml"
+        atomic_write(path, write_intervals(rows))
+        print(f"wrote {path}")
+        return 0
     if args.workload:
         if args.json:
             from advisor.workload.accuracy import render, run_cases

@@ -260,14 +260,15 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
     m.add_argument("--qlora", action="store_true", help=shown("--qlora", "--lora 16 with a 4-bit NF4 base"))
 
     r = p.add_argument_group("how the training run reduces") if required else g
+    from advisor.workload.frameworks import FRAMEWORKS
+
     r.add_argument(
         "--framework",
-        choices=["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"],
+        choices=list(FRAMEWORKS),
         metavar="NAME",
         help=shown(
             "--framework",
-            "ddp (default) and hf-trainer overlap the reduction with the backward pass; megatron and "
-            "deepspeed (ZeRO 0-2) reduce after it",
+            "how the run reduces gradients: " + ", ".join(FRAMEWORKS) + " (default: PyTorch DDP's overlap)",
         ),
     )
     r.add_argument(
@@ -287,6 +288,37 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         type=int,
         metavar="A",
         help=shown("--baseline-accum", "the 1-GPU run's accumulation, if it differs"),
+    )
+    r.add_argument(
+        "--baseline-recompute",
+        choices=["on", "off"],
+        metavar="ON",
+        help=shown("--baseline-recompute", "the 1-GPU run's activation recomputation, if it differs"),
+    )
+    r.add_argument(
+        "--param-dtype",
+        choices=["bf16", "fp16", "fp32"],
+        metavar="TYPE",
+        help=shown(
+            "--param-dtype",
+            "the weights' own dtype (a model loaded in bf16 reduces bf16 gradients); default: fp32 under autocast",
+        ),
+    )
+    r.add_argument(
+        "--attention",
+        choices=["eager", "fused"],
+        metavar="KIND",
+        help=shown("--attention", "eager writes the attention scores to memory; fused (SDPA) does not"),
+    )
+    r.add_argument(
+        "--host-memory-gbps",
+        type=float,
+        metavar="GBPS",
+        help=shown(
+            "--host-memory-gbps",
+            "one socket's memory bandwidth where the CPU is not in the catalog (staged all-reduces are checked "
+            "against it)",
+        ),
     )
 
     i = p.add_argument_group("inference") if required else g
@@ -313,6 +345,16 @@ def _add_workload_args(p: argparse.ArgumentParser, required: bool) -> None:
         "--kv-cache",
         metavar="TYPE",
         help=shown("--kv-cache", "f16, bf16, fp8 (vLLM), q8_0 or q4_0 (llama.cpp)"),
+    )
+    i.add_argument(
+        "--max-num-seqs",
+        type=int,
+        metavar="N",
+        help=shown(
+            "--max-num-seqs",
+            "a serving engine's scheduler (vLLM's flag, 256 by default): --batch requests wait, N at most run "
+            "at once, and no more than the KV cache admits",
+        ),
     )
     i.add_argument(
         "--max-concurrency",
@@ -621,6 +663,7 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--write-intervals",
         action="store_true",
-        help="for maintainers: rewrite rules/intervals.yaml (the typical ranges) from the cases",
+        help="for maintainers: rewrite rules/intervals.yaml (the typical ranges) from the cases; with "
+        "--workload, rules/workload-intervals.yaml (each class of speed-up's range)",
     )
     return ap

@@ -132,11 +132,31 @@ def workload_from_args(args):
         value = getattr(args, flag, None)
         if value is not None and value < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be 1 or more (got {value})")
+    host = getattr(args, "host_memory_gbps", None)
+    if host is not None and not (host > 0 and host < 1e5):
+        raise UserError(f"--host-memory-gbps must be a positive bandwidth in GB/s (got {host:g})")
     if args.infer:
-        given = [f for f in ("framework", "accum_sync", "optimizer") if getattr(args, f, None) is not None]
+        given = [
+            f
+            for f in (
+                "framework",
+                "accum_sync",
+                "optimizer",
+                "baseline_recompute",
+                "param_dtype",
+                "attention",
+            )
+            if getattr(args, f, None) is not None
+        ]
         if given:
             flags = ", ".join("--" + f.replace("_", "-") for f in given)
             raise UserError(f"{flags}: for training (--train); an inference job has no gradients to reduce")
+    mns = getattr(args, "max_num_seqs", None)
+    if mns is not None:
+        if args.train:
+            raise UserError("--max-num-seqs is for inference (--infer): a serving engine's scheduler")
+        if mns < 1:
+            raise UserError(f"--max-num-seqs must be at least 1 (got {mns})")
     if getattr(args, "max_concurrency", False):
         if args.train:
             raise UserError("--max-concurrency is for inference (--infer): training sets --batch")
@@ -175,6 +195,13 @@ def workload_from_args(args):
         accum_sync=getattr(args, "accum_sync", None),
         baseline_batch=getattr(args, "baseline_batch", None),
         baseline_accum=getattr(args, "baseline_accum", None),
+        baseline_recompute=(
+            None if getattr(args, "baseline_recompute", None) is None else args.baseline_recompute == "on"
+        ),
+        param_dtype=getattr(args, "param_dtype", None),
+        attention=getattr(args, "attention", None),
+        host_memory_gbps=host,
+        max_num_seqs=mns,
     )
 
 

@@ -34,7 +34,9 @@ class WorkloadSpecOut(Output):
     accum: int | None = None
     recompute: bool | None = None
     framework: str | None = Field(
-        default=None, description="ddp, megatron, deepspeed, fsdp or hf-trainer: how the reduction overlaps"
+        default=None,
+        description="how the run reduces gradients (ddp, hf-trainer, megatron, deepspeed, fsdp, tensorflow, "
+        "horovod, torchtune, llama-factory, axolotl)",
     )
     accum_sync: str | None = Field(
         default=None, description="last (no_sync) or every accumulation micro-step"
@@ -43,6 +45,16 @@ class WorkloadSpecOut(Output):
         default=None, description="the 1-GPU run's micro-batch, where it differs"
     )
     baseline_accum: int | None = None
+    baseline_recompute: bool | None = Field(
+        default=None, description="the 1-GPU run's activation recomputation, where it differs"
+    )
+    param_dtype: str | None = Field(
+        default=None, description="the weights' own dtype where the model is loaded in 16 bits"
+    )
+    attention: str | None = Field(default=None, description="eager (scores in memory) or fused attention")
+    host_memory_gbps: float | None = Field(
+        default=None, description="one socket's memory bandwidth given for a CPU the catalog lacks"
+    )
     optimizer: str | None = Field(default=None, description="adamw, adamw-8bit or sgd: the optimizer's state")
     lora_rank: int | None = Field(default=None, description="LoRA adapters' rank (null: full fine-tuning)")
     base_bits: int | None = Field(
@@ -67,6 +79,10 @@ class WorkloadSpecOut(Output):
     )
     request_cap: int | None = Field(
         default=None, description="inference: the most sequences in flight the user set (--batch)"
+    )
+    max_num_seqs: int | None = Field(
+        default=None,
+        description="inference: the serving engine's cap on the sequences a step advances (--max-num-seqs)",
     )
 
 
@@ -183,6 +199,14 @@ class WorkloadDerivation(Output):
     efficiency: Derivation | None
 
 
+class SpeedupRangeOut(Output):
+    lo: float = Field(description="The speed-up's low end: the prediction x the class's lowest ratio")
+    hi: float = Field(description="The speed-up's high end")
+    figures: int = Field(description="Published speed-ups of the class the range rests on")
+    median_abs_error_pct: float = Field(description="The class's median leave-one-out error")
+    large_errors: bool = Field(description="The class's predictions are often far off: read it as a hint")
+
+
 class WorkloadOutput(Output):
     schema_version: Literal[1] = 1
     workload: WorkloadSpecOut
@@ -190,6 +214,16 @@ class WorkloadOutput(Output):
     interconnect: InterconnectOut
     speedup: float | None = Field(description="Throughput on N GPUs over one GPU")
     efficiency: float | None = Field(description="Speed-up over N")
+    speedup_class: str | None = Field(
+        default=None,
+        description="What bounds the speed-up: compute-bound, staged comm-bound, P2P, NVLink or serving "
+        "(advisor.workload.confidence)",
+    )
+    speedup_range: SpeedupRangeOut | None = Field(
+        default=None,
+        description="The speed-up's typical range: where 80% of the published speed-ups of its class fell, "
+        "each predicted without its own case (rules/workload-intervals.yaml)",
+    )
     fits_one_gpu: bool
     fits: bool
     bottleneck: str
@@ -239,6 +273,9 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             accum_sync=w.accum_sync,
             baseline_batch=w.baseline_batch,
             baseline_accum=w.baseline_accum,
+            baseline_recompute=w.baseline_recompute,
+            param_dtype=w.param_dtype,
+            attention=w.attention,
             optimizer=w.optimizer,
             lora_rank=w.lora_rank,
             base_bits=w.base_bits if w.lora_rank is not None else None,
@@ -254,10 +291,13 @@ def workload_spec(w: Workload) -> WorkloadSpecOut:
             baseline_batch=w.baseline_batch,
             request_rate=w.request_rate,
             request_cap=w.request_cap,
+            max_num_seqs=w.max_num_seqs,
         )
     )
     if m.moe:
         more["active_params"] = round(m.active)
+    if w.host_memory_gbps is not None:
+        more["host_memory_gbps"] = w.host_memory_gbps
     return WorkloadSpecOut(
         task=w.task,
         model=m.key if not m.custom else m.name,
@@ -412,6 +452,20 @@ def _gradients(a: Analysis) -> str | None:
     return gradient_traffic(w, a.gpus)
 
 
+def _range(a: Analysis) -> SpeedupRangeOut | None:
+    iv = a.speedup_interval
+    if iv is None or a.speedup is None or a.speedup.value is None:
+        return None
+    sp = a.speedup.value
+    return SpeedupRangeOut(
+        lo=round(sp * iv.lo, 3),
+        hi=round(sp * iv.hi, 3),
+        figures=iv.figures,
+        median_abs_error_pct=iv.median_abs_error_pct,
+        large_errors=iv.large,
+    )
+
+
 def workload_output(
     a: Analysis, explain: bool = False, findings: list[Finding] | None = None
 ) -> WorkloadOutput:
@@ -446,6 +500,8 @@ def workload_output(
         ),
         speedup=_r(a.speedup.value, 3) if a.speedup else None,
         efficiency=_r(a.efficiency.value, 3) if a.efficiency else None,
+        speedup_class=a.speedup_class,
+        speedup_range=_range(a),
         fits_one_gpu=a.one.fits,
         fits=a.many.fits,
         bottleneck=a.bottleneck,

@@ -179,18 +179,23 @@ def _render_loo(rows, s: dict, con: Console) -> None:
 
 def render_workload_accuracy(console: Console | None = None) -> None:
     """`advisor accuracy --workload` as a table: published 1-GPU vs N-GPU speed-ups against the workload
-    model (calibration/workload-cases.yaml). The JSON form is advisor.workload.accuracy.render."""
+    model (calibration/workload-cases.yaml), then the figures in sample, left out one at a time and held
+    out, by class. The JSON form is advisor.workload.accuracy.render."""
+    from advisor.workload.accuracy import held_out_coverage
     from advisor.workload.accuracy import run_cases as workload_cases
     from advisor.workload.accuracy import summary as workload_summary
+    from advisor.workload.confidence import CLASSES, intervals
 
     rows, skipped = workload_cases()
     s = workload_summary(rows)
     cols = [Col("case", "key"), Col("GPUs", justify="right"), Col("measured", justify="right")]
-    cols += [Col("predicted", justify="right"), Col("error", justify="right"), Col("note", "prose")]
+    cols += [Col("predicted", justify="right"), Col("error", justify="right"), Col("class")]
+    cols += [Col("note", "prose")]
     out = []
     for r in rows:
         loo = f"left out: {r.loo:.2f}x" if r.in_sample and r.loo is not None else ""
-        note = "; ".join(x for x in ("in-sample" if r.in_sample else "", loo, r.note) if x)
+        tag = "held out" if r.held_out else "in-sample" if r.in_sample else ""
+        note = "; ".join(x for x in (tag, loo, r.note) if x)
         out.append(
             [
                 escape(r.case),
@@ -198,17 +203,49 @@ def render_workload_accuracy(console: Console | None = None) -> None:
                 f"{r.measured:.2f}x",
                 "-" if r.predicted is None else f"{r.predicted:.2f}x",
                 "" if r.error is None else f"{100 * r.error:+.0f}%",
+                escape(r.klass or ""),
                 escape(note),
             ]
         )
-    if not any(r[-1] for r in out):
-        cols, out = cols[:-1], [r[:-1] for r in out]
     con = console or terminal_console()
     print_table(con, cols, out, title="1-GPU vs N-GPU speed-ups (calibration/workload-cases.yaml)", group=0)
     for sk in skipped:
         hang(con, "[yellow]not described[/]: ", f"{escape(sk['case'])}: {escape(sk['reason'])}")
     _compute_fit_table(con)
-    for label in ("out_of_sample", "in_sample", "leave_one_out", "communication_bound"):
+    labels = {
+        "in_sample": "in sample (fitted on)",
+        "leave_one_out": "leave-one-out",
+        "held_out": "held out",
+    }
+    cols = [Col("speed-ups", "key"), Col("n", justify="right"), Col("median error", justify="right")]
+    cols += [Col("within 15%", justify="right"), Col("sign right", justify="right")]
+    table = []
+    for name in ("in_sample", "leave_one_out", "held_out"):
+        p = s[name]
+        groups = [
+            (labels[name], p),
+            ("  comm-bound (efficiency < 85%)", p["communication_bound"]),
+        ]
+        groups += [(f"  {k}", p["by_class"][k]) for k in CLASSES]
+        for label, g in groups:
+            table.append(
+                [
+                    escape(label),
+                    str(g["figures"]),
+                    "-" if g["median_abs_error_pct"] is None else f"{g['median_abs_error_pct']}%",
+                    f"{g['within_15pct']}/{g['figures']}",
+                    f"{g['slower_than_one_gpu_right']}/{g['figures']}",
+                ]
+            )
+    print_table(con, cols, table, title="Median absolute error of the speed-ups")
+    hang(
+        con,
+        "",
+        "In sample: the cases the constants are fitted on. Leave-one-out: every calibration case, "
+        "predicted with the constants refitted without it. Held out: cases kept apart, never fitted on "
+        "and not looked at while the model was built.",
+    )
+    for label in ("in_sample", "leave_one_out", "held_out"):
         p = s[label]
         if p["figures"]:
             hang(
@@ -219,6 +256,23 @@ def render_workload_accuracy(console: Console | None = None) -> None:
                 f"{p['within_25pct']} within 25%; slower-than-one-GPU called right "
                 f"{p['slower_than_one_gpu_right']}/{p['figures']}",
             )
+    for iv in intervals().values():
+        hang(con, "typical range: ", escape(iv.words()) + (" [yellow](large errors)[/]" if iv.large else ""))
+    cov = held_out_coverage(rows)
+    if cov["figures"]:
+        hang(
+            con,
+            "",
+            f"{cov['inside']} of {cov['figures']} held-out speed-ups fall inside their class's typical range "
+            "(rules/workload-intervals.yaml).",
+        )
+    for o in s["off_by_more_than_2x"]:
+        hang(
+            con,
+            "[yellow]more than 2x off[/]: ",
+            f"{escape(o['case'])} on {o['gpus']} GPUs ({o['set'].replace('_', '-')}): {o['measured_speedup']:.2f}x "
+            f"measured, {o['predicted_speedup']:.2f}x predicted; why: {escape(o['why'])}",
+        )
 
 
 def _compute_fit_table(con: Console) -> None:

@@ -73,16 +73,16 @@ def title(a: Analysis) -> str:
             f"; mixture of {m.experts} experts, {m.active_experts} per token ({m.active / 1e9:.3g}B active)"
         )
     if w.task == "train":
-        if w.accum > 1 and w.accum_sync == "every":
+        if w.accum > 1 and w.sync_every:
             what += " (gradients all-reduced on every micro-step)"
         if w.framework:
-            what += {
-                "megatron": "; Megatron-LM: gradients reduced after the backward pass",
-                "deepspeed": "; DeepSpeed: overlap_comm off below ZeRO-3 (its default)",
-                "fsdp": "; FSDP",
-                "hf-trainer": "; HF Trainer (PyTorch DDP)",
-                "ddp": "; PyTorch DDP",
-            }[w.framework]
+            from advisor.workload.frameworks import FRAMEWORKS
+
+            what += "; " + FRAMEWORKS.get(w.framework, w.framework)
+        if w.param_dtype:
+            what += f"; weights in {w.param_dtype}"
+        if w.attention:
+            what += f"; {w.attention} attention"
         if w.optimizer != "adamw":
             what += {"adamw-8bit": "; 8-bit AdamW", "sgd": "; SGD with momentum"}[w.optimizer]
         if w.lora_rank is not None:
@@ -90,12 +90,31 @@ def title(a: Analysis) -> str:
                 f"; {'QLoRA' if w.base_bits == 4 else 'LoRA'} rank {w.lora_rank} "
                 f"({w.trainable / 1e6:.3g}M trained), base in {w.base_bits} bits"
             )
-        if w.baseline_batch or w.baseline_accum:
+        if w.baseline_batch or w.baseline_accum or w.baseline_recompute is not None:
+            rc = w.recompute if w.baseline_recompute is None else w.baseline_recompute
             what += (
                 f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
-                f"{w.baseline_accum or w.accum}"
+                f"{w.baseline_accum or w.accum}" + (", recompute" if rc else ", no recompute")
             )
     return what
+
+
+def how_sure(a) -> str:
+    """The speed-up's class and typical range in words, and a warning where the class has large errors."""
+    if a.speedup_class is None or a.speedup is None:
+        return ""
+    iv = a.speedup_interval
+    if iv is None:
+        return f"{a.speedup_class}: no published speed-ups of this class to say how far off it can be."
+    sp = a.speedup.value
+    text = (
+        f"{a.speedup_class}: typically {sp * iv.lo:.2f}-{sp * iv.hi:.2f}x (80% of {iv.figures} published "
+        f"speed-ups of this class, each predicted without its own case, fell within x{iv.lo:.2f}-{iv.hi:.2f} "
+        f"of the prediction; median error {iv.median_abs_error_pct:.0f}%)"
+    )
+    if iv.large:
+        text += "; this class's predictions are often far off, so read the figure as a hint"
+    return text + "."
 
 
 def _serving_table(con: Console, a: Analysis) -> None:
@@ -189,6 +208,9 @@ def render_text(a: Analysis, explain: bool = False, console: Console | None = No
                 + (" in requests per second kept up with" if a.serving else "")
                 + f", scaling efficiency {100 * a.efficiency.value:.0f}%"
             )
+            sure = how_sure(a)
+            if sure:
+                hang(con, "[bold]How sure[/]: ", sure)
         elif a.many.unknown and a.many.fits and a.one.fits:
             hang(
                 con,

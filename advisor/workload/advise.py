@@ -61,6 +61,7 @@ def bottleneck(a: Analysis) -> str:
             return (
                 f"Communication-bound: {what} ({_gb(a_bytes(a))} per GPU per step over {many.fabric}) "
                 f"leaves {100 * split['exposed_comm']:.0f}% of each step exposed; {verdict}."
+                + fabric_limits(a)
             )
         if split["bubble"] >= 0.2:
             return (
@@ -87,6 +88,26 @@ def bottleneck(a: Analysis) -> str:
     if bound == "memory":
         return f"Decode is bound by memory bandwidth (every weight is read once per token); {verdict}."
     return f"Compute-bound (large batch); {verdict}."
+
+
+def fabric_limits(a: Analysis) -> str:
+    """What of the build limits its collectives beyond each GPU's own link, in words: host memory shared by
+    every staged copy, and GPUs behind one PCIe switch sharing its uplink."""
+    fab, out = a.fabric, []
+    if fab.host_bound:
+        out.append(
+            f"host memory caps the staged all-reduce at {fab.host_cap_gbps:.1f} GB/s of bus bandwidth "
+            f"({fab.gpus} GPUs' copies move 2 x {fab.gpus} x that through its {fab.host_memory_gbps:.0f} GB/s), "
+            f"below the {fab.link_busbw:.1f} GB/s the PCIe links allow"
+        )
+    if fab.transport in ("SHM", "P2P") and fab.shared_uplinks:
+        where = "; ".join(
+            f"GPUs {', '.join(str(g) for g in gpus)} behind {label}" for label, gpus in fab.shared_uplinks
+        )
+        out.append(f"GPUs behind one PCIe switch share its uplink to the CPU ({where})")
+    if fab.host_memory_gbps is None and fab.transport == "SHM":
+        out.append("the host memory is not checked (no catalog CPU; --host-memory-gbps gives it)")
+    return (" " + "; ".join(out)[0].upper() + "; ".join(out)[1:] + ".") if out else ""
 
 
 def a_bytes(a: Analysis) -> float:
@@ -320,7 +341,9 @@ _QUANT = (
 
 
 def _infer_quant(a: Analysis, add) -> None:
-    """A served model that does not fit: its weights in FP8 or 4 bits, each with the most concurrent
+    """A served model that does not fit: its weights in FP8 or 4-bit AWQ/GPTQ served by vLLM with the asked
+    strategy (tensor parallel by default), and in the best GGUF type that fits, served by llama.cpp with its
+    layer split (-sm layer, pipeline parallel) and its row split (-sm row); each with the most concurrent
     sequences (the asked number, or half of it, ...) that then fit."""
     w, n = a.workload, a.gpus
     if w.quant is not None or w.model.kind != "decoder":
@@ -328,26 +351,58 @@ def _infer_quant(a: Analysis, add) -> None:
     gpus = [x.node.gpu for x in a.fabric.prediction.gpus[:n] if x.node.gpu]
     if not gpus:
         return
+    from advisor.model.constants import const
     from advisor.workload.memory import usable
 
     vram = min(g.vram_gb for g in gpus)
     room = usable(vram).value or 0.0
-    for fmt, quality, cost in _QUANT:
+
+    def fitting(fmt: str, strategy: str) -> Workload | None:
         b = w.batch
         while b >= 1:
-            v = w.but(quant=fmt, batch=b)
+            v = w.but(quant=fmt, batch=b, strategy=strategy)
             need = memory_need(v, n, vram)
             if need is not None and need <= room:
-                add(
-                    f"weights in {fmt}" + (f" + --batch {b}" if b != w.batch else ""),
-                    "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math "
-                    "counted)",
-                    new_w=v,
-                    quality=quality,
-                    cost="costs " + cost,
-                )
-                break
+                return v
             b //= 2
+        return None
+
+    why = "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math counted)"
+    for fmt, quality, cost in _QUANT:
+        v = fitting(fmt, w.strategy)
+        if v is not None:
+            served = ", vLLM tensor parallel" if w.strategy == "tp" and n > 1 else ""
+            add(
+                f"weights in {fmt}{served}" + (f" + --batch {v.batch}" if v.batch != w.batch else ""),
+                why,
+                new_w=v,
+                quality=quality,
+                cost="costs " + cost,
+            )
+    if n < 2:
+        return
+    bits = const("weight_bits_per_param", file="workload.yaml")
+    gguf = sorted((k for k in bits if k.startswith(("q", "iq"))), key=lambda k: -bits[k])
+    for strategy, split in (("pp", "layer split (-sm layer)"), ("row", "row split (-sm row)")):
+        for fmt in gguf:
+            v = fitting(fmt, strategy)
+            if v is None:
+                continue
+            b = bits[fmt]
+            add(
+                f"weights in {fmt}, llama.cpp's {split}"
+                + (f" + --batch {v.batch}" if v.batch != w.batch else ""),
+                f"the best GGUF type that fits ({b:.2f} bits per weight); "
+                + (
+                    "each GPU holds its layers and passes the activations on"
+                    if strategy == "pp"
+                    else "every matrix split by rows over the GPUs, the activations copied out and back"
+                ),
+                new_w=v,
+                quality=1 if b >= 8 else 2 if b >= 4.5 else 3,
+                cost=f"costs quality: weights in llama.cpp's {fmt} ({b:.2f} bits per weight)",
+            )
+            break
 
 
 # what each change that saves memory costs, in words, and how much it changes what is trained (0: the

@@ -67,6 +67,9 @@ class Analysis:
     serving: list = field(
         default_factory=list
     )  # --request-rate: rate.Serving on 1 GPU and on N (None: no fit)
+    # how sure the speed-up is: its class (advisor.workload.confidence) and that class's typical range
+    speedup_class: str | None = None
+    speedup_interval: object | None = None  # confidence.Interval, None where the class has no range
 
 
 def check(w: Workload, build_gpus: int) -> int:
@@ -95,16 +98,37 @@ def check(w: Workload, build_gpus: int) -> int:
     return n
 
 
+def engine_batch(w: Workload, pred: Prediction, n: int) -> tuple[Workload, str]:
+    """With a serving engine's scheduler (--max-num-seqs), the sequences a decode step really advances:
+    at most max_num_seqs per engine instance (vLLM's default 256) and what the KV cache admits; the rest of
+    the requests wait. Returns the job at that concurrency and a note, or the job unchanged."""
+    if w.task != "infer" or w.max_num_seqs is None:
+        return w, ""
+    instances = n if n > 1 and w.strategy in ("replicas", "ep") else 1
+    run = min(w.batch, w.max_num_seqs * instances)
+    live = max(1, min(run, admitted(w.but(batch=run), pred, n)))
+    if live >= w.batch:
+        return w, ""
+    why = "--max-num-seqs" if live == w.max_num_seqs * instances else "what the KV cache admits"
+    return w.but(batch=live), (
+        f"{live} of the {w.batch} requests run at once ({why}); the rest wait for a slot, as the engine's "
+        "scheduler admits them"
+    )
+
+
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
     dev = device(pred, n, w.precision)
-    fab = fabric(pred, n)
+    fab = fabric(pred, n, w.host_memory_gbps)
     engine = getattr(pred.machine.software, "engine", None)
+    w, note = engine_batch(w, pred, n)
     try:
         cfg = train_config(w, n, dev, fab) if w.task == "train" else infer_config(w, n, dev, fab, engine)
     except UnknownFigure as exc:
         if n < 2 or not fab.missing:
             raise  # nothing but the interconnect may be unknown here: a card's own figures stop the job
         cfg = unknown_config(w, n, dev, fab, exc)
+    if note:
+        cfg.notes.append(note)
     return cfg, fab
 
 
@@ -153,7 +177,7 @@ def _serve(w: Workload, pred: Prediction, k: int):
         return None
     cap = w.request_cap or admitted(w, pred, k)
     engine = getattr(pred.machine.software, "engine", None)
-    return serve(w, k, dev, fabric(pred, k), engine, cap)
+    return serve(w, k, dev, fabric(pred, k, w.host_memory_gbps), engine, cap)
 
 
 def _capacity_speedup(serving: list, n: int) -> tuple[Figure | None, Figure | None]:
@@ -203,6 +227,7 @@ def analyse(
     base = w.but(
         batch=w.baseline_batch or w.batch,
         accum=w.baseline_accum or w.accum,
+        recompute=w.recompute if w.baseline_recompute is None else w.baseline_recompute,
     )
     one, _ = configure(base, pred, 1)
     many, fab = configure(w, pred, n)
@@ -238,6 +263,11 @@ def analyse(
                 result.strategies.append(many if s == w.strategy else configure(other, pred, n)[0])
             except UserError as exc:
                 result.skipped_strategies[s] = exc.render()
+    from advisor.workload.confidence import class_of, interval_for
+
+    if result.speedup is not None:
+        result.speedup_class = class_of(result)
+        result.speedup_interval = interval_for(result.speedup_class)
     result.assumptions = assumptions(w, n, len(pred.machine.gpus))
     from advisor.workload.engines import run_as
 

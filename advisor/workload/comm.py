@@ -43,7 +43,15 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
             "alpha_us": round(a, 2),
             "busbw_gbps": round(fab.busbw, 2),
             "transport": fab.transport,
-        },
+        }
+        | (
+            {
+                "host_memory_cap_gbps": round(fab.host_cap_gbps, 2),
+                "links_busbw_gbps": round(fab.link_busbw, 2),
+            }
+            if fab.host_bound
+            else {}
+        ),
         [
             "nccl_base_latency_us",
             "nccl_hop_latency_us",
@@ -52,6 +60,7 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
                 if fab.allreduce
                 else ["allreduce_p2p_efficiency" if fab.transport != "SHM" else "allreduce_shm_efficiency"]
             ),
+            *(["shm_host_memory_efficiency"] if fab.host_bound else []),
         ],
         fab.allreduce.confidence if fab.allreduce else "low",
     )

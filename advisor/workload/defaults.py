@@ -76,20 +76,17 @@ def describe(w: Workload) -> str:
         )
     tokens = f" x {w.seq} tokens" if w.model.transformer else ""
     accum = f"accumulation {w.accum}" if w.accum > 1 else "no accumulation"
-    if w.accum > 1 and w.accum_sync == "every":
+    if w.accum > 1 and w.sync_every:
         accum += " (gradients all-reduced on every micro-step)"
-    framework = {
-        "megatron": " under Megatron-LM (gradients reduced after the backward pass)",
-        "deepspeed": " under DeepSpeed (overlap_comm off below ZeRO-3, its default)",
-        "fsdp": " under FSDP",
-        "hf-trainer": " under the HF Trainer (PyTorch DDP)",
-        "ddp": " under PyTorch DDP",
-    }.get(w.framework or "", "")
+    from advisor.workload.frameworks import FRAMEWORKS
+
+    framework = f" under {FRAMEWORKS[w.framework]}" if w.framework in FRAMEWORKS else ""
     baseline = ""
-    if w.baseline_batch or w.baseline_accum:
+    if w.baseline_batch or w.baseline_accum or w.baseline_recompute is not None:
+        rc = w.recompute if w.baseline_recompute is None else w.baseline_recompute
         baseline = (
             f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
-            f"{w.baseline_accum or w.accum}"
+            f"{w.baseline_accum or w.accum}" + (", recompute" if rc else ", no recompute")
         )
     if w.lora_rank is not None:
         baseline = (
@@ -98,5 +95,9 @@ def describe(w: Workload) -> str:
         )
     return (
         f"{w.strategy_name} training of {w.model.label}{framework}, {w.precision}, micro-batch {w.batch}"
-        f"{tokens}, {accum}" + (", recompute" if w.recompute else "") + baseline
+        f"{tokens}, {accum}"
+        + (", recompute" if w.recompute else "")
+        + (f", {w.param_dtype} weights" if w.param_dtype else "")
+        + (f", {w.attention} attention" if w.attention else "")
+        + baseline
     )

@@ -38,10 +38,10 @@ def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | Non
         parts.append(f"--tensor-parallel-size {n}")
     elif n > 1 and w.strategy == "pp":
         parts.append(f"--pipeline-parallel-size {n}")
-    seqs = w.batch
+    seqs = w.batch if w.max_num_seqs is None else min(w.batch, w.max_num_seqs)
     if n > 1 and w.strategy == "ep":  # attention data-parallel, experts split; the cap is per rank
         parts.append(f"--data-parallel-size {n} --enable-expert-parallel")
-        seqs = math.ceil(w.batch / n)
+        seqs = math.ceil(w.batch / n) if w.max_num_seqs is None else w.max_num_seqs
     parts += [f"--max-num-seqs {seqs}", f"--max-model-len {ctx}"]
     if w.quant == "fp8":
         parts.append("--quantization fp8")

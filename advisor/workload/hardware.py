@@ -40,6 +40,23 @@ class Fabric:
     prediction: Prediction
     # the catalog facts an unknown busbw or pair rate lacks: communication over this fabric is unknown
     missing: tuple[str, ...] = ()
+    # over SHM: the memory bandwidth of the sockets that hold the GPUs (GB/s, None where the CPU is
+    # unknown), the bus bandwidth it leaves each GPU's staged copies (shm_host_memory_efficiency x it /
+    # (2 x GPUs)), and the interconnect's own busbw before that cap
+    host_memory_gbps: float | None = None
+    host_cap_gbps: float | None = None
+    link_busbw: float | None = None
+    # GPUs of the ring that share a PCIe switch's uplink: (switch label, GPU indices)
+    shared_uplinks: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    @property
+    def host_bound(self) -> bool:
+        """The host memory, not the PCIe links, sets this fabric's all-reduce bandwidth."""
+        return (
+            self.host_cap_gbps is not None
+            and self.link_busbw is not None
+            and self.host_cap_gbps < self.link_busbw
+        )
 
     @property
     def label(self) -> str:
@@ -59,7 +76,38 @@ def first_gpus(machine: Machine, k: int) -> Machine:
     return dataclasses.replace(machine, nodes=nodes, nvlink=nvlink)
 
 
-def fabric(pred: Prediction, k: int) -> Fabric:
+def host_memory_gbps(machine: Machine) -> float | None:
+    """One socket's memory bandwidth, channels x MT/s x 8 bytes, from the catalog CPU; None where the build
+    names no catalog CPU or the catalog lacks its memory (then the host is not checked, and says so)."""
+    cpu = machine.cpu
+    mem = getattr(cpu, "memory", None)
+    if mem is None or not mem.channels or not mem.max_speed_mts:
+        return None
+    return mem.channels * mem.max_speed_mts * 8 / 1000
+
+
+def shared_uplinks(machine: Machine, ring: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The PCIe switches with two or more of the ring's GPUs below them: their staged copies share the
+    switch's uplink to the CPU."""
+    below: dict[str, list[int]] = {}
+    gpus = {n.index: n for n in machine.gpus}
+    for idx in ring:
+        node = gpus.get(idx)
+        while node is not None and node.parent is not None:
+            parent = machine.nodes.get(node.parent)
+            if parent is None:
+                break
+            if parent.kind == "switch":
+                below.setdefault(parent.label, []).append(idx)
+            node = parent
+    return tuple((label, tuple(sorted(ix))) for label, ix in below.items() if len(ix) > 1)
+
+
+def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
+    """The interconnect of the first k GPUs. Over SHM every staged byte is written to host memory and read
+    back, so k GPUs' copies need 2 k x busbw of it: the bus bandwidth is capped at
+    shm_host_memory_efficiency x the memory bandwidth of the sockets that hold the GPUs / (2 k).
+    `host_gbps` stands for one socket's memory bandwidth where the build's CPU is not in the catalog."""
     machine = pred.machine
     if k > len(machine.gpus):
         raise UserError(f"--gpus {k} is more than the {len(machine.gpus)} GPU(s) this build has")
@@ -73,16 +121,31 @@ def fabric(pred: Prediction, k: int) -> Fabric:
     unknown = [p for p in chain if p.uni.value is None]
     slow = unknown[0] if unknown else min(chain, key=lambda p: p.uni.value)
     missing = tuple(dict.fromkeys([*ar.missing, *(f for p in unknown for f in p.uni.missing)]))
+    transport = ar.inputs.get("transport", "SHM")
+    busbw, host, cap = ar.value, None, None
+    if transport == "SHM":
+        per_socket = host_gbps if host_gbps is not None else host_memory_gbps(machine)
+        if per_socket is not None:
+            # the memory of every socket that holds one of the ring's GPUs
+            sockets = len({n.socket for n in sub.machine.gpus})
+            host = per_socket * sockets
+            cap = const("shm_host_memory_efficiency", file=W) * host / (2 * k)
+            if busbw is not None:
+                busbw = min(busbw, cap)
     return Fabric(
         k,
-        ar.value,
-        ar.inputs.get("transport", "SHM"),
+        busbw,
+        transport,
         ar,
         slow.uni.value,
         slow.latency.value,
         slow.via,
         sub,
         missing,
+        host,
+        cap,
+        ar.value,
+        shared_uplinks(sub.machine, list(sub.ring)),
     )
 
 

@@ -171,6 +171,24 @@ def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
     )
 
 
+def _pipeline_slots(tokens: int, p: int) -> tuple[int, int, int]:
+    """(chunk-stage times, chunks, batches) of a pipelined prefill of `tokens` tokens over p stages: each
+    logical batch of prefill_batch_tokens is split into chunks of prefill_chunk_tokens that fill and drain
+    the pipeline, (c + p - 1) chunk-stage times for its c chunks."""
+    ub = int(const("prefill_chunk_tokens", file=W))
+    nb = max(ub, int(const("prefill_batch_tokens", file=W)))
+    slots = chunks = fills = 0
+    left = max(1, tokens)
+    while left > 0:
+        take = min(left, nb)
+        c = max(1, math.ceil(take / ub))
+        slots += c + p - 1
+        chunks += c
+        fills += 1
+        left -= take
+    return slots, chunks, fills
+
+
 def sequences(w: Workload, n: int, strategy: str) -> tuple[int, int]:
     """(model replicas, sequences each GPU group serves) for the batch of w on n GPUs."""
     if strategy == "replicas":
@@ -222,10 +240,12 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     elif strategy == "row":
         pf_comm = _row_split(seqs * w.prompt, w, fab)
     elif strategy == "pp":
-        # the prompt tokens flow through the stages in chunks: (chunks + p - 1) chunk-stage times
-        chunks = max(1, math.ceil(seqs * w.prompt / const("prefill_chunk_tokens", file=W)))
-        pf_compute = max(pf_compute * (chunks + p - 1) / (chunks * p), _memory_s(pf_weights, dev))
-        pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, p - 1)
+        # the prompt flows through the stages in micro-batches of prefill_chunk_tokens; the pipeline holds
+        # one logical batch (prefill_batch_tokens) at a time, so each batch fills and drains it: its c chunks
+        # take (c + p - 1) chunk-stage times
+        slots, chunks, fills = _pipeline_slots(seqs * w.prompt, p)
+        pf_compute = max(pf_compute * slots / (chunks * p), _memory_s(pf_weights, dev))
+        pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, fills * (p - 1))
     elif strategy == "ep":
         pf_weights, _ = _ep_step_weights(w, n, n * seqs * w.prompt)
         pf_compute = max(_compute_s(pf_flops, dev), _memory_s(pf_weights, dev))

@@ -37,7 +37,12 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
     p = w.model.params
     s = const("model_state_bytes_per_param", file=W)
     opt = const("optimizer_state_bytes_per_param", file=W)
-    if w.precision == "fp32" or w.strategy in ("ddp", "dataparallel"):  # fp32 weights and grads (autocast)
+    if w.param_dtype in ("bf16", "fp16") and w.precision != "fp32":
+        # the weights loaded in 16 bits: 16-bit gradients, and the optimizer's moments in the weights'
+        # dtype (torch.optim keeps its state like the parameter), no fp32 master copy
+        half = 1.0 if w.optimizer == "adamw-8bit" else 0.5
+        wb, gb, ob = s["weights_16"], s["grads_16"], opt[f"{w.optimizer}_amp"] * half
+    elif w.precision == "fp32" or w.strategy in ("ddp", "dataparallel"):  # fp32 weights and grads (autocast)
         wb, gb, ob = s["amp_weights"], s["amp_grads"], opt[f"{w.optimizer}_amp"]
     else:  # 16-bit weights and grads, fp32 master + moments in the optimizer
         wb, gb, ob = s["weights_16"], s["grads_16"], opt[f"{w.optimizer}_16"]

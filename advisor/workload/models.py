@@ -133,11 +133,25 @@ class Workload:
     prompt: int = defaults.PROMPT
     gen: int = defaults.GEN
     recompute: bool = False
-    # how the framework overlaps the gradient reduction with the backward pass (rules/workload.yaml
-    # overlap_fraction); None: PyTorch DDP's bucketed overlap
-    framework: Literal["ddp", "megatron", "deepspeed", "fsdp", "hf-trainer"] | None = None
-    # "every": gradients are all-reduced on every accumulation micro-step (no no_sync), as some scripts do
-    accum_sync: Literal["last", "every"] = "last"
+    # how the framework reduces the gradients (advisor.workload.frameworks: overlap with the backward pass,
+    # bucket or fusion size, accumulation); None: PyTorch DDP's bucketed overlap
+    framework: str | None = None
+    # "every": gradients are reduced on every accumulation micro-step (no no_sync), as some scripts do;
+    # "last": only on the last (no_sync); None: the framework's default
+    accum_sync: Literal["last", "every"] | None = None
+    # the attention: "eager" writes the a x s x s scores to memory (Hugging Face models before SDPA, BERT's
+    # reference code), "fused" keeps them on chip (FlashAttention, SDPA); None: the model kind's usual
+    attention: Literal["eager", "fused"] | None = None
+    # the 1-GPU run's activation recomputation, where the published comparison set it apart (torchtune's
+    # single-device recipes recompute, its distributed ones do not); None: as the N-GPU run
+    baseline_recompute: bool | None = None
+    # the weights' own dtype where the model is loaded in 16 bits (torch_dtype=bfloat16, torchtune's dtype):
+    # the gradients DDP reduces and the optimizer's moments are then 16-bit; None: fp32 weights under
+    # autocast for DDP, as mixed precision keeps them
+    param_dtype: Literal["bf16", "fp16", "fp32"] | None = None
+    # one socket's memory bandwidth in GB/s where the build's CPU is not in the catalog (the staged
+    # all-reduce's host traffic is checked against it); None: the catalog CPU's, or not checked
+    host_memory_gbps: float | None = None
     # the 1-GPU run compared against, where the published comparison changed it
     baseline_batch: int | None = None
     baseline_accum: int | None = None
@@ -157,6 +171,10 @@ class Workload:
     # the most sequences in flight the user set (--batch with --request-rate; None: what the KV cache admits)
     request_rate: float | None = None
     request_cap: int | None = None
+    # inference: a serving engine's cap on the sequences one step advances (vLLM's --max-num-seqs, 256 by
+    # default); with it, `batch` is the requests waiting and the engine runs what the cap and the KV cache
+    # admit. None: every sequence of `batch` runs at once
+    max_num_seqs: int | None = None
 
     @property
     def trainable(self) -> float:
@@ -190,6 +208,13 @@ class Workload:
 
     def but(self, **changes) -> Workload:
         return replace(self, **changes)
+
+    @property
+    def sync_every(self) -> bool:
+        """Gradients reduced on every accumulation micro-step (advisor.workload.frameworks)."""
+        from advisor.workload.frameworks import syncs_every_micro_step
+
+        return syncs_every_micro_step(self)
 
     @property
     def bytes_per_value(self) -> int:

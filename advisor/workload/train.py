@@ -83,10 +83,18 @@ def activation_bytes(w: Workload) -> tuple[float, bool]:
     5 a s) bytes at 2-byte activations, the 5 a s term only where the attention scores are written to
     memory (not under FlashAttention / SDPA); x 2 for fp32 training. Returns (bytes, scores counted)."""
     m = w.model
-    scores = bool(const("attention_scores_in_memory", m.kind, file=W))
+    scores = scores_in_memory(w)
     per_token = 34 * m.hidden + (5 * (m.heads or 0) * w.seq if scores else 0)
     scale = 2.0 if w.precision == "fp32" else 1.0
     return m.layers * w.seq * w.batch * per_token * scale, scores
+
+
+def scores_in_memory(w: Workload) -> bool:
+    """Whether the attention scores are written to memory: eager attention (--attention eager) does, a fused
+    kernel does not; else the model kind's usual (rules/workload.yaml attention_scores_in_memory)."""
+    if w.attention is not None:
+        return w.attention == "eager"
+    return bool(const("attention_scores_in_memory", w.model.kind, file=W))
 
 
 def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
@@ -168,14 +176,18 @@ def gradient_size(w: Workload) -> Figure:
     """The gradients one data-parallel step reduces: params x bytes per gradient element. `advisor
     workload`'s step times and plan's WL001 both take it from here (two copies once gave 2.6 GB in one, 5.3 GB
     in the other for the same DDP job)."""
-    per = 4 if w.precision == "fp32" else const("grad_bytes", w.strategy, file=W)
-    why = (
-        "fp32 gradients: --precision fp32"
-        if w.precision == "fp32"
-        else "fp32 gradients: DDP under torch.autocast keeps fp32 weights"
-        if per == 4
-        else f"{w.precision} gradients: ZeRO/FSDP reduce in 16 bits"
-    )
+    if w.precision == "fp32":
+        per, why = 4, "fp32 gradients: --precision fp32"
+    elif w.param_dtype is not None:
+        per = 4 if w.param_dtype == "fp32" else 2
+        why = f"{w.param_dtype} gradients: the weights themselves are {w.param_dtype} (--param-dtype)"
+    else:
+        per = const("grad_bytes", w.strategy, file=W)
+        why = (
+            "fp32 gradients: DDP under torch.autocast keeps fp32 weights"
+            if per == 4
+            else f"{w.precision} gradients: ZeRO/FSDP reduce in 16 bits"
+        )
     if w.lora_rank is not None:
         why += f"; LoRA rank {w.lora_rank}: only the adapters' gradients"
     return Figure(
@@ -214,24 +226,53 @@ def gradient_traffic(w: Workload, n: int) -> str:
 
 def overlap_key(w: Workload) -> str:
     """The overlap_fraction entry of the job's framework and strategy (rules/workload.yaml)."""
-    if w.framework == "deepspeed":
-        return "deepspeed-zero3" if w.strategy == "zero3" else "deepspeed"
-    return w.framework or "default"
+    from advisor.workload.frameworks import overlap_key as key
+
+    return key(w)
+
+
+def overlap(key: str, fab: Fabric) -> tuple[float, bool]:
+    """The share of the compute a reduction or gather can hide behind: the framework's overlap_fraction,
+    times overlap_under_shm where NCCL stages through host memory (the copies then compete with the compute
+    for the GPU's and the host's bandwidth). Returns (overlap, over SHM)."""
+    o = const("overlap_fraction", key, file=W)
+    shm = fab.transport == "SHM"
+    if shm:
+        o *= const("overlap_under_shm", file=W)
+    elif fab.transport in ("P2P", "NVLink"):
+        o *= const("overlap_under_p2p", file=W)
+    return o, shm
+
+
+def embedding_bytes(w: Workload, per_value: float) -> float:
+    """The input embedding's gradient: its bucket is ready only at the end of the backward pass (the
+    embedding is the first layer), and a tensor larger than the bucket cap is a bucket of its own. 0 for a
+    model without a vocabulary (a CNN) or for LoRA, which leaves the embedding frozen."""
+    m = w.model
+    if not (m.vocab and m.hidden) or w.lora_rank is not None:
+        return 0.0
+    return float(m.vocab * m.hidden * per_value)
 
 
 def _bucketed(
-    kind: str, size: float, bucket: float, fab: Fabric, t_bwd: float, key: str = "default"
+    kind: str,
+    size: float,
+    bucket: float,
+    fab: Fabric,
+    t_bwd: float,
+    key: str = "default",
+    last_bytes: float = 0.0,
 ) -> tuple[Figure, Figure]:
-    """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass. Over
-    SHM the copies go through host memory and compete with the backward pass (overlap_under_shm)."""
-    overlap = const("overlap_fraction", key, file=W)
-    shm = fab.transport == "SHM"
-    if shm:
-        overlap *= const("overlap_under_shm", file=W)
+    """All of a bucketed reduction, and what of it stays exposed after overlapping the backward pass: the
+    rest of the reduction past what the backward pass hides, and never less than the last bucket, which is
+    ready only when the backward pass ends (the bucket, or the input embedding's gradient where that is
+    larger). Over SHM the copies compete with the backward pass (overlap_under_shm)."""
+    o, shm = overlap(key, fab)
     buckets = max(1, math.ceil(size / bucket))
     total = collective(kind, size / buckets, fab, buckets)
-    last = collective(kind, size / buckets, fab, 1)
-    exposed = max(total.value - overlap * t_bwd, last.value)
+    last_size = min(size, max(size / buckets, last_bytes))
+    last = collective(kind, last_size, fab, 1)
+    exposed = max(total.value - o * t_bwd, last.value)
     return total, _fig(
         exposed,
         f"max(T_comm - overlap_fraction[{key}]" + (" x overlap_under_shm" if shm else "") + " x T_backward, "
@@ -239,12 +280,15 @@ def _bucketed(
         {
             "T_comm": round(total.value, 5),
             "T_backward": round(t_bwd, 5),
-            "overlap": round(overlap, 4),
+            "overlap": round(o, 4),
             "T_last_bucket": round(last.value, 5),
+            "last_bucket_bytes": round(last_size),
             "buckets": buckets,
             "bucket_bytes": round(size / buckets),
         },
-        ["overlap_fraction", "ddp_bucket_mb"] + (["overlap_under_shm"] if shm else []) + total.constants,
+        ["overlap_fraction", "gradient_bucket_bytes"]
+        + (["overlap_under_shm"] if shm else ["overlap_under_p2p"])
+        + total.constants,
     )
 
 
@@ -285,10 +329,15 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, 1)
         g = grad_bytes(w)
         compute = _per_step(a, micro)
-        bucket = const("ddp_bucket_mb", file=W) * 1e6
+        from advisor.workload.frameworks import bucket_bytes
+
+        bucket = bucket_bytes(w, g)
         if strategy == "ddp":
-            total, exp = _bucketed("all-reduce", g, bucket, fab, t_bwd, overlap_key(w))
-            syncs = a if w.accum_sync == "every" else 1
+            per = g / w.trainable if w.trainable else 0.0
+            total, exp = _bucketed(
+                "all-reduce", g, bucket, fab, t_bwd, overlap_key(w), embedding_bytes(w, per)
+            )
+            syncs = a if w.sync_every else 1
             exposed = _fig(
                 syncs * exp.value,
                 (
@@ -353,21 +402,31 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         rs = collective("reduce-scatter", g / layers, fab)
         t_fwd_l = t_micro * fwd_share / layers
         t_bwd_l = t_bwd / layers
-        per_micro = layers * (max(t_fwd_l, ag.value) + max(t_bwd_l, ag.value + rs.value))
+        o, shm = overlap(overlap_key(w), fab)
+
+        def hidden(compute: float, comm: float) -> float:
+            # the prefetched collective hides behind the layer's compute as far as the overlap allows
+            return compute + comm - o * min(compute, comm)
+
+        per_micro = layers * (hidden(t_fwd_l, ag.value) + hidden(t_bwd_l, ag.value + rs.value))
         exposed_micro = per_micro - t_micro
         exposed = _fig(
             a * exposed_micro,
-            "accum x layers x [max(T_fwd/L, AG_layer) + max(T_bwd/L, AG_layer + RS_layer)] - compute; "
-            "3 collectives per layer on every micro-step",
+            "accum x layers x [T_fwd/L + AG - o min(T_fwd/L, AG) + T_bwd/L + AG + RS - o min(T_bwd/L, AG + RS)]"
+            " - compute, o = overlap_fraction"
+            + (" x overlap_under_shm" if shm else "")
+            + "; 3 collectives per layer on every micro-step",
             {
                 "accum": a,
                 "layers": layers,
                 "AG_layer_s": round(ag.value, 6),
                 "RS_layer_s": round(rs.value, 6),
+                "AG_layer_bytes": round(wb / layers),
                 "T_fwd_layer_s": round(t_fwd_l, 6),
                 "T_bwd_layer_s": round(t_bwd_l, 6),
+                "overlap": round(o, 4),
             },
-            ag.constants,
+            ["overlap_fraction", "overlap_under_shm" if shm else "overlap_under_p2p", *ag.constants],
         )
         compute = _per_step(a, micro)
         comm_bytes = a * (2 * wb + g)

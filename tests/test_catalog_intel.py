@@ -21,6 +21,9 @@ NO_SOURCED_BOARD = {
     "intel-xeon-w-2500": "no W790 board's CPU support list or probe with a Xeon W-2500 was reachable",
     "intel-xeon-6700p": "no LGA4710 board with a readable slot table was found (only Intel's validation board)",
     "intel-xeon-6900p": "no LGA7529 board with a readable slot table was found (only Intel's validation board)",
+    "amd-threadripper-9000": "no sTR5 board's CPU support list or probe with a Threadripper 9000 was reachable",
+    "amd-threadripper-pro-9000wx": "no sTR5 board's CPU support list or probe with a Threadripper PRO 9000WX "
+    "was reachable",
 }
 
 CATALOG = load_catalog()

@@ -109,11 +109,6 @@ def _run(argv: list[str] | None) -> int:
     if not args.command:
         ap.print_help()
         return 0
-    from advisor.findings import rules as rules_module
-
-    # --rules holds for this command only: a caller running several commands in one process (the test
-    # suite, a script) must not see one command's rule folders in the next
-    rules_module.CLI_RULE_DIRS = tuple(getattr(args, "rules", None) or ())
     try:
         check_args(args)
         if args.command in ("tui", "serve"):  # the app has its own screen: nothing is printed over it
@@ -143,8 +138,6 @@ def _run(argv: list[str] | None) -> int:
             raise
         print("advisor: error: " + "\n".join(p.render() for p in problems), file=sys.stderr)
         return 2
-    finally:
-        rules_module.CLI_RULE_DIRS = ()
     ap.print_help()
     return 2
 

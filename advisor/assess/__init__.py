@@ -47,6 +47,9 @@ class Request:
     rule_dirs: tuple[str, ...] = ()  # the user's own rule folders (--rules), beside $ADVISOR_RULES
     command: tuple[str, ...] = ()  # the command line as run, for the "run: advisor ..." of suggestions
     prediction: Prediction | None = None  # the build's prediction where the caller already has it
+    # a file of another machine shape is refused (the CLI's exit 2); the app sets it aside instead, with
+    # why, and compares the others
+    set_aside_other_shapes: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class Comparison:
     rows: tuple[tuple[str, Row], ...]
     settled: Settled | None
     notes: tuple[str, ...] = ()
+    set_aside: tuple[str, ...] = ()  # why each file of another shape was not compared (the app's way)
 
     @property
     def flagged(self) -> bool:
@@ -109,14 +113,22 @@ def _compare(request: Request, pred: Prediction) -> Comparison:
                 f"--gpus {request.gpu_map!r} names measured GPU{absent[0]}, which none of the files shows",
                 hint="the files show " + ", ".join(f"GPU{i}" for i in sorted(shown)),
             )
+    nodes = pred.machine.node_count
     measured: list[tuple[str, Measurement]] = []
     notes: list[str] = []
+    set_aside: list[str] = []
     for path, meas in loaded:
-        if mapping is not None:
-            meas, said = shape.apply_map(meas, mapping, indices, path)
-            notes += said
-        else:
-            notes += shape.check(meas, indices, path)
+        try:
+            if mapping is not None:
+                meas, said = shape.apply_map(meas, mapping, indices, path)
+                notes += said
+            else:
+                notes += shape.check(meas, indices, path, nodes=nodes)
+        except UserError as exc:
+            if not request.set_aside_other_shapes:
+                raise
+            set_aside.append(exc.render())
+            continue
         notes += [f"{path}: not measured: {what}" for what in meas.unmeasured]
         measured.append((path, meas))
     others: Sequence[Measurement] = [m for _, m in measured]
@@ -128,4 +140,4 @@ def _compare(request: Request, pred: Prediction) -> Comparison:
         )
     ]
     settled = settle(request.build, pred, measured, request.catalog) if pred.pairs else None
-    return Comparison(tuple(rows), settled, tuple(notes))
+    return Comparison(tuple(rows), settled, tuple(notes), tuple(set_aside))

@@ -125,7 +125,7 @@ def cmd_catalog(args, ap) -> int:
 def cmd_rules(args, ap) -> int:
     from advisor.findings.rules import load_rules, rule_by_id, user_rule_dirs
 
-    dirs = user_rule_dirs()  # --rules and $ADVISOR_RULES
+    dirs = tuple(getattr(args, "rules", None) or ()) + user_rule_dirs()  # --rules, then $ADVISOR_RULES
     if args.rules_command == "facts":
         return _facts(args)
     if args.rules_command == "explain":

@@ -29,13 +29,16 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     from pathlib import Path
 
+    from advisor.assess import Request, assess
     from advisor.cli.plan import build_from_args
     from advisor.measure.ncclxml import export
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate
 
     check_output(args.output)
-    pred = evaluate(build_from_args(args), load_catalog([Path(d) for d in args.catalog]))
+    # the prediction alone: NCCL's topology file needs the machine, not the findings
+    pred = assess(
+        Request(build_from_args(args), load_catalog([Path(d) for d in args.catalog]), job="compare")
+    ).prediction
     if write_output(args.output, export(pred)):
         print(f"wrote {args.output}: {len(pred.gpus)} GPUs as NCCL topology XML", file=sys.stderr)
     return 0
@@ -149,48 +152,26 @@ def cmd_from_machine(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from advisor.base.errors import UserError
-    from advisor.measure import load, shape
-    from advisor.measure.compare import compare
-    from advisor.measure.settle import settle
+    from advisor.assess import Request, assess
+    from advisor.measure import load
     from advisor.model.buildfile import load_build
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate
     from advisor.outputs.compare import compare_output
 
-    catalog = load_catalog([Path(d) for d in args.catalog])
-    build = load_build(args.build)
-    pred = evaluate(build, catalog)
-    indices = sorted(g.node.index for g in pred.gpus)
-    mapping = shape.parse_map(args.gpu_map, len(indices)) if args.gpu_map else None
-    rows = []
-    measured = []
-    notes: list[str] = []
-    loaded = [(path, load(path)) for path in args.measurement]
-    if mapping is not None:
-        shown = set().union(*(shape.shown(m) for _, m in loaded))
-        absent = [m for m in mapping if m is not None and m not in shown]
-        if shown and absent:
-            raise UserError(
-                f"--gpus {args.gpu_map!r} names measured GPU{absent[0]}, which none of the files shows",
-                hint="the files show " + ", ".join(f"GPU{i}" for i in sorted(shown)),
-            )
-    for path, meas in loaded:
-        if mapping is not None:
-            meas, said = shape.apply_map(meas, mapping, indices, path)
-            notes += said
-        notes += shape.check(meas, indices, path, nodes=pred.machine.node_count) if mapping is None else []
-        notes += [f"{path}: not measured: {what}" for what in meas.unmeasured]
-        measured.append((path, meas))
-    for path, meas in measured:
-        rows += [
-            (path, r)
-            for r in compare(
-                pred, meas, args.tolerance, catalog, [m for _, m in measured], mapping is not None
-            )
-        ]
-    settled = settle(build, pred, measured, catalog) if pred.pairs else None
-    out = compare_output(rows, settled, notes)
+    a = assess(
+        Request(
+            load_build(args.build),
+            load_catalog([Path(d) for d in args.catalog]),
+            job="compare",
+            measurements=tuple((path, load(path)) for path in args.measurement),
+            gpu_map=args.gpu_map,
+            tolerance=args.tolerance,
+            rule_dirs=tuple(getattr(args, "rules", None) or ()),
+        )
+    )
+    c = a.comparison
+    assert c is not None  # a compare request always has its comparison
+    out = compare_output(list(c.rows), c.settled, list(c.notes))
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(out.json_text())

@@ -205,24 +205,27 @@ def workload_from_args(args):
     )
 
 
-def cmd_plan(args) -> int:
-    from advisor.findings.evaluate import evaluate_rules
+def request_from_args(args, job: str):
+    """The assessment the arguments ask for: the build, its catalog, the job, the user's rule folders."""
+    from advisor.assess import Request
     from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate
+
+    return Request(
+        build_from_args(args),
+        load_catalog([Path(d) for d in args.catalog]),
+        job=job,  # type: ignore[arg-type]
+        workload=workload_from_args(args),
+        rule_dirs=tuple(getattr(args, "rules", None) or ()),
+        command=("advisor", *getattr(args, "argv", [job])),
+    )
+
+
+def cmd_plan(args) -> int:
+    from advisor.assess import assess
     from advisor.outputs.plan import plan_output
 
-    catalog = load_catalog([Path(d) for d in args.catalog])
-    build = build_from_args(args)
-    pred = evaluate(build, catalog)
-    workload = workload_from_args(args)
-    analysis = None
-    if workload is not None:
-        from advisor.workload import analyse
-
-        _one_node(build)
-        analysis = analyse(build, workload, catalog, pred)
-        analysis.command = ["advisor", *getattr(args, "argv", ["plan"])]
-    findings = evaluate_rules(pred, job="plan", catalog=catalog, workload=analysis)
+    a = assess(request_from_args(args, "plan"))
+    pred, findings, analysis = a.prediction, list(a.findings), a.analysis
     fmt = "json" if args.json else args.format
     if fmt == "json":
         out = plan_output(pred, findings, explain=args.explain)
@@ -257,29 +260,12 @@ def cmd_plan(args) -> int:
     return 0
 
 
-def _one_node(build) -> None:
-    """The workload model plans one machine's GPUs: a build across nodes is refused, never half-planned."""
-    if build.nodes > 1:
-        raise UserError(
-            f"the workload model plans one machine; this build has {build.nodes} nodes",
-            hint="plan the workload on one node (nodes: 1); `advisor plan` gives the all-reduce across nodes",
-        )
-
-
 def cmd_workload(args) -> int:
-    from advisor.findings.evaluate import evaluate_rules
-    from advisor.model.catalog.store import load_catalog
-    from advisor.model.engine import evaluate
-    from advisor.workload import analyse
+    from advisor.assess import assess
 
-    catalog = load_catalog([Path(d) for d in args.catalog])
-    build = build_from_args(args)
-    workload = workload_from_args(args)
-    _one_node(build)
-    pred = evaluate(build, catalog)
-    analysis = analyse(build, workload, catalog, pred)
-    analysis.command = ["advisor", *getattr(args, "argv", ["workload"])]
-    findings = evaluate_rules(pred, job="workload", catalog=catalog, workload=analysis)
+    a = assess(request_from_args(args, "workload"))
+    analysis, findings = a.analysis, list(a.findings)
+    assert analysis is not None  # `workload`'s parser requires --train or --infer
     if args.json:
         from advisor.outputs.workload import workload_output
 

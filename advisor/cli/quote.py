@@ -32,6 +32,6 @@ def cmd_validate(args) -> int:
             f"{name}: this is not a text file (not UTF-8)", hint="save the quote as text, CSV or YAML"
         ) from None
     catalog = load_catalog([Path(d) for d in args.catalog])
-    result = evaluate_quote(read_quote(text, name, catalog), catalog)
+    result = evaluate_quote(read_quote(text, name, catalog), catalog, tuple(args.rules))
     print(render(result, "json" if args.json else args.format), end="")
     return result.exit_code

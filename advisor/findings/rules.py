@@ -25,12 +25,11 @@ from advisor.findings.finding import Rule, RuleFile
 
 FUNCTIONS = {"min": min, "max": max, "round": round}
 
-CLI_RULE_DIRS: tuple[str, ...] = ()  # set by the CLI from --rules for the command being run
-
 
 def user_rule_dirs() -> tuple[str, ...]:
-    """Rule folders of the user's own: --rules, then $ADVISOR_RULES (separated like PATH)."""
-    return CLI_RULE_DIRS + tuple(p for p in os.environ.get("ADVISOR_RULES", "").split(os.pathsep) if p)
+    """Rule folders of the user's own from the environment: $ADVISOR_RULES (separated like PATH). A
+    command's --rules folders come with its request (advisor.assess.Request.rule_dirs), never a global."""
+    return tuple(p for p in os.environ.get("ADVISOR_RULES", "").split(os.pathsep) if p)
 
 
 def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:

@@ -24,7 +24,7 @@ from advisor.quote.claims import judge
 from advisor.quote.reader import Quote, QuoteLine
 
 
-def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
+def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = ()) -> ValidateOutput:
     from advisor.findings.evaluate import evaluate_rules
     from advisor.model.engine import evaluate
 
@@ -35,7 +35,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         if question:
             ask.append(question)
     if pred is not None:
-        findings = evaluate_rules(pred, catalog=catalog)  # the placement already predicted this build
+        # the placement already predicted this build
+        findings = evaluate_rules(pred, catalog=catalog, extra_dirs=rule_dirs)
     elif build is not None:
         try:
             pred = evaluate(build, catalog)
@@ -46,7 +47,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
             else:
                 build = quote.build  # the build without the NICs that found no slot
         if pred is not None:
-            findings = evaluate_rules(pred, catalog=catalog)
+            findings = evaluate_rules(pred, catalog=catalog, extra_dirs=rule_dirs)
     b = quote.build_data
     named = (
         [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from advisor.assess import Assessment, Request, assess
 from advisor.base.errors import UserError
 from advisor.base.yamlio import WriteError, atomic_write, dumps, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.model.engine import evaluate
 from advisor.model.predict import Prediction
 
 
@@ -44,6 +44,7 @@ class Evaluation:
     prediction: Prediction | None
     findings: list[Any] = field(default_factory=list)  # advisor.findings.finding.Finding
     error: str | None = None  # why the build cannot be evaluated, in the user's words
+    assessment: Assessment | None = None  # the same assessment `plan` makes of the build
 
 
 def part_specs(p: Part) -> str:
@@ -452,12 +453,15 @@ class Planner:
         catalog: Catalog | None = None,
         path: str | Path | None = None,
         hints: dict[str, str] | None = None,
+        rule_dirs: tuple[str, ...] = (),
     ):
         """`hints`: what to do about a build that cannot be evaluated, in the words of the face that
         edits it, by what is wrong ("cpu-board": the board does not take the CPU); they replace the
-        evaluation's own hints, which name the command-line tools."""
+        evaluation's own hints, which name the command-line tools. `rule_dirs`: the user's own rule
+        folders, beside $ADVISOR_RULES."""
         self.catalog = catalog or load_catalog()
         self.hints = dict(hints or {})
+        self.rule_dirs = tuple(rule_dirs)
         self.path: Path | None = Path(path) if path else None
         self.build = self._normalized(build)
         self.undo_stack: list[Build] = []
@@ -530,11 +534,9 @@ class Planner:
         return self.build.explicit
 
     def _evaluate(self, build: Build) -> Evaluation:
-        from advisor.findings.evaluate import evaluate_rules
-
         try:
-            pred = evaluate(build, self.catalog)
-            return Evaluation(pred, evaluate_rules(pred, catalog=self.catalog))
+            a = assess(Request(build, self.catalog, rule_dirs=self.rule_dirs))
+            return Evaluation(a.prediction, list(a.findings), assessment=a)
         except UserError as exc:
             return Evaluation(None, [], self._why_not(build, exc))
 

@@ -265,8 +265,7 @@ class ComparePane(Vertical):
         self.rows: list[tuple[str, Any]] = []
 
     def show(self, planner: Planner) -> None:
-        from advisor.measure import shape
-        from advisor.measure.compare import compare
+        from advisor.assess import Request, assess
 
         measurements: list[tuple[str, Measurement]] = self.app.measurements
         table = self.query_one(DataTable)
@@ -281,30 +280,41 @@ class ComparePane(Vertical):
         if planner.prediction is None:
             title.update(f"[red]cannot evaluate the build: {escape(planner.error or '')}[/]")
             return
-        # a file of another GPU count than the build is refused, never half-compared, and says why
-        indices = sorted(g.node.index for g in planner.prediction.gpus)
-        fits, refused = [], []
-        for path, meas in measurements:
-            try:
-                shape.check(meas, indices, path, nodes=planner.prediction.machine.node_count)
-                fits.append((path, meas))
-            except UserError as exc:
-                refused.append(exc.render())
-        others = [m for _, m in fits]
-        for path, meas in fits:
-            self.rows += [
-                (path, r) for r in compare(planner.prediction, meas, catalog=planner.catalog, context=others)
-            ]
+        # the same comparison `advisor compare` makes (tolerance, settled readiness, causes); a file of
+        # another GPU count than the build is set aside with why, never half-compared
+        c = assess(
+            Request(
+                planner.build,
+                planner.catalog,
+                job="compare",
+                measurements=tuple(measurements),
+                rule_dirs=planner.rule_dirs,
+                prediction=planner.prediction,
+                set_aside_other_shapes=True,
+            )
+        ).comparison
+        assert c is not None
+        self.tolerance = Request.tolerance
+        self.rows = list(c.rows)
         flagged = sum(1 for _, r in self.rows if r.flagged)
+        settled = c.settled.read if c.settled else []
         title.update(
             f"{len(self.rows)} figures compared, [{'red' if flagged else 'green'}]{flagged} off by more than "
-            "15%[/]; select a row for its likely causes"
-            + "".join(f"\n[red]not compared:[/] {escape(text)}" for text in refused)
+            f"{100 * self.tolerance:.0f}%[/]; select a row for its likely causes"
+            + "".join(f"\n[red]not compared:[/] {escape(text)}" for text in c.set_aside)
+            + "".join(f"\nnote: {escape(text)}" for text in c.notes)
+            + "".join(f"\nsettled: {escape(text)}" for text in settled)
         )
         for _path, r in self.rows:
             ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
-            flag = Text("OFF", "bold red") if r.flagged else Text("ok", "green")
-            table.add_row(r.metric, r.where, str(r.predicted), str(r.measured), ratio, flag)
+            if r.predicted is None:  # a prediction the catalog cannot give: neither ok nor off
+                flag, predicted = Text("not judged", "yellow"), "unknown"
+            else:
+                flag, predicted = (
+                    (Text("OFF", "bold red") if r.flagged else Text("ok", "green")),
+                    str(r.predicted),
+                )
+            table.add_row(r.metric, r.where, predicted, str(r.measured), ratio, flag)
         if self.rows:
             table.move_cursor(row=min(row, len(self.rows) - 1))
         self._detail()
@@ -322,7 +332,12 @@ class ComparePane(Vertical):
         head = f"{r.metric} {r.where}, measured in [b]{escape(Path(path).name)}[/]: "
         if not r.causes:
             out.update(
-                head + ("within 15% of the prediction" if not r.flagged else "off, no likely cause known")
+                head
+                + (
+                    f"within {100 * self.tolerance:.0f}% of the prediction"
+                    if not r.flagged
+                    else "off, no likely cause known"
+                )
             )
             return
         out.update(

@@ -696,10 +696,8 @@ def summary_text(planner: Planner) -> Text:
         t.append(planner.error or "", "red")
         return t
     gpus = pred.machine.gpus
-    from advisor.findings.verdict import verdict_line
-
-    grade = verdict_line(pred, planner.findings).split(":")[0]
-    t.append(grade, "bold red" if grade.startswith("Not ready") else "bold")
+    verdict = planner.current.assessment.verdict  # type: ignore[union-attr]
+    t.append(verdict.title, "bold red" if verdict.severity == "error" else "bold")
     t.append(" · ")
     if gpus:
         t.append(f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}, links ")

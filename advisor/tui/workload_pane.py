@@ -153,13 +153,22 @@ class WorkloadPane(Vertical):
         if pred is None:
             out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
             return
-        from advisor.findings.evaluate import evaluate_rules
+        from advisor.assess import Request, assess
         from advisor.render.workload import render_text
-        from advisor.workload import analyse
 
         try:
-            analysis = analyse(planner.build, self.workload(), planner.catalog, pred)
-            findings = evaluate_rules(pred, job="workload", catalog=planner.catalog, workload=analysis)
+            a = assess(
+                Request(
+                    planner.build,
+                    planner.catalog,
+                    job="workload",
+                    workload=self.workload(),
+                    rule_dirs=planner.rule_dirs,
+                    prediction=pred,
+                )
+            )
+            analysis, findings = a.analysis, a.findings
+            assert analysis is not None
         except UserError as exc:
             out.update(Text(exc.render(), "yellow"))
             return

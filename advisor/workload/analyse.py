@@ -211,6 +211,11 @@ def analyse(
     pred: Prediction | None = None,
     advise: bool = True,
 ) -> Analysis:
+    if build.nodes > 1:  # one machine's GPUs: a build across nodes is refused, never half-planned
+        raise UserError(
+            f"the workload model plans one machine; this build has {build.nodes} nodes",
+            hint="plan the workload on one node (nodes: 1); `advisor plan` gives the all-reduce across nodes",
+        )
     catalog = catalog or load_catalog()
     pred = pred or evaluate(build, catalog)
     n = check(w, len(pred.machine.gpus))

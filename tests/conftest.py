@@ -20,6 +20,13 @@ settings.register_profile("explore", derandomize=False, database=None, print_blo
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(autouse=True)
+def _own_state_folder(tmp_path, monkeypatch):
+    """Every test (and every process it starts) keeps the app's autosave in a folder of its own: tests
+    run in parallel workers, and none may read another's unsaved build, nor the user's own."""
+    monkeypatch.setenv("ADVISOR_STATE_DIR", str(tmp_path / "advisor-state"))
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-minutes",
@@ -30,6 +37,12 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    import tempfile
+
+    # the parsed-catalog cache of the test runs, apart from the user's, one folder per parallel worker
+    # (pytest-xdist names them gw0, gw1, ...) so that two workers never write one file
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    os.environ["ADVISOR_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), f"advisor-test-cache-{worker}")
     config.addinivalue_line("markers", "fuzz: the seeded fuzz of every command (tests/test_fuzz.py)")
 
 

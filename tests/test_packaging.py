@@ -47,7 +47,7 @@ def test_import_contracts_hold():
         cwd=ROOT,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert "3 kept, 0 broken" in r.stdout
+    assert "4 kept, 0 broken" in r.stdout
 
 
 def test_wheel_installs_and_finds_its_catalog(tmp_path):

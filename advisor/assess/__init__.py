@@ -88,7 +88,8 @@ def assess(request: Request) -> Assessment:
         from advisor.workload.analyse import analyse
 
         analysis = analyse(request.build, request.workload, request.catalog, pred)
-        analysis.command = list(request.command)
+        if request.command:  # a face without a command line (the app) gets the flags alone
+            analysis.command = list(request.command)
     findings: list[Finding] = []
     if request.job in ("plan", "workload"):
         findings = evaluate_rules(

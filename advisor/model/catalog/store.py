@@ -161,7 +161,19 @@ class Catalog:
             if fuzzy:
                 _note_reading(text, part, at)
             return part
-        raise no_match(text, label, found, at, kind)
+        raise no_match(text, label, self._bases_first(found), at, kind)
+
+    def _bases_first(self, found: list[Match]) -> list[Match]:
+        """The near names with each partner card's own GPU listed before it: "RTX 4090 Super" is nearest
+        to an "MSI ... 4090 SUPRIM" by its letters, but the GPU the user means is the RTX 4090."""
+        out: list[Match] = []
+        for m in found:
+            base = self.parts.get(getattr(m.part, "card_of", None) or "")
+            if base is not None and all(x.part.id != base.id for x in out):
+                out.append(Match(base, m.score, m.key))
+            if all(x.part.id != m.part.id for x in out):
+                out.append(m)
+        return out
 
 
 def no_match(text: str, label: str, found: list[Match], at: Where | None = None, kind: str | None = None):

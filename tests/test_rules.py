@@ -309,3 +309,21 @@ def test_a_cpu_without_a_power_figure_is_said_to_be_left_out_of_the_psu_check(pl
     build.write_text(build.read_text().replace("my-epyc-9575f", "amd-epyc-9575f"))
     plan = plan_json(str(build), "--catalog", str(tmp_path))
     assert not [f for f in plan["findings"] if f["id"] == "PWR005"]  # the bundled one: AMD's 400 W
+
+
+def test_every_id_the_tool_can_print_is_explained(cli):
+    """A finding's id is what a user looks up: every id a rule file or the code can print answers
+    `advisor rules explain ID` (the doctor's checks too, registered beside the rules), and every
+    registered check is one the code makes."""
+    import re
+
+    from advisor.findings.rules import load_checks, load_rules
+
+    code_ids = set()
+    for path in (ROOT / "advisor").rglob("*.py"):
+        code_ids |= set(re.findall(r'\bid="([A-Z][A-Z0-9]*[0-9]{3})"', path.read_text()))
+    ids = code_ids | {r.id for r in load_rules()} | {c.id for c in load_checks()}
+    assert {c.id for c in load_checks()} == {i for i in code_ids if i.startswith("DOC")}
+    for rule_id in sorted(ids):
+        code, out, err = cli("rules", "explain", rule_id)
+        assert code == 0 and out.startswith(rule_id) and "Why it matters" in out, (rule_id, err)

@@ -123,7 +123,8 @@ def cmd_catalog(args, ap) -> int:
 
 
 def cmd_rules(args, ap) -> int:
-    from advisor.findings.rules import load_rules, rule_by_id, user_rule_dirs
+    from advisor.findings.finding import Rule
+    from advisor.findings.rules import load_checks, load_rules, rule_by_id, user_rule_dirs
 
     dirs = tuple(getattr(args, "rules", None) or ()) + user_rule_dirs()  # --rules, then $ADVISOR_RULES
     if args.rules_command == "facts":
@@ -134,10 +135,13 @@ def cmd_rules(args, ap) -> int:
             raise UserError(f"no rule {args.id!r}", hint="`advisor rules list` shows them")
         width = _width()
         print(_wrap(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}", width, "", "  ") + "\n")
-        print(
-            "What it checks\n" + _wrap(f"{rule.when}  (evaluated per {_per(rule.scope)})", width, "  ") + "\n"
+        checks = (
+            f"{rule.when}  (evaluated per {_per(rule.scope)})"
+            if isinstance(rule, Rule)
+            else f"{rule.what}  (a check `advisor doctor` makes of the machine it runs on)"
         )
-        if rule.supposes:
+        print("What it checks\n" + _wrap(checks, width, "  ") + "\n")
+        if isinstance(rule, Rule) and rule.supposes:
             supposed = ", ".join(f"{k}: {v}" for k, v in rule.supposes.items())
             print(
                 "What it supposes\n"
@@ -153,7 +157,7 @@ def cmd_rules(args, ap) -> int:
         print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))  # an address is never broken
         return 0
     scope = getattr(args, "scope", None)
-    rules = [r for r in load_rules(dirs) if not scope or r.scope == scope]
+    rules = [r for r in [*load_rules(dirs), *load_checks()] if not scope or r.scope == scope]
     if getattr(args, "json", False):
         print(json.dumps([r.model_dump() for r in rules], indent=2))
     else:

@@ -468,7 +468,11 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list the findings rules, explain one, or list the facts rules can name")
     rsub = r.add_subparsers(dest="rules_command", metavar="ACTION")
     rl = rsub.add_parser("list", help="every rule with its id, severity, scope and title")
-    rl.add_argument("--scope", choices=list(SCOPES), help="only rules of this scope")
+    rl.add_argument(
+        "--scope",
+        choices=[*SCOPES, "doctor"],
+        help="only rules of this scope (doctor: its registered checks)",
+    )
     rl.add_argument("--json", action="store_true", help="JSON for scripts")
     re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")
     re_.add_argument("id", help="the rule's id, e.g. P2P001 or CMP001")

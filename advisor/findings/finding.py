@@ -69,6 +69,27 @@ class Rule(Strict):
         return value
 
 
+class Check(Strict):
+    """A check that is a procedure, not a condition over facts (`advisor doctor` reading a device tree),
+    registered beside the rules so that every id the tool prints is documented (`advisor rules explain`)."""
+
+    id: str = Field(pattern=r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+    category: Category
+    severity: Severity
+    scope: Literal["doctor"] = "doctor"
+    title: str
+    what: str = Field(description="What the check looks at and when it fires, in words")
+    why: str
+    fix: str
+    example: str | None = None
+    sources: list[str] = Field(min_length=1)
+
+
+class CheckFile(Strict):
+    kind: Literal["checks"]
+    checks: list[Check]
+
+
 class RuleFile(Strict):
     kind: Literal["rules"]
     rules: list[Rule]

@@ -21,7 +21,7 @@ from advisor.base.resources import bundled
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_bundled, load_file
 from advisor.findings.facts import SCOPE_NAMES, SUPPOSITIONS
-from advisor.findings.finding import Rule, RuleFile
+from advisor.findings.finding import Check, CheckFile, Rule, RuleFile
 
 FUNCTIONS = {"min": min, "max": max, "round": round}
 
@@ -41,8 +41,20 @@ def load_rules(extra_dirs: tuple[str, ...] = ()) -> list[Rule]:
     return rules
 
 
-def rule_by_id(rule_id: str, extra_dirs: tuple[str, ...] = ()) -> Rule | None:
-    return next((r for r in load_rules(extra_dirs) if r.id.lower() == rule_id.lower()), None)
+def rule_by_id(rule_id: str, extra_dirs: tuple[str, ...] = ()) -> Rule | Check | None:
+    """The rule, or the registered check (`advisor doctor`'s), of that id."""
+    every = [*load_rules(extra_dirs), *load_checks()]
+    return next((r for r in every if r.id.lower() == rule_id.lower()), None)
+
+
+@lru_cache(maxsize=1)
+def load_checks() -> list[Check]:
+    """The checks registered beside the rules (rules/doctor.yaml): procedures with ids and documentation."""
+    path = bundled("rules") / "doctor.yaml"
+    parsed, problems = validate(CheckFile, load_bundled(path), str(path))
+    if problems or parsed is None:
+        raise UserError(problems=problems)
+    return list(parsed.checks)
 
 
 @lru_cache(maxsize=8)

@@ -73,7 +73,7 @@ def limits(pred: Prediction, findings: list[Finding]) -> Limits:
     return Limits(
         errors=[f for f in findings if f.severity == "error"],
         low=[g for g in gpus if g.link.width < g.link.max_width or g.link.gen < g.link.max_gen],
-        chipset={f.subject for f in findings if f.id == "LANE002"},
+        chipset={f"GPU{n.index}" for n in gpus if pred.machine.on_chipset(n.id)},
         staged=[p for p in pred.pairs if not p.p2p],
         shm=[p for p in pred.pairs if p.p2p and p.nccl_transport == "SHM"],
         pairs=len(pred.pairs),
@@ -144,7 +144,8 @@ def verdict(pred: Prediction, findings: list[Finding]) -> Verdict:
     if errors:
         grade = Grade.NOT_READY
         # errors the link bits do not already say (a chipset slot is said by its GPU's link)
-        for f in [f for f in errors if f.id not in ("LANE001", "LANE002")][:2]:
+        said = {f"GPU{g.index}" for g in low} | chipset
+        for f in [f for f in errors if not (f.category == "lanes" and f.subject in said)][:2]:
             bits.insert(0, f"{f.id}: {_head(f.message)}")
     elif len(gpus) < 2:
         grade = Grade.ONE_GPU if not low else Grade.ONE_GPU_BELOW

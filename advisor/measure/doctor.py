@@ -19,15 +19,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.findings.rules import load_checks
 from advisor.measure.parsers.lspci import GEN_BY_SPEED
-from advisor.model.p2p_sources import AIKITORIA, NCCL_ACS, TINYGRAD, VM_HANG, VM_P2P
 
 Severity = Literal["error", "warning", "info"]
 
-AER_DOC = "https://docs.kernel.org/PCI/pcieaer-howto.html"
-SYSFS_DOC = "https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci"
-NUMA_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity"
-QEMU_IDS = "https://github.com/qemu/qemu/blob/master/include/hw/pci/pci_ids.h"
 # the host bridge QEMU's q35 machine presents to a guest (PCI_DEVICE_ID_INTEL_Q35_MCH): the NVIDIA driver
 # does not know it and refuses peer access behind it
 QEMU_Q35_HOST_BRIDGE = ("8086", "29c0")
@@ -317,7 +313,6 @@ def check(
                     "host copy and staged GPU-to-GPU copy runs at that width.",
                     fix="Check the board manual's slot table (an SSD or a second card may take the slot's lanes; "
                     "`advisor plan` shows the link the board gives), reseat the card, and replace a riser.",
-                    sources=[SYSFS_DOC],
                 )
             )
         if g.sta and g.cap and g.sta[0] and g.cap[0] and g.sta[0] < g.cap[0]:
@@ -330,7 +325,6 @@ def check(
                         message=f"GPU{i} trains at Gen{g.sta[0]} under load ({loaded}), below its Gen{g.cap[0]}.",
                         fix="Set the slot's PCIe generation to Auto or the card's in the BIOS; a riser or "
                         "retimer rated below the card's generation holds it back: replace it.",
-                        sources=[SYSFS_DOC],
                     )
                 )
             else:
@@ -343,7 +337,6 @@ def check(
                         "its link to save power, so this says nothing until read under load.",
                         fix="Run `advisor doctor` on the machine with torch installed (it loads each GPU "
                         "briefly), or read `nvidia-smi -q -d PCIE` while a job runs.",
-                        sources=[SYSFS_DOC],
                     )
                 )
         # a bridge above the GPU narrower than the GPU's own link (the GPU's own width is DOC001's)
@@ -360,7 +353,6 @@ def check(
                     message=f"GPU{i}'s path to the CPU narrows to x{b.sta[1]} at {_label(b)} ({where}): its host "
                     "copies cannot be faster than that link.",
                     fix="Move the card to a CPU-wired x16 slot (the board manual's block diagram says which).",
-                    sources=[SYSFS_DOC],
                 )
             )
         if any(_chipset(b) for b in path):
@@ -373,7 +365,6 @@ def check(
                     "shares the chipset's uplink with every SSD, USB and network port behind it.",
                     fix="Use a CPU-wired slot for every GPU; on a desktop platform that means two cards at "
                     "x8/x8 at most, more needs a Threadripper, Xeon W or EPYC board.",
-                    sources=[SYSFS_DOC],
                 )
             )
         errs = [(x, x.errors, x.aer_counts.get("correctable", 0)) for x in [g, *path]]
@@ -392,7 +383,6 @@ def check(
                     fix="Reseat the card, replace the riser or cable with one rated for the link's generation, "
                     "or set the slot one generation lower in the BIOS; watch "
                     f"/sys/bus/pci/devices/{x.bdf}/aer_dev_correctable.",
-                    sources=[AER_DOC],
                 )
             )
         bad = [
@@ -412,7 +402,6 @@ def check(
                     + ".",
                     fix="Check `sudo dmesg | grep -i -e aer -e xid`; reseat or replace the riser; if it follows the "
                     "card, the card may be failing.",
-                    sources=[AER_DOC],
                 )
             )
         vram = (vram_mb or {}).get(g.bdf)
@@ -425,7 +414,6 @@ def check(
                     message=f"GPU{i}'s BAR1 is {g.bar1_mb} MiB: large (Resizable) BAR is off, so the patched P2P "
                     "driver cannot map the card's memory for its peers.",
                     fix="Turn on Above 4G Decoding and Resizable BAR in the BIOS.",
-                    sources=[TINYGRAD],
                 )
             )
         elif g.bar1_mb is not None and vram and g.bar1_mb < vram:
@@ -436,7 +424,6 @@ def check(
                     subject=subject,
                     message=f"GPU{i}'s BAR1 ({g.bar1_mb} MiB) is smaller than its {vram} MiB of memory.",
                     fix="Turn on Resizable BAR in the BIOS for a BAR1 as large as the VRAM.",
-                    sources=[TINYGRAD],
                 )
             )
         if process_nodes is not None and g.numa is not None and g.numa not in process_nodes:
@@ -449,7 +436,6 @@ def check(
                     f"{', '.join(map(str, sorted(process_nodes)))}: its pinned host buffers sit on the far socket.",
                     fix=f"Run the job for GPU{i} with numactl --cpunodebind={g.numa} --membind={g.numa}, or let "
                     "NCCL and the framework pick CPUs near each GPU (do not pin all ranks to one node).",
-                    sources=[NUMA_DOC],
                 )
             )
     # ACS on the bridges between the GPUs
@@ -468,7 +454,6 @@ def check(
                     "root complex: slower P2P, and NCCL can hang when the IOMMU blocks it.",
                     fix="Turn ACS off in the BIOS, or clear it per bridge (sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; "
                     "it resets at reboot) on a machine that runs no untrusted VMs.",
-                    sources=[NCCL_ACS, AIKITORIA],
                 )
             )
         elif not known:
@@ -480,7 +465,6 @@ def check(
                     message="ACS on the bridges between the GPUs is not in what was read: lspci shows the "
                     "capability list only to root, and a listing of single devices (-s) leaves the bridges out.",
                     fix="Run `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'` (or `sudo advisor doctor`).",
-                    sources=[NCCL_ACS],
                 )
             )
     q35 = next(
@@ -499,7 +483,6 @@ def check(
                 fix="On the host, pass each GPU with x-nv-gpudirect-clique=0 (a QEMU vfio-pci option; Proxmox: "
                 "args:) and check that topo -p2p r reads OK. Between GeForce cards the clique's P2P does not "
                 "deliver and NCCL's first collective hangs: keep NCCL_P2P_DISABLE=1 there.",
-                sources=[VM_P2P, VM_HANG, QEMU_IDS],
             )
         )
     mode, how = iommu_mode(cmdline, root)
@@ -513,9 +496,11 @@ def check(
                 "patched P2P driver's transfers fail, and P2P through the IOMMU is slower.",
                 fix="Add iommu=pt to the kernel command line (intel_iommu=on iommu=pt on Intel), or turn the IOMMU "
                 "off in the BIOS on a machine without VMs.",
-                sources=[AIKITORIA],
             )
         )
+    # each finding's sources are its check's, as registered beside the rules (rules/doctor.yaml)
+    registered = {c.id: c for c in load_checks()}
+    out = [f.model_copy(update={"sources": list(registered[f.id].sources)}) for f in out]
     order = {"error": 0, "warning": 1, "info": 2}
     return table, sorted(out, key=lambda f: (order[f.severity], f.id, f.subject))
 

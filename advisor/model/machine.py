@@ -113,6 +113,10 @@ class Machine:
     def all_gpus(self) -> list[Node]:
         return sorted((n for n in self.nodes.values() if n.kind == "gpu"), key=lambda n: n.index or 0)
 
+    def on_chipset(self, node_id: str) -> bool:
+        """The device hangs off the chipset, not the CPU's lanes: it shares the chipset's uplink."""
+        return any(self.nodes[a].kind == "chipset" for a in self.ancestors(node_id)[1:])
+
     def ancestors(self, node_id: str) -> list[str]:
         """The node and its ancestors up to the socket, nearest first."""
         out = []

@@ -15,6 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from advisor.cli.parser import OUTPUTS as OUTPUT_NAMES
 from tests.conftest import ROOT
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -87,7 +88,30 @@ EXAMPLES = [
         ["import", "nccl-tests", str(TOOLS / "nccltests" / "a3mega_16xH100_sweep.txt"), "--json"],
     ),
 ]
-OUTPUTS = ["plan", "validate", "compare", "workload", "measurement"]
+# every --json output has a model and a published schema: the parser's list is the schemas' list
+OUTPUTS = list(OUTPUT_NAMES)
+EXAMPLES += [
+    ("catalog-list", "catalog-list-gpus", ["catalog", "list", "--kind", "gpu", "--json"]),
+    ("catalog-audit", "catalog-audit", ["catalog", "audit", "--json"]),
+    ("rules-list", "rules-list", ["rules", "list", "--json"]),
+    ("rules-facts", "rules-facts", ["rules", "facts", "--json"]),
+    (
+        "doctor",
+        "doctor-recorded",
+        [
+            "doctor",
+            "--lspci",
+            str(ROOT / "tests/fixtures/doctor/lspci/wrx90e-sage-1224bc75f732.txt"),
+            "--json",
+        ],
+    ),
+]
+
+
+def test_every_json_output_has_a_schema():
+    from advisor.outputs.schema import output_schemas
+
+    assert set(output_schemas()) == set(OUTPUT_NAMES)
 
 
 def _golden(name: str, value) -> None:

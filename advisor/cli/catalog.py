@@ -42,7 +42,9 @@ def cmd_catalog(args, ap) -> int:
             raise UserError(problems=problems)
         report = audit(catalog)
         if args.json:
-            print(json.dumps(report, indent=2))
+            from advisor.outputs.catalog import AuditOutput
+
+            print(AuditOutput.model_validate(report).json_text())
         else:
             _print_audit(report)
         return 0
@@ -61,8 +63,10 @@ def cmd_catalog(args, ap) -> int:
         if args.kind:
             parts = [p for p in parts if kind_label(p) == args.kind]
         if args.json:
+            from advisor.outputs.catalog import CatalogListOutput
+
             print(
-                json.dumps(
+                CatalogListOutput.model_validate(
                     [
                         {
                             "id": p.id,
@@ -76,9 +80,8 @@ def cmd_catalog(args, ap) -> int:
                             "price_usd": p.price_usd,
                         }
                         for p in parts
-                    ],
-                    indent=2,
-                )
+                    ]
+                ).json_text()
             )
         else:
             from rich.markup import escape
@@ -159,7 +162,9 @@ def cmd_rules(args, ap) -> int:
     scope = getattr(args, "scope", None)
     rules = [r for r in [*load_rules(dirs), *load_checks()] if not scope or r.scope == scope]
     if getattr(args, "json", False):
-        print(json.dumps([r.model_dump() for r in rules], indent=2))
+        from advisor.outputs.catalog import RulesListOutput
+
+        print(RulesListOutput(rules).json_text())
     else:
         # the id is what `rules explain` takes: never cut; a title longer than the line wraps under itself
         w = [
@@ -193,7 +198,9 @@ def _facts(args) -> int:
         names = SCOPE_NAMES[args.scope]
         rows = [r for r in rows if r["fact"].split(".")[0] in names]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        from advisor.outputs.catalog import FactsOutput
+
+        print(FactsOutput.model_validate(rows).json_text())
         return 0
     width = _width()
     print(

@@ -196,10 +196,11 @@ def cmd_accuracy(args) -> int:
         return 0
     if args.workload:
         if args.json:
+            from advisor.outputs.catalog import WorkloadAccuracyOutput
             from advisor.workload.accuracy import render, run_cases
 
             rows, skipped = run_cases()
-            print(render(rows, skipped, True))
+            print(WorkloadAccuracyOutput.model_validate_json(render(rows, skipped, True)).json_text())
             return 0
         from advisor.render.accuracy import render_workload_accuracy
 

@@ -7,7 +7,20 @@ import argparse
 from advisor import __version__
 from advisor.findings.finding import JOB_SCOPES
 
-OUTPUTS = ("plan", "validate", "compare", "workload", "measurement")
+OUTPUTS = (
+    "plan",
+    "validate",
+    "compare",
+    "workload",
+    "measurement",
+    "doctor",
+    "catalog-list",
+    "catalog-audit",
+    "rules-list",
+    "rules-facts",
+    "accuracy",
+    "accuracy-workload",
+)
 
 # The largest value each workload count flag takes (0 or less is an error, never a default): beyond
 # these the question is not one advisor's model answers.
@@ -461,6 +474,7 @@ def parser() -> argparse.ArgumentParser:
         "--output",
         choices=list(OUTPUTS),
         help="the schema of a command's --json output (measurement: import, bench, probe files)",
+        metavar="NAME",
     )
     for x in (cl, cs, cv, ca, csch):
         x.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)

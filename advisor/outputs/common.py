@@ -16,7 +16,8 @@ class Output(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def dump(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_unset=True)
+        # by alias: a key that is a Python keyword ("class") is written as the output names it
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
     def json_text(self) -> str:
         import json

@@ -22,8 +22,19 @@ def schemas() -> dict[str, dict]:
 
 
 def output_schemas() -> dict[str, dict]:
-    """`plan`, `validate`, `compare`, `workload`: their --json output; `measurement`: import/bench/probe files."""
+    """The schema of every --json output, by name: `plan`, `validate`, `compare`, `workload`, `doctor`,
+    `catalog-list`, `catalog-audit`, `rules-list`, `rules-facts`, `accuracy`, `accuracy-workload`; and
+    `measurement`, the files `import`, `bench` and `probe` write."""
+    from advisor.measure.doctor import DoctorReport
     from advisor.measure.models import Measurement
+    from advisor.outputs.catalog import (
+        AccuracyOutput,
+        AuditOutput,
+        CatalogListOutput,
+        FactsOutput,
+        RulesListOutput,
+        WorkloadAccuracyOutput,
+    )
     from advisor.outputs.compare import CompareOutput
     from advisor.outputs.plan import PlanOutput
     from advisor.outputs.validate import ValidateOutput
@@ -34,6 +45,13 @@ def output_schemas() -> dict[str, dict]:
         "validate": ValidateOutput,
         "compare": CompareOutput,
         "workload": WorkloadOutput,
-        "measurement": Measurement,
+        "measurement": Measurement,  # import, bench, probe
+        "doctor": DoctorReport,
+        "catalog-list": CatalogListOutput,
+        "catalog-audit": AuditOutput,
+        "rules-list": RulesListOutput,
+        "rules-facts": FactsOutput,
+        "accuracy": AccuracyOutput,
+        "accuracy-workload": WorkloadAccuracyOutput,
     }
     return {name: m.model_json_schema(mode="serialization") for name, m in models.items()}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console
 from rich.markup import escape
 
@@ -23,19 +21,18 @@ def render_accuracy(as_json: bool = False, console: Console | None = None, loo: 
         s = s | {"leave_one_out": loo_summary(rows)}
     h = held_out_summary(held, rows)
     if as_json:
-        return json.dumps(
-            {
-                "summary": s,
-                "rows": [r.to_json() for r in rows],
-                "not_described": skipped,
-                "held_out": {
-                    "summary": h,
-                    "rows": [r.to_json() for r in held],
-                    "not_described": held_skipped,
-                },
+        from advisor.outputs.catalog import AccuracyOutput
+
+        return AccuracyOutput(
+            summary=s,
+            rows=[r.to_json() for r in rows],
+            not_described=skipped,
+            held_out={
+                "summary": h,
+                "rows": [r.to_json() for r in held],
+                "not_described": held_skipped,
             },
-            indent=2,
-        )
+        ).json_text()
     con = console or terminal_console()
     if loo:
         _render_loo(rows, s["leave_one_out"], con)

@@ -300,7 +300,8 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         or " / ".join(x.name for x in (m.cpu, m.system or m.board) if x is not None)
         or "explicit PCIe tree"
     )
-    out = [f"# {title}", ""]
+    # the same headline as the text and the JSON: the first thing a reader of the report sees
+    out = [f"# {title}", "", f"**{verdict_line(pred, list(findings or []))}**", ""]
     if m.cpu or m.board or m.system:
         board = m.system.name if m.system is not None else m.board.name if m.board else "explicit PCIe tree"
         out += [

@@ -103,8 +103,17 @@ class MachineGraph:
                 stack.pop()
 
     def to_networkx(self) -> nx.Graph:
-        """The same graph as a `networkx.Graph` (imports networkx: for analysis, not the model)."""
-        import networkx
+        """The same graph as a `networkx.Graph`, for analysis (networkx is the optional `graph` extra:
+        `pip install 'advisor[graph]'`; the model never needs it)."""
+        try:
+            import networkx
+        except ImportError:
+            from advisor.base.errors import UserError
+
+            raise UserError(
+                "MachineGraph.to_networkx needs networkx, which advisor's model does not use",
+                hint="pip install 'advisor[graph]'",
+            ) from None
 
         g = networkx.Graph()
         g.graph.update(self.graph)

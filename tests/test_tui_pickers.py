@@ -278,8 +278,8 @@ async def test_enter_takes_the_best_match_of_what_was_typed(tmp_path):
 def test_match_rank_puts_names_before_specs():
     from advisor.tui.dialogs import match_rank
 
-    a = planner.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
-    b = planner.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
+    a = parts.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
+    b = parts.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
     assert match_rank(b, "G5)_2") < match_rank(a, "G5)_2")
     assert match_rank(a, "nothing like it") is None
     assert match_rank(a, "") == match_rank(b, "")  # no text: the picker's own order

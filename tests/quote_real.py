@@ -109,8 +109,8 @@ def score(path: Path, catalog) -> Score:
         (p["kind"], _norm(x["text"]), x["qty"])
         for x in r["quote"]["lines"]
         for p in x["parts"]
-        if p["kind"] in KINDS and not p["in_catalog"]
-    ]
+        if p["kind"] in KINDS and not p["in_catalog"] and x["status"] in ("part", "recognized", "not_in_catalog")
+    ]  # a mention (a title, a summary, a candidate) is shown, not read as a part of the build
     used_unknown: set[int] = set()
     expected_ids = {k: set() for k in KINDS}
     for part in want.get("parts") or []:

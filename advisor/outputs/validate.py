@@ -25,11 +25,21 @@ class QuoteLineOut(Output):
     line: int
     text: str
     status: Literal[
-        "part", "recognized", "not_in_catalog", "title", "total", "claim", "header", "continued", "other"
+        "part",
+        "recognized",
+        "not_in_catalog",
+        "title",
+        "mention",
+        "total",
+        "claim",
+        "header",
+        "continued",
+        "other",
     ] = Field(
         description="part: a catalog CPU/board/GPU; recognized: PSU, RAM, SSD, NIC, bridge; not_in_catalog: a part "
-        "the catalog lacks; title: repeats the items (not counted); total, claim, header; continued: the rest "
-        "of the table row above (a wrapped description); other: not a part"
+        "the catalog lacks; title: repeats the items (not counted); mention: names a part outside the parts "
+        "list (a summary, a per-card table, a candidate, prose): shown and cross-checked, not counted; total, "
+        "claim, header; continued: the rest of the table row above (a wrapped description); other: not a part"
     )
     parts: list[PartOut]
     qty: int
@@ -37,6 +47,9 @@ class QuoteLineOut(Output):
     qty_unclear: bool
     price: float | None
     currency: str | None
+    read_as: str = Field(
+        default="", description="How the line was read, in words ('a mention outside the parts list: not counted')"
+    )
 
 
 class ClaimVerdict(Output):

@@ -20,11 +20,12 @@ def assemble(q: Quote, catalog) -> None:
     bridges = 0
     nics = 0
     stated_ram = 0
+    psu_fixed = False
     item_lines = [x for x in q.lines if x.status in ("part", "recognized", "not_in_catalog")]
     titles = [x for x in q.lines if x.status == "title" and x.parts]
     kinds_in_items = {p.kind for x in item_lines for p in x.parts}
     used = list(item_lines)
-    for t in titles:  # a listing whose only mention of a kind is its title
+    for t in titles if not q.selected else []:  # a listing whose only mention of a kind is its title
         extra = [p for p in t.parts if p.kind not in kinds_in_items]
         if extra:
             used.append(replace(t, parts=extra))
@@ -40,9 +41,15 @@ def assemble(q: Quote, catalog) -> None:
             n = x.qty if len([pp for pp in x.parts if pp.kind == p.kind]) == 1 else 1
             if len(x.parts) > 1 and p.kind != "gpu":
                 n = 1
+            if p.count is not None:
+                n = p.count  # "CPU:2× EPYC 9554 显卡:8× RTX 4090": each part's own count
             if p.kind in ("cpu", "board"):
                 if p.kind in data and data[p.kind] != p.part_id:
                     q.notes.append(f"line {x.line}: a second {p.kind} ({p.part_id}); using {data[p.kind]}")
+                elif p.kind == "cpu" and p.part_id == data.get("cpu"):
+                    # the same CPU on a line per socket ("2 sockets" / "- Xeon Gold 6248R" twice)
+                    data["cpu_count"] = int(data.get("cpu_count", 1)) + n
+                    continue
                 data.setdefault(p.kind, p.part_id)
                 if p.kind == "cpu" and n > 1:
                     data["cpu_count"] = n
@@ -52,8 +59,10 @@ def assemble(q: Quote, catalog) -> None:
                 watts = p.value * (n if p.how == "PSU words and wattage" else 1)
                 if p.how == "psu_w":
                     data["psu_w"] = watts  # a structured quote's own figure wins over its items
-                else:
-                    data.setdefault("psu_w", watts)
+                    psu_fixed = True
+                elif not psu_fixed:
+                    # two supplies on two lines ("PSU Primary 1600 W", "PSU Secondary 1000 W") add up
+                    data["psu_w"] = data.get("psu_w", 0) + watts
             elif p.kind == "ram" and p.value:
                 if p.how == "ram_gb":
                     stated_ram = p.value

@@ -324,4 +324,24 @@ def _line(x: QuoteLine) -> QuoteLineOut:
         qty_unclear=x.qty_unclear,
         price=x.price,
         currency=x.currency,
+        read_as=x.read_as or _read_as(x),
     )
+
+
+def _read_as(x: QuoteLine) -> str:
+    """How a line was read, when the parts list did not say it already."""
+    if x.status in ("part", "recognized", "not_in_catalog") and x.parts:
+        what = " + ".join(
+            f"{p.kind.upper() if p.kind in ('cpu', 'gpu', 'psu', 'ram', 'nic') else p.kind}"
+            f" x{p.count if p.count is not None else x.qty}"
+            + ("" if p.in_catalog else " (not in the catalog)")
+            for p in x.parts
+        )
+        return f"read as {what} ({x.qty_source})"
+    return {
+        "title": "a title: cross-checks the counts, not counted",
+        "total": "a total",
+        "claim": "a claim, judged below",
+        "header": "a table header",
+        "continued": "the rest of the row above",
+    }.get(x.status, "no part")

@@ -90,6 +90,8 @@ class Found:
     in_catalog: bool = True
     how: str = ""  # how it was recognised
     lookalike: bool = False  # found by reading Cyrillic or Greek lookalike letters as Latin ("RТX 4090")
+    count: int | None = None  # the count written beside this part on a line that names several ("2x EPYC")
+    count_source: str = ""
 
 
 @dataclass

@@ -109,7 +109,9 @@ def score(path: Path, catalog) -> Score:
         (p["kind"], _norm(x["text"]), x["qty"])
         for x in r["quote"]["lines"]
         for p in x["parts"]
-        if p["kind"] in KINDS and not p["in_catalog"] and x["status"] in ("part", "recognized", "not_in_catalog")
+        if p["kind"] in KINDS
+        and not p["in_catalog"]
+        and x["status"] in ("part", "recognized", "not_in_catalog")
     ]  # a mention (a title, a summary, a candidate) is shown, not read as a part of the build
     used_unknown: set[int] = set()
     expected_ids = {k: set() for k in KINDS}
@@ -118,7 +120,9 @@ def score(path: Path, catalog) -> Score:
         if "id" in part:
             pid, qty = part["id"], part.get("qty", 1)
             expected_ids[kind].add(pid)
-            got = sum(n for f, n in found[kind].items() if f == pid or _base(catalog, f) == _base(catalog, pid))
+            got = sum(
+                n for f, n in found[kind].items() if f == pid or _base(catalog, f) == _base(catalog, pid)
+            )
             s.parts.append((got == qty, f"{kind} {pid} x{qty}: got {got}"))
         else:
             frag = _norm(part["not_in_catalog"])
@@ -128,7 +132,11 @@ def score(path: Path, catalog) -> Score:
             got_qty = sum(unknown[i][2] for i in hits)
             ok = bool(hits) and (qty is None or got_qty == qty)
             s.parts.append(
-                (ok, f"{kind} not in catalog '{part['not_in_catalog']}'" + (f" x{qty}: got {got_qty}" if qty else ""))
+                (
+                    ok,
+                    f"{kind} not in catalog '{part['not_in_catalog']}'"
+                    + (f" x{qty}: got {got_qty}" if qty else ""),
+                )
             )
     for kind in want.get("missing") or []:
         s.parts.append((kind in r["missing"] and not found[kind], f"{kind} missing"))
@@ -136,7 +144,9 @@ def score(path: Path, catalog) -> Score:
         ok = not found[kind] and (kind in r["missing"] or any(k == kind for k, _, _ in unknown))
         s.parts.append((ok, f"{kind} unknown or missing"))
     if "psu_w" in want:
-        s.parts.append((build.get("psu_w") == want["psu_w"], f"psu {want['psu_w']} W: got {build.get('psu_w')}"))
+        s.parts.append(
+            (build.get("psu_w") == want["psu_w"], f"psu {want['psu_w']} W: got {build.get('psu_w')}")
+        )
     for kind in KINDS:
         for pid, n in found[kind].items():
             if pid in expected_ids[kind]:
@@ -155,7 +165,11 @@ def score(path: Path, catalog) -> Score:
     want_claims = {c["line"]: c for c in want.get("claims") or []}
     for line, c in want_claims.items():
         vs = by_line.get(line)
-        got = None if vs is None else (False if False in vs else (True if all(v is True for v in vs) else "unknown"))
+        got = (
+            None
+            if vs is None
+            else (False if False in vs else (True if all(v is True for v in vs) else "unknown"))
+        )
         s.claims.append((got == c["verdict"], f"line {line} {c['about']}: got {got}, want {c['verdict']}"))
     for line, vs in by_line.items():
         if line in want_claims:

@@ -48,7 +48,8 @@ class QuoteLineOut(Output):
     price: float | None
     currency: str | None
     read_as: str = Field(
-        default="", description="How the line was read, in words ('a mention outside the parts list: not counted')"
+        default="",
+        description="How the line was read, in words ('a mention outside the parts list: not counted')",
     )
 
 

@@ -31,8 +31,12 @@ class QuoteLine:
     qty_readings: tuple[int, ...] = ()  # the counts an unclear quantity could be, the one used first
     price: float | None = None
     currency: str | None = None
-    shape: str = ""  # row | bullet | label | inline | heading | rule | prose | short (advisor/quote/segment.py)
-    read_as: str = ""  # how the line was read, for --explain ("a mention outside the parts list: not counted")
+    shape: str = (
+        ""  # row | bullet | label | inline | heading | rule | prose | short (advisor/quote/segment.py)
+    )
+    read_as: str = (
+        ""  # how the line was read, for --explain ("a mention outside the parts list: not counted")
+    )
     mentions: list = field(default_factory=list)  # a prose line's sentences that name parts (segment.Mention)
 
 
@@ -65,7 +69,9 @@ class Quote:
     notes: list[str] = field(default_factory=list)
     details: dict = field(default_factory=dict)  # a structured quote's other keys (vendor, title, totals)
     unplaced_nvme: int = 0  # drives whose M.2 socket the quote does not name
-    selected: bool = False  # the parts list was chosen among the lines (a text quote): titles fill nothing more
+    selected: bool = (
+        False  # the parts list was chosen among the lines (a text quote): titles fill nothing more
+    )
     title_mismatch: list[str] = field(default_factory=list)
 
     @property
@@ -159,8 +165,11 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         q.lines.append(ql)
         sh = shapes[raw.line]
         ql.shape = sh.kind
-        if it.role == "title" and it.kind_hint is None and (sh.label_kind in PART_LABELS or sh.kind == "inline"
-                                                            or _labels_in(it.text) >= 2):
+        if (
+            it.role == "title"
+            and it.kind_hint is None
+            and (sh.label_kind in PART_LABELS or sh.kind == "inline" or _labels_in(it.text) >= 2)
+        ):
             it.role = "item"  # "2025方案 CPU:2× EPYC 9554 显卡:8× RTX 4090": a one-line config, not a title
         if it.role == "continued":
             ql.status = "continued"
@@ -181,7 +190,9 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         claim_text = raw.desc if raw.desc is not None else it.text
         if it.kind_hint is None and sh.label_kind == "none" and it.role != "title":
             # "Case: ...", "PCIe: x8 lanes negotiated", "GPU内存: 24g*2": a line of no part
-            found_claims = claims_in(claim_text, it.line, sized=False) if vocab().prose.search(claim_text) else []
+            found_claims = (
+                claims_in(claim_text, it.line, sized=False) if vocab().prose.search(claim_text) else []
+            )
             q.claims += found_claims
             ql.status = "claim" if found_claims else "other"
             continue
@@ -265,8 +276,10 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             if found_claims and ql.status == "other":
                 ql.status = "claim"
     for x in q.lines:
-        if x.shape in ("prose", "heading") and x.status not in ("header", "continued", "total") and not (
-            x.status in ("part", "recognized", "not_in_catalog") and x.parts
+        if (
+            x.shape in ("prose", "heading")
+            and x.status not in ("header", "continued", "total")
+            and not (x.status in ("part", "recognized", "not_in_catalog") and x.parts)
         ):
             x.mentions = _mentions(matcher, x.text, x.line)
     if not any(x.parts or x.mentions for x in q.lines) and not q.claims:
@@ -423,7 +436,9 @@ _LABEL_AT = re.compile(
 _MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+", re.I)
 # a host name or a login ("root@1207-gpu-4090-1", "gpu-node-a6000", "node-4090") names no card
-_HOST = re.compile(r"[\w.-]+@[\w.-]+|(?<![\w-])(?:node|gpu|host|server|srv|worker|compute|vm|box|rig)(?:-[a-z0-9]+)+(?![\w-])")
+_HOST = re.compile(
+    r"[\w.-]+@[\w.-]+|(?<![\w-])(?:node|gpu|host|server|srv|worker|compute|vm|box|rig)(?:-[a-z0-9]+)+(?![\w-])"
+)
 # phrases of a sentence that names several parts ("a TRX40-E motherboard paired with a 3960X and a pair of A4500s")
 _PHRASE = re.compile(
     r"\s*(?:[,，;；、(（)）]|\s(?:and|with|plus|paired\s+with|along\s+with)\s|以及|及|和|搭配|配合|配上|加上|(?<!\d)[+＋](?!\d))\s*",
@@ -493,7 +508,8 @@ def _parts_of(
     显卡:8× RTX 4090"). A label's kind ("显卡：", "| **GPU** |") decides what a segment can be; the heading
     above the line (a bare "GPUS") decides it for a model-less item with a count ("- x4: <link>")."""
     from advisor.quote.items import quantities, strip_prices
-    from advisor.quote.segment import _LABEL, label_kind as kind_of_label
+    from advisor.quote.segment import _LABEL
+    from advisor.quote.segment import label_kind as kind_of_label
 
     segments = [desc]
     if kind_hint is None:
@@ -530,7 +546,9 @@ def _parts_of(
         if other is not None and other.kind == "bridge":
             gpu = [p for p in found if p.kind == "gpu"]
             if gpu and not vocab().kind_words["bridge"].search(seg.lower().split("(")[0].split("（")[0]):
-                out.append(replace(gpu[0], count=count[0] if count else None, count_source=count[1] if count else ""))
+                out.append(
+                    replace(gpu[0], count=count[0] if count else None, count_source=count[1] if count else "")
+                )
             out.append(other)
             continue
         if found and (
@@ -554,7 +572,10 @@ def _parts_of(
             continue  # "CPU Cooling: Noctua NH-U14S DX-4677": an accessory, not an unknown CPU
         named = matcher.model_number_of(seg) or (kind is not None and _names_something(seg))
         if not k and context_kind in KINDS and item is not None and _counted_link(item):
-            k, named = context_kind, True  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
+            k, named = (
+                context_kind,
+                True,
+            )  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
         if k and named:
             text = seg.strip()[:80] or (item.text.strip()[:80] if item is not None else "")
             f = Found(k, text, in_catalog=False, how="a model number the catalog lacks")

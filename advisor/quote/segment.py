@@ -35,7 +35,9 @@ _LABEL = re.compile(
     r"^\s*(?:[-*•·+>]\s+|\d{1,2}[.、)]\s*)?[*_]{0,2}\s*(?P<label>[^:：|*\n]{1,32}?)\s*[*_]{0,2}\s*[:：]"
     r"\s*[*_]{0,2}\s*(?P<value>\S.*)?$"
 )
-_DASH_LABEL = re.compile(r"^\s*[-*•]\s+(?P<label>[A-Za-z\u4e00-\u9fff][\w ()/\u4e00-\u9fff]{0,28}?)\s+[-–—]\s+(?P<value>\S.*)$")
+_DASH_LABEL = re.compile(
+    r"^\s*[-*•]\s+(?P<label>[A-Za-z\u4e00-\u9fff][\w ()/\u4e00-\u9fff]{0,28}?)\s+[-–—]\s+(?P<value>\S.*)$"
+)
 _TAIL_LABEL = re.compile(r"(?:^|\s{2,})(?P<label>[A-Z][A-Za-z ]{1,15}):\s+(?P<value>\S.*)$")
 _EMOJI = re.compile(r"[^\w\s+/.()（）&-]", re.U)
 _PAREN = re.compile(r"\s*[(（][^)）]*[)）]\s*$")
@@ -78,13 +80,21 @@ def shape_of(text: str, table_row: bool, structured: bool) -> Shape:
     if table_row:
         cells = [c.strip(" *_") for c in text.strip().strip("|").split("|")]
         cells = [c for c in cells if c]
-        label = cells[0] if len(cells) >= 2 and len(cells[0]) <= 32 and not re.fullmatch(r"[\d.,\s$¥€%-]+", cells[0]) else None
+        label = (
+            cells[0]
+            if len(cells) >= 2 and len(cells[0]) <= 32 and not re.fullmatch(r"[\d.,\s$¥€%-]+", cells[0])
+            else None
+        )
         return Shape("row", label, label_kind(label) if label else None)
     if _MD_HEADING.match(text):
         head = text.strip().lstrip("#").strip()
         return Shape("heading", heading_kind=label_kind(re.sub(r"[(（][^)）]*[)）]", "", head)))
     m = _LABEL.match(text)
-    if m and not re.match(r"\s*https?$", m.group("label"), re.I) and not re.search(r"\d\s*$", m.group("label")[-1:] + " "):
+    if (
+        m
+        and not re.match(r"\s*https?$", m.group("label"), re.I)
+        and not re.search(r"\d\s*$", m.group("label")[-1:] + " ")
+    ):
         lk = label_kind(m.group("label"))
         if lk is not None or len(m.group("label")) <= 24:
             return Shape("label", m.group("label").strip(), lk)
@@ -243,7 +253,9 @@ def select(q, shapes: dict[int, Shape]) -> None:
             continue
         run.append(x)
         if x.status == "title" and x.parts:
-            units.append(Unit("heading", [x], order=len(units)))  # a title line: fills a kind nothing else names
+            units.append(
+                Unit("heading", [x], order=len(units))
+            )  # a title line: fills a kind nothing else names
         for m in x.mentions:
             units.append(Unit("prose", [x], [m], order=len(units)))
     close_run()
@@ -316,7 +328,9 @@ def _fill(q, units: list[Unit], best: Unit, kind: str, chosen: set[int]) -> bool
         )
         return False
     x, ps, _text = cands[0]
-    counts = {c for xx, pp, _ in cands for p in pp if (c := _count(xx if xx.parts else None, p)[0]) is not None}
+    counts = {
+        c for xx, pp, _ in cands for p in pp if (c := _count(xx if xx.parts else None, p)[0]) is not None
+    }
     part = ps[0]
     if len(counts) == 1:
         (n,) = counts

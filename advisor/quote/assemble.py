@@ -115,13 +115,16 @@ def assemble(q: Quote, catalog) -> None:
                 q.unplaced_nvme += 1
         if placed:
             data["nvme"] = placed
+    named = {p.kind for x in used for p in x.parts}
     for k in ("cpu", "board"):
-        if k not in data:
-            q.missing.append(k)
+        if k not in data and k not in named:
+            q.missing.append(k)  # no line names one (a part the catalog lacks is listed apart)
+    if not gpus and "gpu" not in named:
+        q.missing.append("gpu")
     if not gpus:
         q.notes.append("the quote lists no GPU from the catalog")
     q.build_data = data
-    if q.missing:
+    if q.missing or "cpu" not in data or "board" not in data:
         return
     try:
         q.build = Build.model_validate(data)

@@ -52,6 +52,11 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],
         catalog.get(b["cpu"]) if b.get("cpu") else None,
         int(b.get("cpu_count", 1)) if b.get("cpu") else None,
+        sum(
+            x.qty
+            for x in quote.lines
+            if x.status in ("part", "recognized") and any(p.kind == "bridge" for p in x.parts)
+        ),
     )
     stated_cpu_w = _stated_cpu_w(quote)
     claims = [

@@ -16,7 +16,38 @@ from advisor.model.predict import Prediction
 from advisor.quote.reader import Claim
 from advisor.quote.vocab import vocab
 
-ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie", "fit")
+ORDER = (
+    "pooled_memory",
+    "p2p",
+    "nvlink",
+    "numa",
+    "numa_split",
+    "psu",
+    "full_speed",
+    "pcie",
+    "memory_channels",
+    "fit",
+)
+_CHANNELS = {
+    "two": 2,
+    "dual": 2,
+    "双": 2,
+    "four": 4,
+    "quad": 4,
+    "四": 4,
+    "six": 6,
+    "hexa": 6,
+    "六": 6,
+    "eight": 8,
+    "octa": 8,
+    "八": 8,
+    "twelve": 12,
+    "十二": 12,
+}
+# P2P on a GeForce card through a patched kernel module (the stock driver has none)
+_PATCHED = re.compile(
+    r"aikitoria|tinygrad|patched|hacked|p2p[\s-]*(?:enabled\s+)?driver|open-gpu-kernel|魔改驱动|破解"
+)
 
 
 def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
@@ -41,6 +72,8 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
             continue  # "NVLink bridges are not included": what the offer leaves out, not a claim
         if about == "nvlink" and any(k.about == "pooled_memory" and not k.size_only for k in out):
             continue  # "pooled memory over NVLink": the NVLink is the pooling's means, one claim
+        if about == "memory_channels" and not re.search(r"ddr|memory|内存|內存|\bram\b|dimm|主板|board", low):
+            continue  # "四通道" of something else than memory
         before = low[max(0, m.start() - 25) : m.start()]
         negated = (
             bool(v.negation.search(before))
@@ -55,10 +88,17 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
         if about == "pcie":
             g = re.search(r"pcie[\s-]*(?:gen\s*)?(\d)", low)
             c.gen = int(g.group(1)) if g else None
-            c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b", low) else 16
+            c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b|\b(?:be|at)\s+x\s?8\b", low) else 16
             r = v.runs_at.search(low)
             if r:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))
+        if about == "memory_channels":
+            n = re.search(
+                r"(\d{1,2}|two|four|six|eight|twelve|dual|quad|hexa|octa|十二|双|四|六|八)", m.group(0)
+            )
+            c.channels = (
+                int(n.group(1)) if n and n.group(1).isdigit() else _CHANNELS.get(n.group(1) if n else "")
+            )
         if about == "psu":
             c.margin = bool(v.psu_margin.search(low))
             c.sustained = bool(v.psu_sustained.search(low)) and not c.margin
@@ -92,6 +132,40 @@ def judge(
     could not be evaluated (a board not in the catalog): the power arithmetic needs only those.
     `stated_cpu_w` is the CPUs' power as the quote itself writes it ("EPYC 9575F 64C 400W", times the CPU
     count), used only where the catalog has no power for the CPU."""
+    verdict, why = _judge_any(c, pred, findings, psu_w, parts, stated_cpu_w)
+    if c.about == "p2p" and verdict is False and _PATCHED.search(c.text.lower()) and "stock" in why:
+        return "unknown", (
+            "GeForce cards have no P2P with the stock driver; the claim says a patched kernel module enables "
+            "it, which the parts cannot confirm (measure it: p2pBandwidthLatencyTest)"
+        )
+    return verdict, why
+
+
+def _channels(c: Claim, parts) -> tuple[Any, str]:
+    """Memory channels judged against the CPU's own: a platform cannot run more channels than its CPU has."""
+    cpu = parts[1] if parts is not None and len(parts) > 1 else None
+    mem = getattr(cpu, "memory", None)
+    if cpu is None or mem is None or not mem.channels:
+        return "unknown", "the CPU's memory channels are not known (no CPU from the catalog in the quote)"
+    if c.channels is None:
+        return "unknown", "the number of channels the claim means is not clear"
+    ok = c.channels <= mem.channels
+    verdict = ok if not c.negated else not ok
+    return verdict, (
+        f"{cpu.name} has {mem.channels} {mem.type or ''} memory channels per socket; the claim says {c.channels}"
+    ).replace("  ", " ")
+
+
+def _judge_any(
+    c: Claim,
+    pred: Prediction | None,
+    findings: list[Finding],
+    psu_w: int | None,
+    parts: tuple[list, object] | None = None,
+    stated_cpu_w: int | None = None,
+) -> tuple[Any, str]:
+    if c.about == "memory_channels":
+        return _channels(c, parts)
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
             return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w, cpu_count=parts[2] or 1)
@@ -310,6 +384,29 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
             )
     if c.about == "numa" and cpu_count == 1:
         return True, "one CPU socket: every GPU hangs off the same socket (the board is not in the catalog)"
+    if c.about == "nvlink" and gpus:
+        # the truth of "the cards are joined by NVLink" (a negated claim is turned over by the caller)
+        names = {g.name for g, _ in gpus}
+        without = sorted({g.name for g, _ in gpus if g.nvlink is not None and g.nvlink.supported is False})
+        if without and len(without) == len(names):
+            return False, f"{', '.join(without)}: no NVLink connector, whatever the board or bridge"
+        linkable = [g for g, _ in gpus if g.nvlink is not None and g.nvlink.supported]
+        bridges = parts[3] if len(parts) > 3 else 0
+        if len(linkable) == len(gpus) == 1 and count == 2:
+            g = linkable[0]
+            if bridges or not c.negated:
+                return True, (
+                    f"two {g.name} cards join over a 2-way NVLink bridge"
+                    + (", which the quote lists" if bridges else ", which the claim says this pair has")
+                )
+            return False, f"{g.name} pairs join only over an NVLink bridge, and the quote lists none"
+    if c.about == "pcie" and gpus and c.gen:
+        top = max((g.pcie.gen for g, _ in gpus if g.pcie and g.pcie.gen), default=None)
+        if top is not None and c.gen > top:
+            return (
+                False,
+                f"every card here is at most PCIe Gen{top}: none can link at Gen{c.gen}, whatever the board",
+            )
     return None, ""
 
 

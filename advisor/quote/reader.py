@@ -53,6 +53,9 @@ class Claim:
     margin: bool = False  # a PSU claim of headroom ("plenty of headroom"), not only of enough power
     sustained: bool = False  # a PSU claim about the sustained load only ("für die Dauerlast")
     memory_gb: int | None = None  # the GPU memory a pooled-memory claim says the cards make ("叠加成48G")
+    channels: int | None = (
+        None  # the memory channels a claim says the platform has ("四通道", "8-Channel DDR5")
+    )
     # a pooled-memory claim read from a size alone ("48G显存"): one only if no single card holds that much
     size_only: bool = False
 
@@ -210,6 +213,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             and it.price is None
             and raw.qty is None
             and sh.label_kind not in PART_LABELS  # "显卡:双路RTX 4090(需支持NVLink)": a part, with a note
+            and sh.kind != "inline"  # "4× RTX 3090 · NVLink bridges · WRX80 board · 1600W PSU": a list
             and (
                 vocab().prose.search(claim_text)
                 or _chat_sentence(it, claim_text)
@@ -224,7 +228,12 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             ql.status = "recognized" if ql.parts else "claim"
             q.claims += line_claims if ql.parts else claims_in(claim_text, it.line)
             continue
-        if it.kind_hint is None and sh.label_kind not in PART_LABELS and _prose_sentence(it, raw):
+        if (
+            it.kind_hint is None
+            and sh.label_kind not in PART_LABELS
+            and sh.kind != "inline"
+            and _prose_sentence(it, raw)
+        ):
             ql.status = "other"  # "we swapped the RTX 6000 Ada cards for RTX A5000s": prose, not an item
             continue
         parts = _parts_of(
@@ -279,7 +288,9 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         if (
             x.shape in ("prose", "heading")
             and x.status not in ("header", "continued", "total")
-            and not (x.status in ("part", "recognized", "not_in_catalog") and x.parts)
+            and not (
+                x.shape == "heading" and x.status in ("part", "recognized", "not_in_catalog") and x.parts
+            )
         ):
             x.mentions = _mentions(matcher, x.text, x.line)
     if not any(x.parts or x.mentions for x in q.lines) and not q.claims:
@@ -511,7 +522,15 @@ def _parts_of(
     from advisor.quote.segment import _LABEL
     from advisor.quote.segment import label_kind as kind_of_label
 
+    label_kind_of = kind_of_label
     segments = [desc]
+    paired = _paired(desc) if kind_hint is None else None
+    if paired:
+        # "主板 + CPU: ASUS Z790-P + i7-13700KF": each label names the value in its place
+        out: list[Found] = []
+        for kind, seg in paired:
+            out += _parts_of(matcher, seg, None, None, kind, None, None)
+        return out
     if kind_hint is None:
         pieces = [p for chunk in _LABEL_AT.split(desc) for p in vocab().inline_separators.split(chunk)]
         segments = [s for piece in pieces for s in _SPLIT.split(piece) if s.strip()] or [desc]
@@ -577,10 +596,30 @@ def _parts_of(
                 True,
             )  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
         if k and named:
-            text = seg.strip()[:80] or (item.text.strip()[:80] if item is not None else "")
+            lab = _LABEL.match(seg)
+            value = (lab.group("value") or "") if lab and label_kind_of(lab.group("label")) else seg
+            text = value.strip(" *_-|")[:80] or (item.text.strip()[:80] if item is not None else "")
             f = Found(k, text, in_catalog=False, how="a model number the catalog lacks")
             out.append(f if not count else replace(f, count=count[0], count_source=count[1]))
     return out
+
+
+def _paired(desc: str) -> list[tuple[str, str]] | None:
+    """A compound label and as many values ("主板 + CPU: ASUS Z790-P + i7-13700KF"): (kind, value) pairs."""
+    from advisor.quote.segment import _LABEL
+    from advisor.quote.segment import label_kind as kind_of_label
+
+    m = _LABEL.match(desc)
+    if not m or not m.group("value"):
+        return None
+    labels = [s for s in re.split(r"\s*[+/&、和]\s*", m.group("label")) if s.strip()]
+    if len(labels) < 2:
+        return None
+    kinds = [kind_of_label(lab) for lab in labels]
+    values = [v for v in _SPLIT.split(m.group("value")) if v.strip()]
+    if len(values) != len(kinds) or not all(k in PART_LABELS for k in kinds):
+        return None
+    return list(zip(kinds, values, strict=True))
 
 
 def _names_something(seg: str) -> bool:

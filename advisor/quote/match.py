@@ -28,10 +28,13 @@ class Tokens:
     digits: frozenset[str]  # model numbers: tokens with a digit ("4090", "z790e", "14900k", "a5000")
     words: frozenset[str]  # the other words
     caps: frozenset[int]  # memory sizes written with the part ("48G", "24GB")
+    strong: bool = False  # every model number is required, even a letter and a digit ("L4")
 
     @property
     def required(self) -> frozenset[str]:
         """Model numbers a line must have: all but weak ones like 'i9' or '9' (Core Ultra 9)."""
+        if self.strong:
+            return self.digits
         return frozenset(d for d in self.digits if not re.fullmatch(r"[a-z]?\d", d))
 
 
@@ -128,6 +131,9 @@ class Matcher:
                 # follows the per-process string hash)
                 for text in sorted(_names(part)):
                     tok = tokens(text)
+                    if not tok.required and part.kind == "gpu" and len(tok.digits) == 1:
+                        # "NVIDIA L4": a GPU whose only model number is a letter and a digit
+                        tok = Tokens(tok.digits, tok.words, tok.caps, strong=True)
                     if not tok.required:
                         continue
                     if base is not None:

@@ -236,8 +236,17 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         ):
             ql.status = "other"  # "we swapped the RTX 6000 Ada cards for RTX A5000s": prose, not an item
             continue
+        from advisor.quote.items import strip_prices
+
+        counted = scrub(strip_prices(raw.desc if raw.desc is not None else it.text))[:500]
         parts = _parts_of(
-            matcher, scrub(it.desc), it.kind_hint, it.value, sh.label_kind, context.get(raw.line), it
+            matcher,
+            counted if it.kind_hint is None else it.desc,
+            it.kind_hint,
+            it.value,
+            sh.label_kind,
+            context.get(raw.line),
+            it,
         )
         ql.parts = parts
         if ql.qty_unclear and raw.qty is None and parts and all(p.kind == "board" for p in parts):
@@ -277,6 +286,15 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 ]
             if found_claims and ql.status == "other" and not vocab().prose.search(it.text):
                 found_claims = [c for c in found_claims if c.about != "pcie"]
+            if (
+                parts
+                and not any(p.kind == "gpu" for p in parts)
+                and not vocab().kind_words["gpu"].search(claim_text.lower())
+            ):
+                # "| PCIE5 | Samsung 990 PRO | x4 | PCIe 4.0 |": the link of an SSD or a NIC, not a GPU's
+                found_claims = [c for c in found_claims if c.about != "pcie"]
+            if sh.kind == "heading" and len(it.text.split()) < 4:
+                found_claims = []  # "### NVLink": a section's heading claims nothing
             if any(p.kind == "bridge" for p in parts):
                 # a bridge sold as a line item is a part: whether it can join the cards is the NVLink
                 # findings' to say (NVL002), not a vendor claim
@@ -437,7 +455,7 @@ def _prose_sentence(it, raw) -> bool:
     return bool(vocab().prose.search(text)) and _words(text) >= 8
 
 
-_SPLIT = re.compile(r"\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+")
+_SPLIT = re.compile(r"\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+|\s+[—–]\s+")
 PART_LABELS = ("cpu", "board", "gpu", "psu", "ram", "nvme", "nic")
 # A one-line config names each part after its label: "CPU:2× EPYC 9554 显卡:8× RTX 4090 内存:1TB".
 _LABEL_AT = re.compile(
@@ -518,7 +536,7 @@ def _parts_of(
     """The parts one line names: a line may list several ("i9-14900K + 双4090 + Z790", "CPU:2× EPYC 9554
     显卡:8× RTX 4090"). A label's kind ("显卡：", "| **GPU** |") decides what a segment can be; the heading
     above the line (a bare "GPUS") decides it for a model-less item with a count ("- x4: <link>")."""
-    from advisor.quote.items import quantities, strip_prices
+    from advisor.quote.items import quantities, strip_prices, strip_quantities
     from advisor.quote.segment import _LABEL
     from advisor.quote.segment import label_kind as kind_of_label
 
@@ -538,7 +556,12 @@ def _parts_of(
             segments = [s for s in desc.split("/") if s.strip()]
     several = len(segments) > 1
     out: list[Found] = []
-    for seg in segments:
+    for written in segments:
+        count = None
+        if several and kind_hint is None:
+            qs = quantities(strip_prices(written))
+            count = qs[0] if qs else None
+        seg = strip_quantities(written) if kind_hint is None else written
         seg_kind = label_kind if label_kind in PART_LABELS else None
         if kind_hint is None:
             m = _LABEL.match(seg)
@@ -558,10 +581,6 @@ def _parts_of(
             bridge = other_kinds(seg, None, None)
             other = bridge if bridge is not None and bridge.kind == "bridge" else None
         found = [] if hint in ("psu", "ram", "nvme", "nic", "bridge") else matcher.parts(seg, kind)
-        count = None
-        if several and kind_hint is None:
-            qs = quantities(strip_prices(seg))
-            count = qs[0] if qs else None
         if other is not None and other.kind == "bridge":
             gpu = [p for p in found if p.kind == "gpu"]
             if gpu and not vocab().kind_words["bridge"].search(seg.lower().split("(")[0].split("（")[0]):

@@ -194,6 +194,8 @@ def _key(p) -> str | None:
     """What makes two mentions the same part: its catalog id, else its model numbers."""
     if p.part_id:
         return p.part_id
+    if p.kind in ("psu", "ram") and p.value:
+        return f"{p.kind} {p.value}"
     from advisor.quote.match import tokens
 
     req = sorted(tokens(p.name).required)

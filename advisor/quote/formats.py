@@ -274,9 +274,14 @@ def _text(text: str) -> list[RawLine]:
     pipe_roles: dict[str, int] = {}  # a Markdown/ASCII table's header roles
     pending: tuple[int, list[str]] | None = None  # (index in out, cells) of a row short of cells
     last_row: int | None = None  # index in out of the last whole table row
+    last_pipe = 0  # the line of the last Markdown/ASCII table row
     for i, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
+        if raw.count("|") >= 2 and last_pipe and i > last_pipe + 1 and not _TABLE_SEP.match(raw):
+            pipe_roles = {}  # a new table after a gap: its own header (a lane table is not the parts table)
+        if raw.count("|") >= 2 or _TABLE_SEP.match(raw):
+            last_pipe = i
         if _TABLE_SEP.match(raw):
             out.append(RawLine(i, raw, header=True))
             continue

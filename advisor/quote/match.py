@@ -244,7 +244,7 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     if kind_hint in (None, "psu") and (
         kind_hint == "psu" or kw["psu"].search(low) or v.psu_series.search(low)
     ):
-        w = psu_watts(low)
+        w = psu_watts(low, labelled=kind_hint == "psu")
         if w:
             total = bool(v.usable.search(low) or v.redundant.search(low))
             return Found(
@@ -267,7 +267,7 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     return None
 
 
-def psu_watts(low: str) -> int | None:
+def psu_watts(low: str, labelled: bool = False) -> int | None:
     """Usable watts: a stated usable figure, N of N+M redundant modules, else the wattage or model number."""
     v = vocab()
     u = v.usable.search(low)
@@ -278,6 +278,10 @@ def psu_watts(low: str) -> int | None:
     if watts is None:
         m = v.psu_models.search(low)
         watts = int(m.group("w")) if m else None
+    if watts is None and labelled:
+        # "PSU Primary | EVGA SuperNOVA 1600 T2 Titanium": on a PSU's own line, the model's wattage
+        m = re.search(r"(?<![\d.,])(\d{3,4})(?![\d.,%])", low)
+        watts = int(m.group(1)) if m and 300 <= int(m.group(1)) <= 3000 else None
     if watts is None or not 200 <= watts <= 20000:
         return None
     r = v.redundant.search(low)

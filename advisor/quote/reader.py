@@ -132,6 +132,8 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             heading_kind = None
         elif sh.kind == "heading":
             heading_kind = sh.heading_kind
+        elif sh.kind == "short" and not re.match(r"\s*[-*•·+]|\s*\d", raw.text) and not _URL.search(raw.text):
+            heading_kind = None  # "ssdhybrid" over the next items: another section
         context[raw.line] = heading_kind
 
     notes_from = None  # the line of a notes heading ("卖家说明：") whose lines are remarks, not items
@@ -249,6 +251,10 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             it,
         )
         ql.parts = parts
+        if ql.qty_unclear and len([p for p in parts if p.count is not None]) >= 2:
+            # "4× RTX 3090 · ... · dual 1000W PSUs": each part has its own count, the line has none
+            ql.qty, ql.qty_unclear, ql.qty_readings = 1, False, ()
+            ql.qty_source = "each part's own count"
         if ql.qty_unclear and raw.qty is None and parts and all(p.kind == "board" for p in parts):
             # "AS-4125GS-TNRT2（双路SP5 4U，10个GPU位）": the counts describe the board, which comes once
             ql.qty, ql.qty_unclear, ql.qty_readings = 1, False, ()

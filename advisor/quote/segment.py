@@ -158,8 +158,12 @@ class Unit:
             return [p for m in self.mentions for p in m.parts]
         return [p for x in self.lines for p in x.parts]
 
-    def kinds(self) -> set[str]:
-        return {p.kind for p in self.parts() if p.kind in MAIN + MINOR}
+    def kinds(self, weak: frozenset[int] = frozenset()) -> set[str]:
+        """The kinds the unit names; lines in `weak` (examples under a label of no part: "编译型任务：如
+        i9-13900K或7950X") name none that make a parts list."""
+        if self.form == "prose":
+            return {p.kind for p in self.parts() if p.kind in MAIN + MINOR}
+        return {p.kind for x in self.lines if id(x) not in weak for p in x.parts if p.kind in MAIN + MINOR}
 
     def labelled(self, shapes) -> int:
         """Lines whose label names the kind of part they hold ("| **CPU** | ..."): a parts list, where a
@@ -170,8 +174,8 @@ class Unit:
             if (sh := shapes.get(x.line)) is not None and sh.label_kind in {p.kind for p in x.parts}
         )
 
-    def score(self) -> int:
-        k = self.kinds()
+    def score(self, weak: frozenset[int] = frozenset()) -> int:
+        k = self.kinds(weak)
         base = 10 * len(k & set(MAIN)) + len(k & set(MINOR))
         return base - {"list": 0, "heading": 8, "prose": 5}[self.form]
 
@@ -261,12 +265,24 @@ def select(q, shapes: dict[int, Shape]) -> None:
         for m in x.mentions:
             units.append(Unit("prose", [x], [m], order=len(units)))
     close_run()
+    v = vocab()
+    weak = frozenset(
+        id(x)
+        for x in q.lines
+        if (sh := shapes.get(x.line)) is not None
+        and sh.label_kind not in ("cpu", "board", "gpu", "psu", "ram", "nvme", "nic")
+        and sh.kind != "inline"  # "1600W PSU OR dual 1000W PSUs" inside a one-line list is a choice of PSU
+        and (v.example_words.search(x.text) or v.hypothetical.search(x.text))
+    )
     usable = [u for u in units if not (u.form == "prose" and u.mentions[0].cautious())]
+    if any(u.form == "list" and u.kinds(weak) & set(MAIN) for u in usable):
+        usable = [u for u in usable if u.form != "heading"]  # a title is the list only where there is none
     if not usable:
         return
-    best = max(usable, key=lambda u: (u.score(), u.labelled(shapes), -u.order))
-    if best.score() < 10 - 8:  # names no CPU, board or GPU at all: every item line stays as read
+    best = max(usable, key=lambda u: (u.score(weak), u.labelled(shapes), -u.order))
+    if best.score(weak) < 10 - 8:  # names no CPU, board or GPU at all: every item line stays as read
         return
+    _heading_counts(q, shapes)
     chosen: set[int] = set()
     if best.form == "prose":
         _promote(best.lines[0], best.mentions[0].parts, "the build as the text writes it in a sentence")
@@ -276,11 +292,10 @@ def select(q, shapes: dict[int, Shape]) -> None:
     listed = [x for x in q.lines if id(x) in chosen]
     where = _span(listed) if listed else "the parts list"
     kinds = {p.kind for x in listed for p in x.parts}
+    original = {id(x): list(x.parts) for x in q.lines}
+    filled: dict[int, set[str]] = {}  # line -> the kinds taken from it
     for kind in (*MAIN, "psu"):
-        if kind in kinds:
-            continue
-        filled = _fill(q, units, best, kind, chosen)
-        if filled:
+        if kind not in kinds and _fill(q, units, best, kind, chosen, original, filled):
             kinds.add(kind)
     for x in q.lines:
         if id(x) in chosen or not x.parts:
@@ -293,6 +308,29 @@ def select(q, shapes: dict[int, Shape]) -> None:
     _corroborate(q, units, chosen, where)
 
 
+def _heading_counts(q, shapes: dict[int, Shape]) -> None:
+    """A heading's count ("## CPUs (x2)") for the one line of its kind under it that writes none."""
+    from advisor.quote.items import quantities
+
+    lines = q.lines
+    for i, h in enumerate(lines):
+        sh = shapes.get(h.line)
+        if sh is None or sh.kind != "heading" or sh.heading_kind not in MAIN:
+            continue
+        qs = quantities(h.text)
+        if not qs:
+            continue
+        under = []
+        for x in lines[i + 1 :]:
+            if shapes.get(x.line, Shape("short")).kind in ("heading", "rule"):
+                break
+            if any(p.kind == sh.heading_kind for p in x.parts):
+                under.append(x)
+        if len(under) == 1 and under[0].qty_source.startswith("none written") and len(under[0].parts) == 1:
+            x = under[0]
+            x.qty, x.qty_source = qs[0][0], f"{qs[0][1]} in the heading on line {h.line}"
+
+
 def _promote(x, parts, why: str) -> None:
     x.parts = list(parts)
     x.status = (
@@ -303,7 +341,9 @@ def _promote(x, parts, why: str) -> None:
     x.read_as = why
 
 
-def _fill(q, units: list[Unit], best: Unit, kind: str, chosen: set[int]) -> bool:
+def _fill(
+    q, units: list[Unit], best: Unit, kind: str, chosen: set[int], original: dict, filled: dict
+) -> bool:
     """A kind the parts list lacks, from the mentions: used when every mention of it names the same part."""
     cands = []  # (line, parts of the kind)
     for u in units:
@@ -313,12 +353,16 @@ def _fill(q, units: list[Unit], best: Unit, kind: str, chosen: set[int]) -> bool
             m = u.mentions[0]
             ps = [p for p in m.parts if p.kind == kind]
             if ps and not m.cautious():
-                cands.append((u.lines[0], ps, m.text))
+                cands.append((u.lines[0], ps, "prose"))
         else:
             for x in u.lines:
-                ps = [p for p in x.parts if p.kind == kind]
-                if ps and id(x) not in chosen and not vocab().hypothetical.search(x.text):
-                    cands.append((x, ps, x.text))
+                ps = [p for p in original.get(id(x), x.parts) if p.kind == kind]
+                if (
+                    ps
+                    and (id(x) not in chosen or id(x) in filled)
+                    and not vocab().hypothetical.search(x.text)
+                ):
+                    cands.append((x, ps, "line"))
     if not cands:
         return False
     keys = {_key(p) for _, ps, _ in cands for p in ps}
@@ -329,7 +373,7 @@ def _fill(q, units: list[Unit], best: Unit, kind: str, chosen: set[int]) -> bool
             + "): not counted"
         )
         return False
-    x, ps, _text = cands[0]
+    x, ps, form = cands[0]
     counts = {
         c for xx, pp, _ in cands for p in pp if (c := _count(xx if xx.parts else None, p)[0]) is not None
     }
@@ -340,7 +384,14 @@ def _fill(q, units: list[Unit], best: Unit, kind: str, chosen: set[int]) -> bool
             part.count, part.count_source = n, "the count the other mentions write"
         elif part.count is None:
             part.count, part.count_source = n, "the count the other mentions write"
-    keep = [p for p in x.parts if p.kind == kind] if x.parts else ps
+    kinds_here = filled.setdefault(id(x), set()) | {kind}
+    filled[id(x)] = kinds_here
+    if form == "prose":
+        keep = [p for p in x.parts if p.kind in kinds_here and id(x) in filled and p.kind != kind] + ps[:1]
+    else:
+        keep = [p for p in original.get(id(x), x.parts) if p.kind in kinds_here]
+    if part not in keep:
+        keep.append(part)
     if not x.parts or x.status not in COUNTED:
         _promote(x, keep, "")
     else:

@@ -72,6 +72,14 @@ class SpecCheckOut(Output):
     source: str | None = Field(description="The catalog entry's first source")
 
 
+class PartCheckOut(Output):
+    id: str = Field(
+        description="PSU-PARTS: the PSU against the parts' power; LANES-PARTS: the CPU's lanes against the GPUs"
+    )
+    severity: Literal["error", "warning"]
+    message: str
+
+
 class QuoteOut(Output):
     file: str
     format: str = Field(description="text, csv, yaml or json")
@@ -103,4 +111,9 @@ class ValidateOutput(Output):
     alternatives: list[str] = Field(description="Outcomes that depend on a choice the quote leaves open")
     spec_checks: list[SpecCheckOut] = Field(
         description="A part's spec written in the quote (a board's slot list), checked against the catalog"
+    )
+    part_checks: list[PartCheckOut] = Field(
+        default_factory=list,
+        description="What the named parts settle when the build cannot be evaluated (a part the catalog lacks): "
+        "the PSU against the GPUs' power, the CPU's lanes against the GPU count; an error makes the verdict PROBLEMS",
     )

@@ -8,12 +8,15 @@ or NCCL on host memory); PASS. The exit code is 0 only for PASS, 1 for the other
 
 from __future__ import annotations
 
+import re
+
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
     ClaimVerdict,
+    PartCheckOut,
     PartOut,
     QuoteLineOut,
     QuoteOut,
@@ -47,6 +50,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
                 build = quote.build  # the build without the NICs that found no slot
         if pred is not None:
             findings = evaluate_rules(pred, catalog=catalog)
+    if findings:
+        findings = _on_risers(quote, findings)
     b = quote.build_data
     named = (
         [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],
@@ -72,12 +77,13 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     if build is not None and pred is not None:
         _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
+    part_checks = _part_checks(quote, named, stated_cpu_w) if pred is None else []
     errors = [f for f in findings if f.severity == "error"]
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     lim = limits(pred, findings) if pred is not None else None
-    if problems or errors or false_claims:
-        verdict = "PROBLEMS"
+    if problems or errors or false_claims or any(c.severity == "error" for c in part_checks):
+        verdict = "PROBLEMS"  # a problem found is said, whatever part is unknown (the summary says that too)
     elif build is None or not_in_catalog:
         verdict = "INCOMPLETE"
     elif lim is not None and lim.holds_back:
@@ -115,7 +121,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     return ValidateOutput(
         verdict=verdict,
         exit_code=0 if verdict == "PASS" else 1,
-        summary=_summary(lim, errors, false_claims, not_in_catalog, quote, problems),
+        summary=_summary(lim, errors, false_claims, not_in_catalog, quote, problems, part_checks),
         quote=QuoteOut(
             file=quote.filename,
             format=quote.format,
@@ -134,6 +140,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         ask_vendor=ask,
         alternatives=alternatives,
         spec_checks=[SpecCheckOut(**vars(s)) for s in specs],
+        part_checks=part_checks,
     )
 
 
@@ -258,10 +265,13 @@ def _place_nvme(quote: Quote, catalog: Catalog):
     return best[1], best[3], alts, question
 
 
-def _summary(lim: Limits | None, errors, false_claims, not_in_catalog, quote: Quote, problems) -> str:
+def _summary(
+    lim: Limits | None, errors, false_claims, not_in_catalog, quote: Quote, problems, part_checks=()
+) -> str:
     bits = []
     if problems:
         bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
+    bits += [_clip(c.message, 200) for c in part_checks if c.severity == "error"]
     if lim is not None:
         bits += lim.named()  # the same limits `plan`'s headline names, in the same words
         power = [f for f in errors if f.category == "power"]
@@ -350,3 +360,69 @@ def _read_as(x: QuoteLine) -> str:
         "header": "a table header",
         "continued": "the rest of the row above",
     }.get(x.status, "no part")
+
+
+_RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)
+
+
+def _on_risers(quote: Quote, findings: list) -> list:
+    """Cards on riser cables (an open frame, a mining rig) are not spaced by the board's slots: the slot
+    spacing findings do not apply, and the report says why they are left out."""
+    lines = [x.line for x in quote.lines if _RISER.search(x.text)]
+    if not lines:
+        return findings
+    fit = [f for f in findings if f.id in ("FIT001", "FIT002")]
+    if fit:
+        quote.notes.append(
+            f"the cards are on risers (line {lines[0]}): slot spacing ({', '.join(f.id for f in fit)}) is not judged"
+        )
+    return [f for f in findings if f.id not in ("FIT001", "FIT002")]
+
+
+def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartCheckOut]:
+    """What the named parts settle when the build cannot be evaluated (a board, or another part, the
+    catalog lacks): the PSU against the GPUs' board power (and the CPU's, where known), and the CPU's PCIe
+    lanes against the GPU count. None of these needs the board."""
+    from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
+
+    out: list[PartCheckOut] = []
+    gpus, cpu, cpu_count = named[0], named[1], named[2] or 1
+    n = sum(k for _, k in gpus)
+    psu_w = quote.build_data.get("psu_w")
+    if gpus and psu_w and all(g.board_power_w for g, _ in gpus):
+        gpu_w = sum(g.board_power_w * k for g, k in gpus)
+        own = cpu_power_w(cpu) if cpu is not None else None
+        cpu_w = own * cpu_count if own else stated_cpu_w
+        floor = system_power_w(gpu_w, cpu_w or 0)
+        cards = ", ".join(f"{k}x {g.name} at {g.board_power_w} W" for g, k in gpus)
+        if psu_w < floor:
+            out.append(
+                PartCheckOut(
+                    id="PSU-PARTS",
+                    severity="error",
+                    message=f"the {psu_w} W PSU is below the {floor} W the parts draw sustained ({cards}"
+                    + (f", the CPU at {cpu_w} W" if cpu_w else ", the CPU not counted")
+                    + ", 100 W for the rest), whatever the board",
+                )
+            )
+        elif cpu_w and psu_w < psu_needed_w(floor):
+            out.append(
+                PartCheckOut(
+                    id="PSU-PARTS",
+                    severity="warning",
+                    message=f"the {psu_w} W PSU carries the {floor} W the parts draw sustained but not the "
+                    f"{psu_needed_w(floor)} W with headroom for GPU power spikes ({cards})",
+                )
+            )
+    lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None) if cpu is not None else None
+    if lanes and n >= 2 and n * 16 > lanes * cpu_count:
+        total = lanes * cpu_count
+        out.append(
+            PartCheckOut(
+                id="LANES-PARTS",
+                severity="warning",
+                message=f"{cpu_count}x {cpu.name} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 "
+                f"on any board (x{max(1, total // n)} each at best, before SSDs and NICs)",
+            )
+        )
+    return out

@@ -58,6 +58,14 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
     out = []
     if v.question.search(low.strip()):
         return out  # "四张卡之间能P2P吗？": the buyer asks, nobody claims
+    if "?" in low or "？" in low or v.not_asserted.search(low):
+        from advisor.quote.segment import sentences
+
+        # "are both cards connected via nvlink? if so, what's the MB", "considering another one for nvlink
+        # setup": only the sentences that assert
+        low = " ".join(
+            s for s in sentences(low) if not v.question.search(s.strip()) and not v.not_asserted.search(s)
+        )
     size = v.pooled_size.search(low)
     for about in ORDER:
         m = v.claims[about].search(low)
@@ -86,8 +94,9 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
             if gb:
                 c.memory_gb = int(gb.group("gb") or gb.groupdict().get("gb2") or 0) or None
         if about == "pcie":
-            g = re.search(r"pcie[\s-]*(?:gen\s*)?(\d)", low)
-            c.gen = int(g.group(1)) if g else None
+            # "PCIe 5.0", "PCIe Gen4", "pcie4.0", not the slot name "PCIE1"
+            g = re.search(r"pcie(?:[\s-]+(?:gen\s*)?(\d)|[\s-]*gen\s*(\d)|(\d)\.0)", low)
+            c.gen = int(next(d for d in g.groups() if d)) if g else None
             c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b|\b(?:be|at)\s+x\s?8\b", low) else 16
             r = v.runs_at.search(low)
             if r:

@@ -85,7 +85,10 @@ def shape_of(text: str, table_row: bool, structured: bool) -> Shape:
             if len(cells) >= 2 and len(cells[0]) <= 32 and not re.fullmatch(r"[\d.,\s$¥€%-]+", cells[0])
             else None
         )
-        return Shape("row", label, label_kind(label) if label else None)
+        lk = label_kind(label) if label else None
+        if lk == "none" and re.search(r"\d", label or ""):
+            lk = None  # "| PCIE1 | RTX 4090 #1 | x16 |": a slot's name, not a label of no part
+        return Shape("row", label, lk)
     if _MD_HEADING.match(text):
         head = text.strip().lstrip("#").strip()
         return Shape("heading", heading_kind=label_kind(re.sub(r"[(（][^)）]*[)）]", "", head)))

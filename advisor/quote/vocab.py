@@ -88,6 +88,7 @@ class Vocab:
     example_words: Lowered
     hypothetical: Lowered
     inline_separators: re.Pattern
+    not_asserted: re.Pattern
 
 
 @lru_cache(maxsize=1)
@@ -178,4 +179,5 @@ def vocab() -> Vocab:
         example_words=rx("example_words"),
         hypothetical=rx("hypothetical"),
         inline_separators=cased("inline_separators"),
+        not_asserted=lx("not_asserted"),
     )

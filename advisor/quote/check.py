@@ -290,7 +290,13 @@ def _summary(
             + " false"
         )
     if not_in_catalog:
-        bits.append("not in the catalog: " + ", ".join(x.text.strip()[:40] for x in not_in_catalog[:3]))
+        bits.append(
+            "not in the catalog: "
+            + ", ".join(
+                (" + ".join(p.name for p in x.parts if not p.in_catalog) or x.text.strip())[:40]
+                for x in not_in_catalog[:3]
+            )
+        )
     if quote.missing:
         bits.append("the quote names no " + " or ".join(quote.missing))
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
@@ -349,10 +355,13 @@ def _read_as(x: QuoteLine) -> str:
         what = " + ".join(
             f"{p.kind.upper() if p.kind in ('cpu', 'gpu', 'psu', 'ram', 'nic') else p.kind}"
             f" x{p.count if p.count is not None else x.qty}"
-            + ("" if p.in_catalog else " (not in the catalog)")
+            + ("" if p.in_catalog else f" '{p.name[:40]}', not in the catalog")
             for p in x.parts
         )
-        return f"read as {what} ({x.qty_source})"
+        src = (
+            "no count written: 1" if x.qty_source.startswith("none written") else f"count from {x.qty_source}"
+        )
+        return f"read as {what} ({src})"
     return {
         "title": "a title: cross-checks the counts, not counted",
         "total": "a total",

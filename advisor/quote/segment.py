@@ -399,12 +399,14 @@ def _fill(
         _promote(x, keep, "")
     else:
         x.parts = keep
+    where = ", ".join(dict.fromkeys(f"line {c[0].line}" for c in cands[:6]))
+    n = part.count if part.count is not None else (x.qty if form == "line" and len(keep) == 1 else 1)
     x.read_as = (
-        f"the only {'line naming' if len(cands) == 1 else 'lines naming'} the {kind} "
-        f"({', '.join(f'line {c[0].line}' for c in cands[:4])}): used as written"
+        f"read as {kind.upper()} x{n} ({part.name}): the parts list names no {kind}, and every line naming one "
+        f"agrees ({where})"
     )
     chosen.add(id(x))
-    q.notes.append(f"line {x.line}: the parts list names no {kind}; {x.read_as}")
+    q.notes.append(f"line {x.line}: the parts list names no {kind}; taken from {where} ({part.name}, x{n})")
     return True
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from advisor.base.errors import Problem, UserError
 from advisor.quote.reader import Quote
 
 
@@ -123,16 +122,23 @@ def assemble(q: Quote, catalog) -> None:
         q.missing.append("gpu")
     if not gpus:
         q.notes.append("the quote lists no GPU from the catalog")
+    from advisor.model.build import PSU_W, RAM_GB
+
+    for key, (low, high), what in (("psu_w", PSU_W, "PSU watts"), ("ram_gb", RAM_GB, "GB of RAM")):
+        if key in data and not low <= data[key] <= high:
+            # a count read into a wattage ("1600W ×16") never stops the reading: the figure is left out
+            q.notes.append(f"{data[key]:,} {what} is outside {low:,}-{high:,}: left out, ask the vendor")
+            del data[key]
     q.build_data = data
     if q.missing or "cpu" not in data or "board" not in data:
         return
     try:
         q.build = Build.model_validate(data)
     except Exception as exc:  # pydantic ValidationError
-        raise UserError(
-            problems=[
-                Problem(
-                    f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}", file=q.filename
-                )
-            ]
-        ) from None
+        # what was read is reported, with why it makes no build: never an exit without a report
+        errors = getattr(exc, "errors", None)
+        first = errors()[0] if callable(errors) and errors() else None
+        why = (
+            f"{'.'.join(str(x) for x in first['loc'])}: {first['msg']}" if first else str(exc).splitlines()[0]
+        )
+        q.build_error = f"the parts read do not make a valid build ({why})"

@@ -32,6 +32,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     from advisor.model.engine import evaluate
 
     pred, findings, problems, alternatives, ask = None, [], [], [], []
+    if quote.build_error:
+        problems.append(quote.build_error)
     build = quote.build
     if build is not None and quote.unplaced_nvme:
         build, pred, alternatives, question = _place_nvme(quote, catalog)

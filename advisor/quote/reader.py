@@ -72,9 +72,8 @@ class Quote:
     notes: list[str] = field(default_factory=list)
     details: dict = field(default_factory=dict)  # a structured quote's other keys (vendor, title, totals)
     unplaced_nvme: int = 0  # drives whose M.2 socket the quote does not name
-    selected: bool = (
-        False  # the parts list was chosen among the lines (a text quote): titles fill nothing more
-    )
+    selected: bool = False  # the parts list was chosen among the lines: titles fill nothing more
+    build_error: str = ""  # why the parts read make no valid build (reported, never an exit)
     title_mismatch: list[str] = field(default_factory=list)
 
     @property
@@ -565,7 +564,8 @@ def _parts_of(
     for written in segments:
         count = None
         if several and kind_hint is None:
-            qs = quantities(strip_prices(written))
+            # the count beside the part, before any clause after it ("1600W 电源, 总价 38999 元, both at x16")
+            qs = quantities(strip_prices(_CLAUSE.split(written)[0]))
             count = qs[0] if qs else None
         seg = strip_quantities(written) if kind_hint is None else written
         seg_kind = label_kind if label_kind in PART_LABELS else None

@@ -294,10 +294,7 @@ def _summary(
     if not_in_catalog:
         bits.append(
             "not in the catalog: "
-            + ", ".join(
-                (" + ".join(p.name for p in x.parts if not p.in_catalog) or x.text.strip())[:40]
-                for x in not_in_catalog[:3]
-            )
+            + ", ".join(re.sub(r"^[\s*#>|•·_-]+", "", x.text).strip()[:40] for x in not_in_catalog[:3])
         )
     if quote.missing:
         bits.append("the quote names no " + " or ".join(quote.missing))

@@ -141,6 +141,7 @@ def score(path: Path, catalog) -> Score:
     for kind in want.get("missing") or []:
         s.parts.append((kind in r["missing"] and not found[kind], f"{kind} missing"))
     for kind in want.get("unknown_kinds") or []:
+        used_unknown.update(i for i, (k, _, _) in enumerate(unknown) if k == kind)
         ok = not found[kind] and (kind in r["missing"] or any(k == kind for k, _, _ in unknown))
         s.parts.append((ok, f"{kind} unknown or missing"))
     if "psu_w" in want:

@@ -143,7 +143,12 @@ def strip_quantities(text: str) -> str:
     v = vocab()
     t = text
     for rx in v.quantity:
-        t = rx.sub(" ", t)
+
+        def keep_modules(m: re.Match, t=t) -> str:
+            # "32G*8" on a RAM line: the modules stay for the RAM total to read
+            return m.group(0) if re.search(r"[x×*]", m.group(0)) and _ram_like(t.lower(), m) else " "
+
+        t = rx.sub(keep_modules, t)
     t = re.sub(r"^\s*(?:[-*•·]\s*)?\d{1,2}\s{2,}", " ", t)
     return re.sub(r"\s+", " ", t).strip()
 

@@ -26,6 +26,7 @@ ORDER = (
     "full_speed",
     "pcie",
     "memory_channels",
+    "scaling",
     "fit",
 )
 _CHANNELS = {
@@ -160,9 +161,11 @@ def _channels(c: Claim, parts) -> tuple[Any, str]:
         return "unknown", "the number of channels the claim means is not clear"
     ok = c.channels <= mem.channels
     verdict = ok if not c.negated else not ok
-    return verdict, (
-        f"{cpu.name} has {mem.channels} {mem.type or ''} memory channels per socket; the claim says {c.channels}"
-    ).replace("  ", " ")
+    kind = f" ({mem.type})" if mem.type else ""
+    return (
+        verdict,
+        f"{cpu.name} has {mem.channels} memory channels per socket{kind}; the claim says {c.channels}",
+    )
 
 
 def _judge_any(
@@ -175,6 +178,12 @@ def _judge_any(
 ) -> tuple[Any, str]:
     if c.about == "memory_channels":
         return _channels(c, parts)
+    if c.about == "scaling":
+        return "unknown", (
+            "how training or inference scales over several GPUs depends on the model, the parallelism and the "
+            "links between the GPUs; no parts list makes it lossless: `advisor plan BUILD --train MODEL` "
+            "predicts it for this build"
+        )
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
             return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w, cpu_count=parts[2] or 1)
@@ -373,7 +382,7 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
     """What a claim's truth needs only the named parts for, when the build itself cannot be evaluated
     (a board not in the catalog): pooled memory, P2P on cards whose driver never grants it, one socket.
     (None, "") where the parts do not settle it."""
-    gpus, _cpu = parts[0], parts[1]
+    gpus, cpu = parts[0], parts[1]
     cpu_count = parts[2] if len(parts) > 2 else None
     count = sum(n for _, n in gpus)
     if c.about in ("pooled_memory", "p2p") and count < 2:
@@ -409,6 +418,14 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
                     + (", which the quote lists" if bridges else ", which the claim says this pair has")
                 )
             return False, f"{g.name} pairs join only over an NVLink bridge, and the quote lists none"
+    if c.about in ("pcie", "full_speed") and gpus and cpu is not None:
+        lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None)
+        width = c.width or 16 if c.about == "pcie" else 16
+        if lanes and count * width > lanes * (cpu_count or 1):
+            return False, (
+                f"{cpu_count or 1}x {cpu.name} gives {lanes * (cpu_count or 1)} usable PCIe lanes: {count} GPUs "
+                f"cannot each get x{width}, whatever the board"
+            )
     if c.about == "pcie" and gpus and c.gen:
         top = max((g.pcie.gen for g, _ in gpus if g.pcie and g.pcie.gen), default=None)
         if top is not None and c.gen > top:

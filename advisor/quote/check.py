@@ -81,6 +81,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     false_claims = [c for c in claims if c.verdict is False]
     part_checks = _part_checks(quote, named, stated_cpu_w) if pred is None else []
     errors = [f for f in findings if f.severity == "error"]
+    _nearest(quote, catalog)
+    nearest = {x.line: x.parts for x in quote.lines if x.status == "not_in_catalog"}
     not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     lim = limits(pred, findings) if pred is not None else None
@@ -94,8 +96,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         verdict = "PASS"
     for x in not_in_catalog:
         kinds = ", ".join(sorted({p.kind for p in x.parts})) or "part"
+        near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
         ask.append(
             f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
+            + (f" (the catalog's nearest: {', '.join(near[:3])})" if near else "")
         )
     for k in quote.missing:
         ask.append(f"the exact {k} model")
@@ -368,6 +372,21 @@ def _read_as(x: QuoteLine) -> str:
         "header": "a table header",
         "continued": "the rest of the row above",
     }.get(x.status, "no part")
+
+
+def _nearest(quote: Quote, catalog: Catalog) -> None:
+    """Each counted part the catalog lacks names the catalog's nearest entries (never matched to them)."""
+    from advisor.quote.match import Matcher
+
+    matcher = Matcher.of(catalog)
+    for x in quote.lines:
+        if x.status not in ("not_in_catalog", "recognized", "part"):
+            continue
+        for p in x.parts:
+            if not p.in_catalog and p.kind in ("cpu", "board", "gpu") and not p.nearest:
+                p.nearest = matcher.nearest(p.name, p.kind)
+                if p.nearest:
+                    p.how = f"not in the catalog: {p.name}; nearest: {', '.join(p.nearest)}"
 
 
 _RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)

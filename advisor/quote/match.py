@@ -78,6 +78,9 @@ def _variant() -> re.Pattern:
     return re.compile(rf"(\d[a-z]?)[\s-]+({words})\b")
 
 
+_REVISIONS = frozenset({"ii", "iii", "iv", "r2", "r3"})  # a board's revision words ("WIFI II", "R2.0")
+
+
 def _pn(s: str) -> str:
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
@@ -95,6 +98,7 @@ class Found:
     lookalike: bool = False  # found by reading Cyrillic or Greek lookalike letters as Latin ("RТX 4090")
     count: int | None = None  # the count written beside this part on a line that names several ("2x EPYC")
     count_source: str = ""
+    nearest: list[str] = field(default_factory=list)  # for a part the catalog lacks: its nearest entries
 
 
 @dataclass
@@ -184,6 +188,10 @@ class Matcher:
                     continue
                 if k.tok.caps and not k.tok.caps <= tok.caps:
                     continue
+                if k.part.kind == "board" and (_REVISIONS & (tok.words | tok.digits)) - (
+                    k.tok.words | k.tok.digits
+                ):
+                    continue  # "WRX80E-SAGE SE WIFI II": a later revision of the board, another part
                 if getattr(k.part, "card_of", None) and _other_partner(k.part.vendor, tok.words):
                     continue  # "华硕 ... GAMING OC" is not Gigabyte's Gaming OC
                 if (
@@ -205,6 +213,31 @@ class Matcher:
             Found(kind_, k.part.name, k.part.id, round(float(s[2]), 1), how=f"name '{k.text}'")
             for kind_, (s, k) in sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)
         ]
+
+    def nearest(self, text: str, kind: str, n: int = 2) -> list[str]:
+        """The catalog parts of a kind whose names are nearest a name the catalog lacks ("X299-WU8" ->
+        nothing close; "WRX80E-SAGE SE WIFI II" -> the WRX80E-SAGE SE WIFI): offered, never matched."""
+
+        key = ("nearest", kind)
+        if key not in self.catalog.derived:
+            names = {}
+            for part in self.catalog.parts.values():
+                if part.kind == kind and not getattr(part, "card_of", None):
+                    names[part.name] = part.name
+            self.catalog.derived[key] = names
+        names = self.catalog.derived[key]
+        cache = self.catalog.derived.setdefault(("nearest-of", kind), {})
+        low = text.lower()[:120]
+        if low not in cache:
+            mine = tokens(low).required
+            scored = []
+            for name in names:
+                theirs = tokens(name).required
+                model = max((fuzz.ratio(a, b) for a in mine for b in theirs), default=0.0)
+                scored.append((model, fuzz.token_set_ratio(low, name.lower()), name))
+            scored.sort(reverse=True)
+            cache[low] = [name for model, words, name in scored[:n] if model >= 70 or words >= 85]
+        return cache[low]
 
     def model_number_of(self, text: str) -> bool:
         """Whether the text writes a model number (a part the catalog may lack): three digits or more, or

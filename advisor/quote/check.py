@@ -76,14 +76,24 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         )
         for c in quote.claims
     ]
+    if pred is None:  # with the build checked, the bridge is a part its NVLink findings (NVL002) judge
+        claims += _bridge_claims(quote, named[0], claims)
     if build is not None and pred is not None:
         _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
     part_checks = _part_checks(quote, named, stated_cpu_w) if pred is None else []
     errors = [f for f in findings if f.severity == "error"]
     _nearest(quote, catalog)
-    nearest = {x.line: x.parts for x in quote.lines if x.status == "not_in_catalog"}
-    not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
+    # a line of parts the catalog lacks, or of some it lacks beside some it has ("an ASUS ROG Strix TRX40-E
+    # Gaming motherboard paired with an AMD Ryzen Threadripper 3960X and a pair of RTX A4500 GPUs")
+    unknown = [
+        x
+        for x in quote.lines
+        if x.status == "not_in_catalog"
+        or (x.status in ("part", "recognized") and any(not p.in_catalog for p in x.parts))
+    ]
+    nearest = {x.line: [p for p in x.parts if not p.in_catalog] for x in unknown}
+    not_in_catalog = [_line(x) for x in unknown]
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     lim = limits(pred, findings) if pred is not None else None
     if problems or errors or false_claims or any(c.severity == "error" for c in part_checks):
@@ -95,7 +105,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
     else:
         verdict = "PASS"
     for x in not_in_catalog:
-        kinds = ", ".join(sorted({p.kind for p in x.parts})) or "part"
+        kinds = (
+            ", ".join(sorted({p.kind for p in nearest.get(x.line, [])} or {p.kind for p in x.parts}))
+            or "part"
+        )
         near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
         ask.append(
             f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
@@ -298,7 +311,12 @@ def _summary(
     if not_in_catalog:
         bits.append(
             "not in the catalog: "
-            + ", ".join(re.sub(r"^[\s*#>|•·_-]+", "", x.text).strip()[:40] for x in not_in_catalog[:3])
+            + ", ".join(
+                re.sub(r"^[\s*#>|•·_-]+", "", x.text).strip()[:40]
+                if x.status == "not_in_catalog" and len(x.parts) == 1
+                else " and ".join(p.name[:48] for p in x.parts if not p.in_catalog)
+                for x in not_in_catalog[:3]
+            )
         )
     if quote.missing:
         bits.append("the quote names no " + " or ".join(quote.missing))
@@ -390,6 +408,30 @@ def _nearest(quote: Quote, catalog: Catalog) -> None:
 
 
 _RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)
+
+
+def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict]) -> list[ClaimVerdict]:
+    """An NVLink bridge in the parts list ("显卡: 4× RTX 4080 (配NVLink桥接器)") says the cards are joined by
+    NVLink: false for cards without the connector, whatever the board; said where the build cannot be checked
+    (a part unknown or missing). A bridge for cards that take one is a part like any other, not a claim."""
+    without = sorted({g.name for g, _ in gpus if g.nvlink is not None and g.nvlink.supported is False})
+    if not gpus or len(without) != len({g.name for g, _ in gpus}):
+        return []
+    judged = {c.line for c in claims if c.about == "nvlink"}
+    return [
+        ClaimVerdict(
+            claim=x.text.strip()[:300],
+            line=x.line,
+            about="nvlink",
+            verdict=False,
+            why=f"an NVLink bridge is listed, but {', '.join(without)} has no NVLink connector: there is "
+            "nothing for it to join, whatever the board",
+        )
+        for x in quote.lines
+        if x.status in ("part", "recognized")
+        and any(p.kind == "bridge" for p in x.parts)
+        and x.line not in judged
+    ]
 
 
 def _on_risers(quote: Quote, findings: list) -> list:

@@ -418,21 +418,23 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
                     + (", which the quote lists" if bridges else ", which the claim says this pair has")
                 )
             return False, f"{g.name} pairs join only over an NVLink bridge, and the quote lists none"
+    wrong = []  # every reason a link claim is false, the card's own limit first
+    if c.about == "pcie" and gpus and c.gen:
+        top = max((g.pcie.gen for g, _ in gpus if g.pcie and g.pcie.gen), default=None)
+        if top is not None and c.gen > top:
+            wrong.append(
+                f"every card here is at most PCIe Gen{top}: none can link at Gen{c.gen}, whatever the board"
+            )
     if c.about in ("pcie", "full_speed") and gpus and cpu is not None:
         lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None)
         width = c.width or 16 if c.about == "pcie" else 16
         if lanes and count * width > lanes * (cpu_count or 1):
-            return False, (
+            wrong.append(
                 f"{cpu_count or 1}x {cpu.name} gives {lanes * (cpu_count or 1)} usable PCIe lanes: {count} GPUs "
                 f"cannot each get x{width}, whatever the board"
             )
-    if c.about == "pcie" and gpus and c.gen:
-        top = max((g.pcie.gen for g, _ in gpus if g.pcie and g.pcie.gen), default=None)
-        if top is not None and c.gen > top:
-            return (
-                False,
-                f"every card here is at most PCIe Gen{top}: none can link at Gen{c.gen}, whatever the board",
-            )
+    if wrong:
+        return False, "; ".join(wrong)
     return None, ""
 
 

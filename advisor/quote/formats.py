@@ -27,6 +27,9 @@ HEADER_ROLES = {
     "kind": r"type|category|kind|typ|kategorie|配件类型|类型|类别|配件",
     "index": r"^(?:#|no\.?|pos\.?|position|nr\.?|序号|编号)$",
     "note": r"note|remark|comment|bemerkung|备注|说明",
+    # a lane table ("| Slot | Device | Lanes |"): its slot and width cells ("PCIE1", "x16") are no name or count
+    "slot": r"^(?:slot|插槽)$",
+    "width": r"^(?:lanes?|link|width|通道|带宽)",
 }
 
 
@@ -43,6 +46,7 @@ class RawLine:
     note: bool = False  # a vendor's remark (a notes key, a "Notes:" label): judged if it claims, never a part
     header: bool = False  # a table header or separator row
     continued: int | None = None  # the line of a table row this line finishes (a wrapped description)
+    width: str | None = None  # a lane table's width cell ("x16"): read for claims, never as a count
 
 
 @dataclass
@@ -135,7 +139,7 @@ def _split(line: str, delim: str) -> list[str]:
 # Description headers, strongest first: "Item" is often the row number when "Description" is there too.
 DESC_STRENGTH = (
     r"desc|beschreibung|bezeichnung|品牌型号|型号|规格|product|produkt|artikel|component|配件名称|名称",
-    r"part|model|name|产品",
+    r"part|model|name|产品|^device$|^card$",
     r"item",
 )
 
@@ -179,7 +183,7 @@ def _header_roles(cells: list[str]) -> dict[str, int]:
         else:
             if c in ("item", "pos", "#") and "index" not in roles:
                 roles["index"] = i
-    if "desc" in roles and ({"qty", "price", "unit_price", "kind"} & set(roles)):
+    if "desc" in roles and ({"qty", "price", "unit_price", "kind", "width"} & set(roles)):
         return roles
     return {}
 
@@ -202,7 +206,12 @@ def _row(line: int, text: str, cells: list[str], roles: dict[str, int]) -> RawLi
     if note and note not in desc:
         desc = f"{desc} {note}"
     return RawLine(
-        line, text, desc=desc, qty=cell("qty") or None, price=cell("unit_price") or cell("price") or None
+        line,
+        text,
+        desc=desc,
+        qty=cell("qty") or None,
+        price=cell("unit_price") or cell("price") or None,
+        width=cell("width") or None,
     )
 
 

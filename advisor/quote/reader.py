@@ -192,6 +192,8 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 q.notes.append(f"line {it.line}: claim not understood: {it.text[:120]}")
             continue
         claim_text = raw.desc if raw.desc is not None else it.text
+        if raw.width:
+            claim_text = f"{claim_text} {raw.width}"  # "| RTX 4090 #1 | x16 | PCIe 5.0 |": the link it claims
         if it.kind_hint is None and sh.label_kind == "none" and it.role != "title":
             # "Case: ...", "PCIe: x8 lanes negotiated", "GPU内存: 24g*2": a line of no part
             found_claims = (
@@ -498,6 +500,13 @@ def scrub(text: str) -> str:
     return _HOST.sub(" ", t)
 
 
+def _model_words(name: str) -> str:
+    """The model a sentence names, without the words before it ("Dennis's build centers on an ASUS ROG Strix
+    TRX40-E Gaming motherboard" -> "ASUS ROG Strix TRX40-E Gaming motherboard")."""
+    short = re.sub(r"^.*?\b(?:an?|the|with|and|of|on|uses?|using|paired with)\s+(?=[A-Z0-9])", "", name)
+    return short if len(short) >= 4 else name
+
+
 def _mentions(matcher: Matcher, text: str, line: int) -> list:
     """The sentences of a prose line that name parts, each part with the count written beside it."""
     from advisor.quote.claims import claims_in
@@ -515,6 +524,8 @@ def _mentions(matcher: Matcher, text: str, line: int) -> list:
             for p in _parts_of(matcher, phrase, None, None):
                 if p.kind == "bridge" and claims_in(phrase, line):
                     continue
+                if not p.in_catalog:
+                    p = replace(p, name=_model_words(p.name))
                 qs = quantities(strip_prices(phrase))
                 if qs and p.count is None:
                     p = replace(p, count=qs[0][0], count_source=qs[0][1])

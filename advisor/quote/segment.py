@@ -249,8 +249,17 @@ def select(q, shapes: dict[int, Shape]) -> None:
             prose_since = False
         run = []
 
+    prev = None
     for x in q.lines:
         sh = shapes.get(x.line, Shape("short"))
+        if (
+            run
+            and x.status == "header"
+            and re.search(r"[^\W\d_]", x.text)
+            and (prev is None or prev.status != "header")
+        ):
+            close_run()  # a table with its own header ("| Slot | Device | Lanes |") is another list
+        prev = x
         if sh.kind in ("rule", "heading", "prose") and x.status not in ("header", "continued"):
             close_run()
             if sh.kind == "prose":

@@ -330,3 +330,27 @@ def test_explain_says_how_each_line_was_read(cli, write):
     assert "line 7: read as GPU x4 (count from the qty column)" in " ".join(how.split())
     assert "line 1: a title or heading: not counted" in " ".join(how.split())
     assert "line 17: names a part outside the parts list" in " ".join(how.split())
+
+
+# ---------------------------------------------------------------- bounded work
+
+
+def _long_quote(n: int) -> str:
+    head = "CPU: AMD Ryzen Threadripper PRO 7975WX\n主板: ASUS Pro WS WRX90E-SAGE SE\n显卡: RTX 4090 24G ×4\n电源: 1600W\n"
+    return head + "".join(f"{i % 4 + 1} x Samsung 990 PRO 2TB NVMe SSD ¥1,299\n" for i in range(n))
+
+
+def test_every_stage_is_linear_in_the_quote():
+    # a price line is compared with the items above it in one pass (it was every earlier item for every
+    # line: 52 CPU seconds for 20,000 priced lines, now under 7)
+    import time
+
+    def cpu(n: int) -> float:
+        text = _long_quote(n)
+        start = time.process_time()
+        evaluate_quote(read_quote(text, "long.txt", catalog()), catalog())
+        return time.process_time() - start
+
+    cpu(200)  # the catalog and the rules loaded once
+    small, large = cpu(2000), cpu(8000)
+    assert large < 6 * small, (small, large)  # four times the lines: about four times the work

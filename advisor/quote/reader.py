@@ -359,39 +359,46 @@ def _repeats(q: Quote, matcher: Matcher) -> None:
     """Lines that name a kind without a model, after the items named it with one: a price breakdown
     ("显卡 ¥21,500 ×6 = ¥129,000", "硬盘+网卡 ¥18,400") repeats the items, it adds no part. A count it
     writes that differs from the item's makes the item's count unclear, never silently one of them."""
-    items = [x for x in q.lines if x.status in ("part", "recognized") and x.parts]
+    items = {id(x) for x in q.lines if x.status in ("part", "recognized") and x.parts}
+    seen: set[str] = set()  # the kinds the items above this line name (one pass: linear in the quote)
+    gpu_items: list = []  # the items above this line naming a catalog GPU
     for x in q.lines:
-        if x.status not in ("other", "recognized") or x.price is None:
-            continue
-        if x.status == "recognized" and not all(
-            p.kind in ("nvme", "nic") and p.how in ("SSD words", "network card words") for p in x.parts
-        ):
-            continue
-        kinds = {p.kind for p in x.parts} if x.parts else {kind_of_words(x.text)} - {None}
-        if not kinds:
-            continue
-        earlier = [y for y in items if y.line < x.line and {p.kind for p in y.parts} & kinds]
-        if not earlier:
-            continue
-        text = strip_for_kind(x.text)
-        if (
-            matcher.model_number_of(text)
-            or _words(re.sub(r"[=+]", " ", text)) > 3
-            or re.search(r"\d+(?:\.\d+)?\s*(?:tb|gb|t|g)\b", text, re.I)
-        ):
-            continue  # a model, a size ("NVMe SSD 4TB") or more words than a kind's name: an item of its own
-        if x.status == "recognized":
-            x.status, x.parts = "other", []
-            q.notes.append(f"line {x.line}: a price line of parts listed above, not more of them")
-        times = re.search(r"[×x*]\s*(\d{1,3})\s*=", x.text)  # "¥21,500 ×6 = ¥129,000": unit price x count
-        count = x.qty if x.qty_source != "none written: 1" else (int(times.group(1)) if times else None)
-        if "gpu" in kinds and count:
-            gpu_items = [y for y in earlier if any(p.kind == "gpu" and p.part_id for p in y.parts)]
-            if len(gpu_items) == 1 and gpu_items[0].qty != count and not gpu_items[0].qty_unclear:
-                y = gpu_items[0]
-                y.qty_unclear = True
-                y.qty_readings = (y.qty, count)
-                y.qty_source = f"unclear: {y.qty} ({y.qty_source}) vs {count} (line {x.line})"
+        _repeat_of(q, matcher, x, seen, gpu_items)
+        if id(x) in items:
+            seen.update(p.kind for p in x.parts)
+            if any(p.kind == "gpu" and p.part_id for p in x.parts):
+                gpu_items.append(x)
+
+
+def _repeat_of(q: Quote, matcher: Matcher, x, seen: set[str], gpu_items: list) -> None:
+    """One line of `_repeats`, given the kinds and GPU items named above it."""
+    if x.status not in ("other", "recognized") or x.price is None:
+        return
+    if x.status == "recognized" and not all(
+        p.kind in ("nvme", "nic") and p.how in ("SSD words", "network card words") for p in x.parts
+    ):
+        return
+    kinds = {p.kind for p in x.parts} if x.parts else {kind_of_words(x.text)} - {None}
+    if not kinds or not (seen & kinds):
+        return
+    text = strip_for_kind(x.text)
+    if (
+        matcher.model_number_of(text)
+        or _words(re.sub(r"[=+]", " ", text)) > 3
+        or re.search(r"\d+(?:\.\d+)?\s*(?:tb|gb|t|g)\b", text, re.I)
+    ):
+        return  # a model, a size ("NVMe SSD 4TB") or more words than a kind's name: an item of its own
+    if x.status == "recognized":
+        x.status, x.parts = "other", []
+        q.notes.append(f"line {x.line}: a price line of parts listed above, not more of them")
+    times = re.search(r"[×x*]\s*(\d{1,3})\s*=", x.text)  # "¥21,500 ×6 = ¥129,000": unit price x count
+    count = x.qty if x.qty_source != "none written: 1" else (int(times.group(1)) if times else None)
+    if "gpu" in kinds and count:
+        if len(gpu_items) == 1 and gpu_items[0].qty != count and not gpu_items[0].qty_unclear:
+            y = gpu_items[0]
+            y.qty_unclear = True
+            y.qty_readings = (y.qty, count)
+            y.qty_source = f"unclear: {y.qty} ({y.qty_source}) vs {count} (line {x.line})"
 
 
 def strip_for_kind(text: str) -> str:
@@ -625,13 +632,16 @@ def _parts_of(
         k = kind if kind in KINDS else (kind_hint if kind_hint in KINDS else kind_of_words(seg))
         if k and kind_hint is None and kind is None and vocab().accessory.search(seg):
             continue  # "CPU Cooling: Noctua NH-U14S DX-4677": an accessory, not an unknown CPU
-        named = matcher.model_number_of(seg) or (kind is not None and _names_something(seg))
-        if not k and context_kind in KINDS and item is not None and _counted_link(item):
+        if not k:
+            if not (context_kind in KINDS and item is not None and _counted_link(item)):
+                continue  # no kind of part: nothing to name (and no model number to look for)
             k, named = (
                 context_kind,
                 True,
             )  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
-        if k and named:
+        else:
+            named = matcher.model_number_of(seg) or (kind is not None and _names_something(seg))
+        if named:
             lab = _LABEL.match(seg)
             value = (lab.group("value") or "") if lab and label_kind_of(lab.group("label")) else seg
             text = value.strip(" *_-|")[:80] or (item.text.strip()[:80] if item is not None else "")

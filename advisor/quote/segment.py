@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from advisor.quote.vocab import vocab
 
@@ -132,13 +133,19 @@ def _pcpartpicker_label(text: str) -> str | None:
     if not _PRICE.search(text):
         return None
     low = text.strip().lower()
-    best = None
-    for lab, kind in vocab().label_kinds.items():
-        if (lab.isascii() and " " not in lab and len(lab) < 3) or (kind == "none" and " " not in lab):
-            continue
-        if low.startswith(lab + " ") and (best is None or len(lab) > len(best)):
-            best = lab
+    best = next((lab for lab in _pcpartpicker_labels() if low.startswith(lab + " ")), None)
     return text.strip()[: len(best)] if best else None
+
+
+@lru_cache(maxsize=1)
+def _pcpartpicker_labels() -> tuple[str, ...]:
+    """The labels a PCPartPicker line may start with, longest first (not a short one like "os")."""
+    labels = [
+        lab
+        for lab, kind in vocab().label_kinds.items()
+        if not ((lab.isascii() and " " not in lab and len(lab) < 3) or (kind == "none" and " " not in lab))
+    ]
+    return tuple(sorted(labels, key=len, reverse=True))
 
 
 def sentences(text: str) -> list[str]:

@@ -354,3 +354,12 @@ def test_every_stage_is_linear_in_the_quote():
     cpu(200)  # the catalog and the rules loaded once
     small, large = cpu(2000), cpu(8000)
     assert large < 6 * small, (small, large)  # four times the lines: about four times the work
+
+
+def test_prose_naming_parts_is_explained_as_a_mention_and_a_plural_is_the_model():
+    text = "CPU: AMD Threadripper PRO 7975WX\nGPU: 4x RTX 4090\n\nWe chose four RTX 4090s over two RTX 6000 Ada cards.\n"
+    q, r = read(text)
+    assert gpus(q) == {"nvidia-rtx-4090": 4}  # the sentence compares, it adds no card
+    line = next(x for x in r.quote.lines if x.line == 4)
+    assert line.read_as.startswith("prose naming NVIDIA GeForce RTX 4090, NVIDIA RTX 6000 Ada Generation")
+    assert "a mention, not counted" in line.read_as

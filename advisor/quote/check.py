@@ -383,6 +383,9 @@ def _read_as(x: QuoteLine) -> str:
             "no count written: 1" if x.qty_source.startswith("none written") else f"count from {x.qty_source}"
         )
         return f"read as {what} ({src})"
+    if x.mentions:
+        names = ", ".join(dict.fromkeys(p.name for m in x.mentions for p in m.parts))
+        return f"prose naming {names[:120]}: a mention, not counted"
     return {
         "title": "a title: cross-checks the counts, not counted",
         "total": "a total",

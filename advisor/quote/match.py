@@ -78,6 +78,7 @@ def _variant() -> re.Pattern:
     return re.compile(rf"(\d[a-z]?)[\s-]+({words})\b")
 
 
+_PLURAL = re.compile(r"(?<![\w.])([A-Za-z]{0,2}\d{3,4})s\b")  # lower-case s only: "4080S" is a model
 _REVISIONS = frozenset({"ii", "iii", "iv", "r2", "r3"})  # a board's revision words ("WIFI II", "R2.0")
 
 
@@ -176,6 +177,8 @@ class Matcher:
             part = self.numbers.get(_pn(raw))
             if part is not None and (kind is None or part.kind == kind):
                 return [Found(part.kind, part.name, part.id, 100.0, how=f"part number {raw}")]
+        # "four RTX 4090s": a plural, where the catalog has no model written that way ("2080S" is a SUPER)
+        text = _PLURAL.sub(lambda m: m.group(1) if m.group(0).lower() not in self.index else m.group(0), text)
         tok = tokens(text)
         best: dict[str, tuple[tuple, _Key]] = {}
         seen = set()

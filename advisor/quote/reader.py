@@ -484,7 +484,7 @@ _HOST = re.compile(
 )
 # phrases of a sentence that names several parts ("a TRX40-E motherboard paired with a 3960X and a pair of A4500s")
 _PHRASE = re.compile(
-    r"\s*(?:[,，;；、(（)）]|\s(?:and|with|plus|paired\s+with|along\s+with)\s|以及|及|和|搭配|配合|配上|加上|(?<!\d)[+＋](?!\d))\s*",
+    r"\s*(?:[,，;；、(（)）]|\s(?:and|with|plus|paired\s+with|along\s+with|over|instead\s+of|rather\s+than|than|vs\.?|versus)\s|以及|及|和|搭配|配合|配上|加上|(?<!\d)[+＋](?!\d))\s*",
     re.I,
 )
 

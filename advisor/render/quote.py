@@ -71,8 +71,10 @@ def explain_lines(r: ValidateOutput) -> list[str]:
     title: cross-checks the counts, not counted"): what `--explain` prints."""
     out = []
     for x in r.quote.lines:
-        if x.status == "header" or (x.status == "other" and not x.parts):
-            continue
+        if x.status == "header" or (
+            x.status == "other" and not x.parts and "mention" not in (x.read_as or "")
+        ):
+            continue  # a line of no part; prose that names one says so ("prose naming ...: a mention")
         out.append(f"line {x.line}: {x.read_as or x.status} - {x.text.strip()[:80]!r}")
     return out
 

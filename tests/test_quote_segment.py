@@ -246,6 +246,14 @@ def test_a_count_in_every_written_form(line, count):
     assert sum(gpus(q).values()) == count
 
 
+def test_a_line_total_at_the_unit_price_is_a_count():
+    q, _ = read(
+        "| Item | Unit Price | Total |\n|---|---|---|\n| AMD Ryzen Threadripper PRO 7975WX | $3,899 | $3,899 |\n"
+        "| RTX 4090 | $1,799 | $7,196 |\n| RTX 4090 (spare) | $1,799 | $1,899 |\n"
+    )
+    assert [x.qty for x in q.lines if x.line in (4, 5)] == [4, 1]  # not a whole number of them: none read
+
+
 def test_two_supplies_add_up():
     q, _ = read(
         "PSU Primary: EVGA SuperNOVA 1600 T2\nPSU Secondary: EVGA SuperNOVA 1000 T2\nGPU: 4x RTX 4090\n"

@@ -47,6 +47,7 @@ class RawLine:
     header: bool = False  # a table header or separator row
     continued: int | None = None  # the line of a table row this line finishes (a wrapped description)
     width: str | None = None  # a lane table's width cell ("x16"): read for claims, never as a count
+    total: str | None = None  # a line total beside a unit price (no qty column): the count is their ratio
 
 
 @dataclass
@@ -212,6 +213,7 @@ def _row(line: int, text: str, cells: list[str], roles: dict[str, int]) -> RawLi
         qty=cell("qty") or None,
         price=cell("unit_price") or cell("price") or None,
         width=cell("width") or None,
+        total=(cell("price") or None) if "unit_price" in roles else None,
     )
 
 

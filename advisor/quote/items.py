@@ -67,6 +67,10 @@ def item_of(raw: RawLine) -> Item:
             it.qty_unclear, it.qty_source = True, f"qty column '{raw.qty.strip()[:20]}' unreadable"
     for q, src in quantities(stripped):
         readings.append((q, src))
+    if raw.qty is None and raw.total and raw.price:
+        n = _price_ratio(raw.price, raw.total)
+        if n is not None:  # "| RTX 4090 | $1,799 | $7,196 |": a total of four at the unit price
+            readings.append((n, f"the total {raw.total.strip()} at the unit price {raw.price.strip()}"))
     counts = {q for q, _ in readings}
     if readings:
         it.qty, it.qty_source = readings[0][0], readings[0][1]
@@ -158,6 +162,15 @@ def strip_prices(text: str) -> str:
     for rx in vocab().prices:
         t = rx.sub(" ", t)
     return t
+
+
+def _price_ratio(unit: str, total: str) -> int | None:
+    """How many a line total buys at the unit price, where it is a whole number of them (2 or more)."""
+    u, t = price_of(unit, bare=True)[0], price_of(total, bare=True)[0]
+    if not u or not t or u <= 0 or t <= u:
+        return None
+    n = round(t / u)
+    return n if 2 <= n <= MAX_QTY and abs(t - n * u) <= 0.005 * t else None
 
 
 def price_of(text: str, bare: bool = False) -> tuple[float | None, str | None]:

@@ -371,3 +371,30 @@ def test_prose_naming_parts_is_explained_as_a_mention_and_a_plural_is_the_model(
     line = next(x for x in r.quote.lines if x.line == 4)
     assert line.read_as.startswith("prose naming NVIDIA GeForce RTX 4090, NVIDIA RTX 6000 Ada Generation")
     assert "a mention, not counted" in line.read_as
+
+
+# ---------------------------------------------------------------- the stated job against the GPUs' memory
+
+
+JOB_BUILD = "CPU: Intel Core i9-14900K\n主板: 某品牌 Z790\n显卡: 2x RTX 4090\n电源: 1600W\n"
+
+
+@pytest.mark.parametrize(
+    ("job", "severity", "note"),
+    [
+        ("用途: 跑 Llama 70B FP16 推理", "error", None),  # 140 GB of weights on 48 GB, whatever the board
+        ("For 405B inference", "error", None),  # even at 4 bits: 202.5 GB
+        ("用途: 跑 70B 推理", None, "fits only quantized"),  # no precision written: 35 GB at 4 bits
+        ("Llama 70B AWQ 4-bit inference", None, None),
+        ("Serves Qwen 7B and Llama 70B", None, "several model sizes"),
+        ("Even a 405B model would run if we added cards", None, None),  # supposes, states no job
+        ("Mixtral 8x22B inference", None, None),  # a mixture's size is not one number
+    ],
+)
+def test_the_stated_job_is_weighed_against_the_gpus_memory(job, severity, note):
+    q, r = read(JOB_BUILD + job + "\n")
+    checks = [c for c in r.part_checks if c.id == "JOB-MEMORY"]
+    assert [c.severity for c in checks] == ([severity] if severity else [])
+    if severity == "error":
+        assert r.verdict == "PROBLEMS" and "whatever the board" in checks[0].message
+    assert any(note in n for n in q.notes) if note else not any(" model" in n for n in q.notes)

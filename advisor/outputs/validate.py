@@ -74,7 +74,8 @@ class SpecCheckOut(Output):
 
 class PartCheckOut(Output):
     id: str = Field(
-        description="PSU-PARTS: the PSU against the parts' power; LANES-PARTS: the CPU's lanes against the GPUs"
+        description="PSU-PARTS: the PSU against the parts' power; LANES-PARTS: the CPU's lanes against the GPUs; "
+        "JOB-MEMORY: the model the quote states against the GPUs' memory"
     )
     severity: Literal["error", "warning"]
     message: str

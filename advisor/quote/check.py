@@ -82,6 +82,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
     part_checks = _part_checks(quote, named, stated_cpu_w) if pred is None else []
+    part_checks += _job_checks(quote, named[0])
     errors = [f for f in findings if f.severity == "error"]
     _nearest(quote, catalog)
     # a line of parts the catalog lacks, or of some it lacks beside some it has ("an ASUS ROG Strix TRX40-E
@@ -449,6 +450,15 @@ def _on_risers(quote: Quote, findings: list) -> list:
             f"the cards are on risers (line {lines[0]}): slot spacing ({', '.join(f.id for f in fit)}) is not judged"
         )
     return [f for f in findings if f.id not in ("FIT001", "FIT002")]
+
+
+def _job_checks(quote: Quote, gpus) -> list[PartCheckOut]:
+    """The job the quote states against its GPUs' memory (see advisor/quote/job.py): with or without a board."""
+    from advisor.quote.job import job_memory
+
+    found, notes = job_memory(quote.lines, gpus)
+    quote.notes += notes
+    return [PartCheckOut(id="JOB-MEMORY", severity=found[0], message=found[1])] if found else []
 
 
 def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartCheckOut]:

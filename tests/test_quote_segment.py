@@ -398,3 +398,15 @@ def test_the_stated_job_is_weighed_against_the_gpus_memory(job, severity, note):
     if severity == "error":
         assert r.verdict == "PROBLEMS" and "whatever the board" in checks[0].message
     assert any(note in n for n in q.notes) if note else not any(" model" in n for n in q.notes)
+
+
+@pytest.mark.parametrize(
+    ("board", "verdict"),
+    [("ProArt X670E-CREATOR WIFI", True), ("ASUS ROG Strix Z790-E Gaming WiFi", False)],
+)
+def test_a_note_in_brackets_on_a_board_line_keeps_the_board_and_is_judged(board, verdict):
+    cpu = "AMD Ryzen 9 7950X" if "X670E" in board else "Intel Core i9-14900K"
+    q, r = read(f"CPU: {cpu}\n主板: {board}(支持双x8直连)\n显卡: 2x RTX 4090\n电源: 1600W\n")
+    assert q.build_data["board"] and q.lines[1].status == "part"
+    (c,) = [c for c in r.claims if c.line == 2]
+    assert c.about == "pcie" and c.verdict is verdict  # the Strix gives the second card x4 from the chipset

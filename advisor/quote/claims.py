@@ -98,7 +98,9 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
             # "PCIe 5.0", "PCIe Gen4", "pcie4.0", not the slot name "PCIE1"
             g = re.search(r"pcie(?:[\s-]+(?:gen\s*)?(\d)|[\s-]*gen\s*(\d)|(\d)\.0)", low)
             c.gen = int(next(d for d in g.groups() if d)) if g else None
-            c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b|\b(?:be|at)\s+x\s?8\b", low) else 16
+            c.width = (
+                8 if re.search(r"\bx8\s*[/+]\s*x8\b|\b(?:be|at)\s+x\s?8\b|双\s*x\s?8(?![0-9])", low) else 16
+            )
             r = v.runs_at.search(low)
             if r:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))

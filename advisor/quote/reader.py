@@ -298,8 +298,13 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
                 and not any(p.kind == "gpu" for p in parts)
                 and not vocab().kind_words["gpu"].search(claim_text.lower())
             ):
-                # "| PCIE5 | Samsung 990 PRO | x4 | PCIe 4.0 |": the link of an SSD or a NIC, not a GPU's
-                found_claims = [c for c in found_claims if c.about != "pcie"]
+                # "| PCIE5 | Samsung 990 PRO | x4 | PCIe 4.0 |": the link of an SSD or a NIC, not a GPU's;
+                # a board's "双x8" / "x8/x8" is the split it gives two cards, a claim about this build's GPUs
+                found_claims = [
+                    c
+                    for c in found_claims
+                    if c.about != "pcie" or (c.width == 8 and any(p.kind == "board" for p in parts))
+                ]
             if sh.kind == "heading" and len(it.text.split()) < 4:
                 found_claims = []  # "### NVLink": a section's heading claims nothing
             if any(p.kind == "bridge" for p in parts):
@@ -419,7 +424,8 @@ def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
 
     v = vocab()
     out: list[Claim] = []
-    for clause in _CLAUSE.split(text):
+    # a note in brackets is a clause of its own ("主板: ProArt X670E-CREATOR (支持双x8直连)")
+    for clause in (c for part in _CLAUSE.split(text) for c in re.split(r"[()（）]", part)):
         if not clause.strip() or v.board_slots.search(clause):
             continue
         found = claims_in(clause, line)

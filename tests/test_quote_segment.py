@@ -410,3 +410,38 @@ def test_a_note_in_brackets_on_a_board_line_keeps_the_board_and_is_judged(board,
     assert q.build_data["board"] and q.lines[1].status == "part"
     (c,) = [c for c in r.claims if c.line == 2]
     assert c.about == "pcie" and c.verdict is verdict  # the Strix gives the second card x4 from the chipset
+
+
+# the issue's own example of one set of cards written four ways (title, list row, summary, lane lines)
+ISSUE_EXAMPLE = """# Quad A6000 training box
+
+| Part | Model | Qty |
+|---|---|---|
+| **CPU** | Intel Core i9-13900K 24C/32T | 1 |
+| Motherboard | Supermicro H12SSL-i | 1 |
+| GPU | RTX A6000 | 4 |
+| PSU | 2 x PSU 1600 W | 1 |
+
+- four A6000s, each on x16
+- host: gpu-node-a6000
+
+## The 3090 box
+
+GPU #1 A6000 | x16
+GPU #2 A6000 | x16
+GPU #3 A6000 | x16
+GPU #4 A6000 | x16
+
+Card 2 - RTX A5000
+"""
+
+
+def test_the_issues_example_counts_four_cards_once():
+    q, r = read(ISSUE_EXAMPLE)
+    assert gpus(q) == {"nvidia-rtx-a6000": 4}
+    status = {x.line: x.status for x in q.lines}
+    assert status[5] == "part" and status[13] == "title"  # "## The 3090 box" is no card
+    assert [status[n] for n in (15, 16, 17, 18, 20)] == ["mention"] * 5
+    assert not any("16x" in n for n in q.notes)  # "| x16" is each card's link, not sixteen cards
+    (c,) = [c for c in r.claims if c.line == 10]
+    assert c.verdict is False and "whatever the board" in c.why  # a Core i9 cannot give four cards x16

@@ -107,8 +107,11 @@ def quantities(text: str) -> list[tuple[int, str]]:
                 continue
             if any(m.start() < e and s < m.end() for s, e in spans):
                 continue  # the same words read by an earlier pattern
-            if m.group(0).lstrip()[:1] in "x×*" and v.width_context.search(low[: m.start()]):
-                continue  # "PCIe 4.0 x8": a link width, not a count
+            if m.group(0).lstrip()[:1] in "x×*" and (
+                v.width_context.search(low[: m.start()])
+                or (n in (8, 16) and low[: m.start()].rstrip().endswith("|"))
+            ):
+                continue  # "PCIe 4.0 x8", "GPU #1 A6000 | x16": a link width, not a count
             if (re.search(r"[x×*]", m.group(0)) and _ram_like(low, m)) or v.spec_after.match(low[m.end() :]):
                 continue  # RAM modules, or a spec ("7x PCIe 5.0 x16")
             spans.append(m.span())

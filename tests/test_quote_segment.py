@@ -445,3 +445,12 @@ def test_the_issues_example_counts_four_cards_once():
     assert not any("16x" in n for n in q.notes)  # "| x16" is each card's link, not sixteen cards
     (c,) = [c for c in r.claims if c.line == 10]
     assert c.verdict is False and "whatever the board" in c.why  # a Core i9 cannot give four cards x16
+
+
+def test_a_recommendation_in_one_clause_leaves_the_parts_of_the_others():
+    q, _ = read(
+        "虽然不少显卡都会给出电源的功率建议,不过实测更准,今天我们就用i9 14900K处理器+RTX 4090显卡组成平台。\n"
+        "显卡推荐电源功率不低于850W。\n我们选用1200W的额定功率的电源,支持2路600W的12VHPWR显卡电源输出。\n"
+    )
+    assert gpus(q) == {"nvidia-rtx-4090": 1} and q.build_data["cpu"] == "intel-core-i9-14900k"
+    assert q.build_data["psu_w"] == 1200  # a connector's 600 W is not the supply, a recommended 850 W neither

@@ -41,8 +41,8 @@ class Tokens:
 _CAP = re.compile(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
 _SIZE = re.compile(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
 _SPEC = re.compile(
-    r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w\b|ddr\d(?:-\d+)?"
-    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)\b"
+    r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w(?![a-z0-9])|ddr\d(?:-\d+)?"
+    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)(?![a-z0-9])"
 )
 _BEFORE_CJK = re.compile(r"([a-z0-9])(?=[\u4e00-\u9fff])")
 _AFTER_CJK = re.compile(r"([\u4e00-\u9fff])(?=[a-z0-9])")
@@ -303,13 +303,19 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     return None
 
 
+_CONNECTOR = re.compile(
+    r"\s*(?:的\s*)?(?:12\s*v\s*hpwr|12v-2x6|pcie|pci-e|接口|输出|connectors?|cables?|plug)"
+)
+
+
 def psu_watts(low: str, labelled: bool = False) -> int | None:
     """Usable watts: a stated usable figure, N of N+M redundant modules, else the wattage or model number."""
     v = vocab()
     u = v.usable.search(low)
     if u:
         return int(u.group("w") or u.group("w2"))
-    w = v.watts.search(low)
+    # "2路600W的12VHPWR显卡电源输出", "600W 12V-2x6 cable": a connector's rating, not the supply's
+    w = next((m for m in v.watts.finditer(low) if not _CONNECTOR.match(low, m.end())), None)
     watts = int(w.group("w")) if w else None
     if watts is None:
         m = v.psu_models.search(low)

@@ -417,6 +417,11 @@ def strip_for_kind(text: str) -> str:
 _CLAUSE = re.compile(r"\s*(?:[，；。！、]|[,;!.](?=\s|$))\s*")
 
 
+# Clause breaks of a sentence of prose: Chinese punctuation, and ASCII commas and semicolons written between
+# Chinese words ("功率建议,不过 ..."), not inside a number ("38,999")
+_PROSE_CLAUSE = re.compile(r"\s*(?:[，；。！、]|[,;!](?!\d)|[.](?=\s|$))\s*")
+
+
 def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
     """The claims in the clauses of a line that name no part. A clause that lists a board's slots is its
     spec; a PCIe link without a word that asserts it ("PCIe 5.0 x16") is a part's spec too."""
@@ -531,10 +536,13 @@ def _mentions(matcher: Matcher, text: str, line: int) -> list:
         if vocab().question.search(sentence.lower().strip()):
             continue
         parts: list[Found] = []
-        for phrase in _PHRASE.split(sentence):
+        named_in: list[str] = []
+        for clause, phrase in ((c, p) for c in _PROSE_CLAUSE.split(sentence) for p in _PHRASE.split(c)):
             if not phrase.strip():
                 continue
             for p in _parts_of(matcher, phrase, None, None):
+                if clause not in named_in:
+                    named_in.append(clause)
                 if p.kind == "bridge" and claims_in(phrase, line):
                     continue
                 if not p.in_catalog:
@@ -545,7 +553,7 @@ def _mentions(matcher: Matcher, text: str, line: int) -> list:
                 if not any(_same(p, o) for o in parts):
                     parts.append(p)
         if any(p.kind in KINDS or p.kind == "psu" for p in parts):
-            out.append(Mention(line, sentence, parts))
+            out.append(Mention(line, sentence, parts, named_in=" ".join(named_in)))
     return out
 
 

@@ -197,11 +197,14 @@ class Mention:
     line: int
     text: str
     parts: list = field(default_factory=list)
+    named_in: str = ""  # the clauses of the sentence that name the parts
 
     def cautious(self) -> bool:
-        """A sentence that supposes, plans, compares or offers examples: it names no part of this build."""
+        """A sentence that supposes, plans or compares, or clauses naming the parts that offer examples or a
+        recommendation ("推荐电源功率不低于850W"; not "显卡都会给出电源的功率建议, 今天我们就用 i9 14900K ..."):
+        it names no part of this build."""
         v = vocab()
-        return bool(v.hypothetical.search(self.text) or v.example_words.search(self.text))
+        return bool(v.hypothetical.search(self.text) or v.example_words.search(self.named_in or self.text))
 
 
 def _key(p) -> str | None:

@@ -454,3 +454,21 @@ def test_a_recommendation_in_one_clause_leaves_the_parts_of_the_others():
     )
     assert gpus(q) == {"nvidia-rtx-4090": 1} and q.build_data["cpu"] == "intel-core-i9-14900k"
     assert q.build_data["psu_w"] == 1200  # a connector's 600 W is not the supply, a recommended 850 W neither
+
+
+def test_a_marked_list_ends_where_lines_are_written_another_way():
+    q, _ = read(
+        "Some upgrades:\n\n  • GPU: RTX 4090\n  • CPU: AMD Ryzen Threadripper PRO 5975WX\n  • PSU: 1600W\n"
+        "Upgraded motherboard, 4090 and AMD CPU\nUpgraded motherboard, 4090 and AMD CPU\n\nRTX 4090\n\n"
+        "The card has no NVLink.\n"
+    )
+    assert gpus(q) == {"nvidia-rtx-4090": 1}  # captions and a section's name are mentions
+    assert {x.line: x.status for x in q.lines}[6] == "mention"
+
+
+def test_a_supposition_writes_no_count_for_the_list():
+    q, _ = read(
+        "  • GPU: RTX 4090\n  • CPU: AMD Ryzen Threadripper PRO 5975WX\n  • 电源: 1600W\n\n"
+        "5975WX处理器有128个PCIe通道。即使同时使用4块RTX 4090显卡,也还有56个剩余。\n"
+    )
+    assert gpus(q) == {"nvidia-rtx-4090": 1}

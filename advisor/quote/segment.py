@@ -260,6 +260,7 @@ def select(q, shapes: dict[int, Shape]) -> None:
         run = []
 
     prev = None
+    marked = 0
     for x in q.lines:
         sh = shapes.get(x.line, Shape("short"))
         if (
@@ -269,6 +270,21 @@ def select(q, shapes: dict[int, Shape]) -> None:
             and (prev is None or prev.status != "header")
         ):
             close_run()  # a table with its own header ("| Slot | Device | Lanes |") is another list
+        elif (
+            run
+            and sh.kind == "short"
+            and x.parts
+            and marked >= 2
+            and prev is not None
+            and _marked(shapes.get(prev.line))
+        ):
+            # "• GPU: ...", "• CPU: ..." then "Upgraded motherboard, 4090 and AMD CPU" (a caption), "RTX 4090"
+            # (a section's name): lines written another way after a marked list are not more of it
+            close_run()
+        if not run:
+            marked = 0
+        if x.parts and _marked(sh):
+            marked += 1  # the run's item lines written as a list's (counted as they come: one pass)
         prev = x
         if sh.kind in ("rule", "heading", "prose") and x.status not in ("header", "continued"):
             close_run()
@@ -328,6 +344,11 @@ def select(q, shapes: dict[int, Shape]) -> None:
         elif x.status == "title":
             x.read_as = f"a title or heading: not counted (the parts list is {where})"
     _corroborate(q, units, chosen, where)
+
+
+def _marked(sh: Shape | None) -> bool:
+    """A line written as a list's item: a table row, a bullet or a labelled line."""
+    return sh is not None and sh.kind in ("row", "bullet", "label")
 
 
 def _heading_counts(q, shapes: dict[int, Shape]) -> None:
@@ -434,8 +455,10 @@ def _corroborate(q, units: list[Unit], chosen: set[int], where: str) -> None:
     disagreement between a mention's count and the list's said."""
     written: dict[str, list[tuple[int, int, str]]] = {}  # key -> (count, line, source)
     for u in units:
+        if u.form == "prose" and u.mentions[0].cautious():
+            continue  # "即使同时使用4块RTX 4090显卡, ...": a supposition writes no count of this build's cards
         for x in u.lines:
-            if id(x) in chosen:
+            if id(x) in chosen or (u.form != "prose" and vocab().hypothetical.search(x.text)):
                 continue
             parts = [p for m in u.mentions for p in m.parts] if u.form == "prose" else x.parts
             for p in parts:

@@ -472,3 +472,13 @@ def test_a_supposition_writes_no_count_for_the_list():
         "5975WX处理器有128个PCIe通道。即使同时使用4块RTX 4090显卡,也还有56个剩余。\n"
     )
     assert gpus(q) == {"nvidia-rtx-4090": 1}
+
+
+def test_a_files_path_names_no_card():
+    q, r = read(
+        "## System\n\n- **Motherboard:** ASUS Pro WS WRX80E-SAGE SE WIFI\n- **CPU:** AMD Ryzen Threadripper PRO 5975WX\n\n"
+        "## Disk\n\n- **~/club-3090/models-cache:** 1,6T available\n\n## GPU hardware\n\n"
+        "- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB\n- **GPU 1:** NVIDIA GeForce RTX 3090 | 24576 MiB\n"
+    )
+    assert gpus(q) == {"nvidia-rtx-3090": 2}
+    assert not [x for x in q.lines if x.line == 8 and x.parts]

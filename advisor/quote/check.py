@@ -313,7 +313,7 @@ def _summary(
         bits.append(
             "not in the catalog: "
             + ", ".join(
-                re.sub(r"^[\s*#>|•·_-]+", "", x.text).strip()[:60]
+                re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
                 if x.status == "not_in_catalog" and len(x.parts) == 1
                 else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
                 for x in not_in_catalog[:3]

@@ -492,6 +492,8 @@ _URL = re.compile(r"https?://\S+", re.I)
 # a host name or a login ("root@1207-gpu-4090-1", "gpu-node-a6000", "node-4090") names no card
 _HOST = re.compile(
     r"[\w.-]+@[\w.-]+|(?<![\w-])(?:node|gpu|host|server|srv|worker|compute|vm|box|rig)(?:-[a-z0-9]+)+(?![\w-])"
+    # a file's path ("~/club-3090/models-cache", "/data/a6000-runs/"), not "3090/4090" or "x8/x8"
+    r"|(?<![\w/])(?:~|\.{1,2})?/[\w.<>-]+(?:/[\w.<>-]*)+"
 )
 # phrases of a sentence that names several parts ("a TRX40-E motherboard paired with a 3960X and a pair of A4500s")
 _PHRASE = re.compile(

@@ -482,3 +482,13 @@ def test_a_files_path_names_no_card():
     )
     assert gpus(q) == {"nvidia-rtx-3090": 2}
     assert not [x for x in q.lines if x.line == 8 and x.parts]
+
+
+def test_a_gpu_named_by_words_alone_and_a_ram_total():
+    q, _ = read(
+        "- CPU - AMD Ryzen Threadripper PRO 5975WX\n- Memory - Corsair Vengeance LPX 16GB (2x 2 packs), total 64GB\n"
+        "- GPU 1 - TITAN Xp\n- GPU 2 - Titan RTX\n"
+    )
+    assert gpus(q) == {"nvidia-titan-rtx": 1}  # a TITAN Xp is not a TITAN RTX: a part the catalog lacks
+    assert q.build_data["ram_gb"] == 64
+    assert {x.line: x.status for x in q.lines}[3] == "not_in_catalog"

@@ -115,6 +115,8 @@ class Matcher:
     catalog: Catalog
     index: dict[str, list[_Key]] = field(default_factory=dict)
     numbers: dict[str, object] = field(default_factory=dict)
+    # GPUs named by words alone ("TITAN RTX"): matched when every word of the name is written
+    word_named: list[_Key] = field(default_factory=list)
 
     @classmethod
     def of(cls, catalog: Catalog) -> Matcher:
@@ -140,6 +142,14 @@ class Matcher:
                         # "NVIDIA L4": a GPU whose only model number is a letter and a digit
                         tok = Tokens(tok.digits, tok.words, tok.caps, strong=True)
                     if not tok.required:
+                        if (
+                            part.kind == "gpu"
+                            and base is None
+                            and not tok.digits
+                            and len(tok.words - generic) >= 1
+                        ):
+                            if len(tok.words) >= 2:
+                                m.word_named.append(_Key(part, text, tok, tok.words))
                         continue
                     if base is not None:
                         # a partner card: its series and maker words, however common ("gaming", "oc")
@@ -210,6 +220,13 @@ class Matcher:
                     len(k.words),
                     fuzz.token_set_ratio(k.text.lower(), text.lower()),
                 )
+                if k.part.kind not in best or score > best[k.part.kind][0]:
+                    best[k.part.kind] = (score, k)
+        for k in self.word_named:
+            if (kind is None or k.part.kind == kind) and k.part.kind not in best and k.words <= tok.words:
+                if tok.required - k.tok.digits:
+                    continue  # "TITAN RTX 2080": another model number is written beside the words
+                score = (0, len(k.words), fuzz.token_set_ratio(k.text.lower(), text.lower()))
                 if k.part.kind not in best or score > best[k.part.kind][0]:
                     best[k.part.kind] = (score, k)
         return [
@@ -336,7 +353,7 @@ def ram_gb(low: str) -> tuple[int | None, bool]:
     v = vocab()
     m = v.ram_total.search(low)
     if m:
-        return int(m.group("gb") or m.group("gb2") or m.group("gb3")), True
+        return int(m.group("gb") or m.group("gb2") or m.group("gb3") or m.group("gb4")), True
     for rx in v.ram_modules:
         m = rx.search(low)
         if m:

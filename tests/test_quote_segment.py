@@ -492,3 +492,19 @@ def test_a_gpu_named_by_words_alone_and_a_ram_total():
     assert gpus(q) == {"nvidia-titan-rtx": 1}  # a TITAN Xp is not a TITAN RTX: a part the catalog lacks
     assert q.build_data["ram_gb"] == 64
     assert {x.line: x.status for x in q.lines}[3] == "not_in_catalog"
+
+
+def test_nvlink_on_a_card_without_it_is_false_with_one_card_and_in_an_upgrade_table():
+    text = (
+        "- NVLink support (for pairing two cards)\n\n| Component | Model | Price |\n|---|---|---|\n"
+        "| GPU | NVIDIA RTX PRO 6000 Blackwell WS (96 GB) | CHF 7,691 |\n| CPU | AMD Threadripper 7960X | CHF 971 |\n"
+        "| Motherboard | ASUS Pro WS TRX50-SAGE WIFI | CHF 648 |\n| PSU | be quiet! Dark Power Pro 13 1600W | CHF 352 |\n\n"
+        "Upgrade path:\n\n| Item | Action | Est. Cost |\n|---|---|---|\n| 2nd GPU | Add RTX PRO 6000 Blackwell | ~CHF 7,691 |\n"
+        "| NVLink bridge | Optional — enables 112.5 GB/s inter-GPU link | ~CHF 100-200 |\n"
+    )
+    q, r = read(text)
+    assert gpus(q) == {"nvidia-rtx-pro-6000-blackwell": 1} and r.verdict == "PROBLEMS"
+    got = {c.line: c.verdict for c in r.claims if c.about == "nvlink"}
+    assert got == {1: False, 15: False}  # the card has no NVLink connector; the bridge joins nothing
+    bridge = next(x for x in q.lines if x.line == 15)
+    assert [p.kind for p in bridge.parts] == ["bridge"]  # "112.5 GB/s", "CHF 100-200" are no model

@@ -76,8 +76,9 @@ def evaluate_quote(quote: Quote, catalog: Catalog) -> ValidateOutput:
         )
         for c in quote.claims
     ]
-    if pred is None:  # with the build checked, the bridge is a part its NVLink findings (NVL002) judge
-        claims += _bridge_claims(quote, named[0], claims)
+    # with the build checked, a bridge in the list is a part its NVLink findings (NVL002) judge; one named
+    # outside the list (an upgrade's table) is not in the build, and says the cards can be joined
+    claims += _bridge_claims(quote, named[0], claims, listed=pred is None)
     if build is not None and pred is not None:
         _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
@@ -414,7 +415,7 @@ def _nearest(quote: Quote, catalog: Catalog) -> None:
 _RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)
 
 
-def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict]) -> list[ClaimVerdict]:
+def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict], listed: bool) -> list[ClaimVerdict]:
     """An NVLink bridge in the parts list ("显卡: 4× RTX 4080 (配NVLink桥接器)") says the cards are joined by
     NVLink: false for cards without the connector, whatever the board; said where the build cannot be checked
     (a part unknown or missing). A bridge for cards that take one is a part like any other, not a claim."""
@@ -428,11 +429,11 @@ def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict]) -> list
             line=x.line,
             about="nvlink",
             verdict=False,
-            why=f"an NVLink bridge is listed, but {', '.join(without)} has no NVLink connector: there is "
+            why=f"an NVLink bridge is named, but {', '.join(without)} has no NVLink connector: there is "
             "nothing for it to join, whatever the board",
         )
         for x in quote.lines
-        if x.status in ("part", "recognized")
+        if (x.status == "mention" or (listed and x.status in ("part", "recognized")))
         and any(p.kind == "bridge" for p in x.parts)
         and x.line not in judged
     ]

@@ -198,6 +198,11 @@ def _judge_any(
     gpus = [g.node for g in pred.gpus]
     pairs = pred.pairs
     n = len(gpus)
+    if c.about == "nvlink" and n < 2 and parts is not None:
+        # "NVLink support (for pairing two cards)" of a card without the connector: false with one card too
+        verdict, why = _from_parts(c, parts)
+        if verdict is False:
+            return (True, f"(the claim says not) {why}") if c.negated else (False, why)
     verdict, why = _judge(c, gpus, pairs, findings, psu_w, n, stated_cpu_w)
     if c.negated and verdict in (True, False):
         return (not verdict), f"(the claim says not) {why}"

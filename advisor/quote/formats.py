@@ -22,7 +22,7 @@ from advisor.quote.vocab import vocab
 HEADER_ROLES = {
     "qty": r"^(?:qty|quantity|menge|anzahl|stück|stk|count|units|pcs|数量|数目|件数)\.?$",
     "unit_price": r"unit\s*price|price\s*each|einzelpreis|stückpreis|单价|e-?preis",
-    "price": r"^(?:price|cost|amount|total|gesamt|gesamtpreis|preis|betrag|金额|总价|价格|小计)",
+    "price": r"^(?:(?:est\.?|estimated|approx\.?|ca\.?)\s*)?(?:price|cost|amount|total|gesamt|gesamtpreis|preis|betrag|金额|总价|价格|小计)",
     "desc": r"desc|item|product|part\s*(?:name)?|component|model|artikel|bezeichnung|beschreibung|name|品牌型号|型号|配件名称|名称|规格|产品",
     "kind": r"type|category|kind|typ|kategorie|配件类型|类型|类别|配件",
     "index": r"^(?:#|no\.?|pos\.?|position|nr\.?|序号|编号)$",

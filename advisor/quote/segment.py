@@ -272,6 +272,14 @@ def select(q, shapes: dict[int, Shape]) -> None:
             close_run()  # a table with its own header ("| Slot | Device | Lanes |") is another list
         elif (
             run
+            and prev is not None
+            and x.text.lstrip().startswith("|")
+            and prev.status != "header"
+            and not prev.text.lstrip().startswith(("|", "+"))
+        ):
+            close_run()  # a table that starts after other lines is another list (an upgrade's, a lane table)
+        elif (
+            run
             and sh.kind == "short"
             and x.parts
             and marked >= 2

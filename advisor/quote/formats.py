@@ -298,7 +298,8 @@ def _text(text: str) -> list[RawLine]:
             continue
         if raw.count("|") >= 2:
             cells = [c for c in raw.strip().strip("|").split("|")]
-            r = _header_roles(cells)
+            # a row with a number or a price in a cell is no header (and is not read as one: one pass)
+            r = {} if any(_NUMBER_CELL.fullmatch(c.strip()) for c in cells) else _header_roles(cells)
             if r:
                 pipe_roles = r
                 out.append(RawLine(i, raw, header=True))
@@ -367,6 +368,7 @@ def _text(text: str) -> list[RawLine]:
     return out
 
 
+_NUMBER_CELL = re.compile(r"[$€£¥￥~]?\s?\d[\d,.\s]*\s?(?:元|€|\$)?")
 _LABELLED = re.compile(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+()-]{1,24}[:：]\s+\S")
 _PRICED = re.compile(r"[$€£¥￥]|\bqty\b|\bmenge\b|数量|\d[.,]\d{2}\b|\d\s*元", re.I)
 

@@ -39,10 +39,12 @@ def test_no_text_crashes_or_reads_a_part_it_does_not_name(path):
     assert not s.wrong_matches, describe(s)
 
 
-def test_the_corpus_reads_as_a_buyer_would():
+@pytest.mark.parametrize("holdout", [False, True], ids=["in-corpus", "hold-out"])
+def test_the_corpus_reads_as_a_buyer_would(holdout):
+    # the hold-out was measured once, then its misses fixed openly: from then on it guards like the rest
     catalog = load_catalog()
     figs = Figures()
-    scores = [score(p, catalog) for p in CASES if not expected(p).get("holdout")]
+    scores = [score(p, catalog) for p in CASES if bool(expected(p).get("holdout")) == holdout]
     for s in scores:
         figs.add(s)
     report = figs.line() + "".join("\n" + describe(s) for s in scores if not s.verdict_right)

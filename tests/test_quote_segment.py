@@ -530,3 +530,8 @@ def test_nvlink_on_a_card_without_it_is_false_with_one_card_and_in_an_upgrade_ta
     assert got == {1: False, 15: False}  # the card has no NVLink connector; the bridge joins nothing
     bridge = next(x for x in q.lines if x.line == 15)
     assert [p.kind for p in bridge.parts] == ["bridge"]  # "112.5 GB/s", "CHF 100-200" are no model
+
+
+def test_explain_gives_each_part_of_a_one_line_list_its_own_count():
+    _, r = read("i9-14900K + 华硕 Z790 Hero + 双4090 24G + 1600W 电源, 总价 38999 元, 支持双卡P2P满速\n")
+    assert r.quote.lines[0].read_as.startswith("read as CPU x1 + board x1 + GPU x2 + PSU x1")

@@ -372,13 +372,22 @@ def _line(x: QuoteLine) -> QuoteLineOut:
     )
 
 
+def _count_of(x: QuoteLine, p) -> int:
+    """How many of part p line x counts, as the build is assembled: its own count, else the line's, which
+    on a line of several parts is the GPUs' ("i9-14900K + Z790 Hero + 双4090": one CPU, one board)."""
+    if p.count is not None:
+        return p.count
+    if len([o for o in x.parts if o.kind == p.kind]) > 1 or (len(x.parts) > 1 and p.kind != "gpu"):
+        return 1
+    return x.qty
+
+
 def _read_as(x: QuoteLine) -> str:
     """How a line was read, when the parts list did not say it already."""
     if x.status in ("part", "recognized", "not_in_catalog") and x.parts:
         what = " + ".join(
             f"{p.kind.upper() if p.kind in ('cpu', 'gpu', 'psu', 'ram', 'nic') else p.kind}"
-            f" x{p.count if p.count is not None else x.qty}"
-            + ("" if p.in_catalog else f" '{p.name[:40]}', not in the catalog")
+            f" x{_count_of(x, p)}" + ("" if p.in_catalog else f" '{p.name[:40]}', not in the catalog")
             for p in x.parts
         )
         src = (

@@ -296,8 +296,8 @@ def test_a_problem_found_without_the_board_is_said():
     _, r = read(UNKNOWN_BOARD)
     assert r.verdict == "PROBLEMS"
     checks = {c.id: c for c in r.part_checks}
-    assert checks["PSU-PARTS"].severity == "error" and "whatever the board" in checks["PSU-PARTS"].message
-    assert "4 GPUs cannot each get x16 on any board" in checks["LANES-PARTS"].message
+    assert checks["QTE001"].severity == "error" and "whatever the board" in checks["QTE001"].message
+    assert "4 GPUs cannot each get x16 on any board" in checks["QTE002"].message
     assert "not in the catalog" in r.summary  # and what is unknown is said beside it
 
 
@@ -414,7 +414,7 @@ JOB_BUILD = "CPU: Intel Core i9-14900K\n主板: 某品牌 Z790\n显卡: 2x RTX 4
 )
 def test_the_stated_job_is_weighed_against_the_gpus_memory(job, severity, note):
     q, r = read(JOB_BUILD + job + "\n")
-    checks = [c for c in r.part_checks if c.id == "JOB-MEMORY"]
+    checks = [c for c in r.part_checks if c.id == "QTE003"]
     assert [c.severity for c in checks] == ([severity] if severity else [])
     if severity == "error":
         assert r.verdict == "PROBLEMS" and "whatever the board" in checks[0].message

@@ -74,8 +74,8 @@ class SpecCheckOut(Output):
 
 class PartCheckOut(Output):
     id: str = Field(
-        description="PSU-PARTS: the PSU against the parts' power; LANES-PARTS: the CPU's lanes against the GPUs; "
-        "JOB-MEMORY: the model the quote states against the GPUs' memory"
+        description="QTE001: the PSU against the parts' power; QTE002: the CPU's lanes against the GPUs; "
+        "QTE003: the model the quote states against the GPUs' memory"
     )
     severity: Literal["error", "warning"]
     message: str

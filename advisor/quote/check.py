@@ -469,7 +469,7 @@ def _job_checks(quote: Quote, gpus) -> list[PartCheckOut]:
 
     found, notes = job_memory(quote.lines, gpus)
     quote.notes += notes
-    return [PartCheckOut(id="JOB-MEMORY", severity=found[0], message=found[1])] if found else []
+    return [PartCheckOut(id="QTE003", severity=found[0], message=found[1])] if found else []
 
 
 def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartCheckOut]:
@@ -491,7 +491,7 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
         if psu_w < floor:
             out.append(
                 PartCheckOut(
-                    id="PSU-PARTS",
+                    id="QTE001",
                     severity="error",
                     message=f"the {psu_w} W PSU is below the {floor} W the parts draw sustained ({cards}"
                     + (f", the CPU at {cpu_w} W" if cpu_w else ", the CPU not counted")
@@ -501,7 +501,7 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
         elif cpu_w and psu_w < psu_needed_w(floor):
             out.append(
                 PartCheckOut(
-                    id="PSU-PARTS",
+                    id="QTE001",
                     severity="warning",
                     message=f"the {psu_w} W PSU carries the {floor} W the parts draw sustained but not the "
                     f"{psu_needed_w(floor)} W with headroom for GPU power spikes ({cards})",
@@ -512,7 +512,7 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
         total = lanes * cpu_count
         out.append(
             PartCheckOut(
-                id="LANES-PARTS",
+                id="QTE002",
                 severity="warning",
                 message=f"{cpu_count}x {cpu.name} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 "
                 f"on any board (x{max(1, total // n)} each at best, before SSDs and NICs)",

@@ -498,6 +498,17 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             {"nvlink_efficiency": ek},
         )
         uni.missing = missing
+        # a bridge rate that rests on a review or on reasoning, not a vendor's page, is less certain
+        based = [
+            f"{n.gpu.name}: {f} ({n.gpu.basis[f].basis})"
+            for n in (a, b)
+            if n.gpu is not None
+            for f in ("nvlink.gbps_per_direction", "nvlink.links")
+            if f in n.gpu.basis and n.gpu.basis[f].basis != "primary"
+        ]
+        if based:
+            uni.confidence = "low"
+            uni.inputs["rests_on"] = sorted(set(based))
         bf = const("nvlink_bidi_factor")
         bidi = _fig(
             uni.value * 2 * bf if uni.value else None,

@@ -50,6 +50,9 @@ class Request:
     # a file of another machine shape is refused (the CLI's exit 2); the app sets it aside instead, with
     # why, and compares the others
     set_aside_other_shapes: bool = False
+    # what to change, each change predicted by re-running the model: a face that shows one build wants it;
+    # a search over many builds (advisor.recommend) compares the builds themselves and leaves it out
+    advise: bool = True
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def assess(request: Request) -> Assessment:
     if request.workload is not None:
         from advisor.workload.analyse import analyse
 
-        analysis = analyse(request.build, request.workload, request.catalog, pred)
+        analysis = analyse(request.build, request.workload, request.catalog, pred, advise=request.advise)
         if request.command:  # a face without a command line (the app) gets the flags alone
             analysis.command = list(request.command)
     findings: list[Finding] = []

@@ -156,7 +156,10 @@ class PriceBook:
             refs = [p for p in part.prices if p.condition == cond]
             if not refs:
                 continue
-            made = [self._make(part_id, p.amount, p.currency, p.date, cond, p.kind, p.source, p.says) for p in refs]
+            made = [
+                self._make(part_id, p.amount, p.currency, p.date, cond, p.kind, p.source, p.says)
+                for p in refs
+            ]
             # fresh before stale, the asked currency before a converted one, the newest first
             return min(made, key=lambda x: (x.stale, x.converted, -(parse_date(x.date).toordinal())))
         if part.price_usd:
@@ -208,7 +211,9 @@ def resolve_any(catalog: Catalog, text: str, at) -> str:
     file, line, fld = at
     why = "names no CPU, board or GPU in the catalog" if not found else f"could be any of {', '.join(found)}"
     raise UserError(
-        problems=[Problem(f"{text!r} {why}", file, line, fld, hint="write the catalog id (`advisor catalog list`)")]
+        problems=[
+            Problem(f"{text!r} {why}", file, line, fld, hint="write the catalog id (`advisor catalog list`)")
+        ]
     )
 
 
@@ -254,16 +259,31 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
         items = data.get("prices") if isinstance(data, dict) else data
         if not isinstance(items, list):
             raise UserError(
-                problems=[Problem("a price list is a list of entries (or `prices:` holding one)", str(path), 1)]
+                problems=[
+                    Problem("a price list is a list of entries (or `prices:` holding one)", str(path), 1)
+                ]
             )
         for idx, item in enumerate(items):
             line = line_of(data, ["prices", idx] if isinstance(data, dict) else [idx])
             if not isinstance(item, dict):
-                raise UserError(problems=[Problem("each entry is a mapping: part, price, currency, date, where", str(path), line)])
+                raise UserError(
+                    problems=[
+                        Problem(
+                            "each entry is a mapping: part, price, currency, date, where", str(path), line
+                        )
+                    ]
+                )
             extra = [k for k in item if k not in FIELDS]
             if extra:
                 raise UserError(
-                    problems=[Problem(f"unknown field {extra[0]!r}", str(path), line, hint="fields: " + ", ".join(FIELDS))]
+                    problems=[
+                        Problem(
+                            f"unknown field {extra[0]!r}",
+                            str(path),
+                            line,
+                            hint="fields: " + ", ".join(FIELDS),
+                        )
+                    ]
                 )
             rows.append(({k: "" if v is None else str(v) for k, v in item.items()}, line))
     if len(rows) > MAX_LIST_ROWS:
@@ -287,7 +307,9 @@ def _row(row: dict, file: str, line: int | None, catalog: Catalog) -> UserPrice:
         raise bad("price", f"{amount:g} is outside 0 to {MAX_PRICE:,}")
     cur = currency_of(row["currency"])
     if cur is None:
-        raise bad("currency", f"{row['currency'][:20]!r} is not a currency advisor prices in", hint="USD or CNY")
+        raise bad(
+            "currency", f"{row['currency'][:20]!r} is not a currency advisor prices in", hint="USD or CNY"
+        )
     date = row["date"].strip()
     if not re.match(DATE_PATTERN, date):
         raise bad("date", f"{date[:20]!r} is not a date", hint="YYYY-MM-DD or YYYY-MM")

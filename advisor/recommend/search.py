@@ -358,7 +358,9 @@ def _drop_dominated_cpus(cands: list[Candidate], counts: Counts) -> list[Candida
         group.sort(key=lambda x: (x.price, x.cpu.id))
         for i, cand in enumerate(group):
             if any(
-                o.price <= cand.price and _beats(o.cpu, cand.cpu, cand.board) and (o.price, o.cpu.id) < (cand.price, cand.cpu.id)
+                o.price <= cand.price
+                and _beats(o.cpu, cand.cpu, cand.board)
+                and (o.price, o.cpu.id) < (cand.price, cand.cpu.id)
                 for o in group[:i]
             ):
                 counts.prune("a CPU as good for less")

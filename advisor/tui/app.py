@@ -34,13 +34,14 @@ from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, ConfirmReplace, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
+from advisor.tui.recommend_pane import RecommendPane
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
 
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
-# The tabs, in key order (1-8): title, tab id, widget, widget id.
+# The tabs, in key order (1-9): title, tab id, widget, widget id.
 PANES = (
     ("Machine", "machine", MachineTree, "machine-tree"),
     ("Links", "links", HostView, "host"),
@@ -50,9 +51,10 @@ PANES = (
     ("Measure", "measure", MeasurePane, "measure-pane"),
     ("Compare", "compare", ComparePane, "compare-pane"),
     ("Job", "workload", WorkloadPane, "workload-pane"),
+    ("Recommend", "recommend", RecommendPane, "recommend-pane"),
 )
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
-VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
+VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure", "recommend")}
 EXAMPLE = "2x4090-z790-hero.yaml"
 # What to do about a build that cannot be evaluated, by what is wrong: the app's keys, not the CLI's
 HINTS = {"cpu-board": "press b for a board that takes the CPU, or c for a CPU that fits the board"}
@@ -799,6 +801,16 @@ class AdvisorApp(App):
             f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
             timeout=8,
         )
+
+    @on(RecommendPane.Chosen)
+    def _recommended(self, event: RecommendPane.Chosen) -> None:
+        self.flush_autosave()
+        build = event.build.model_copy(update={"name": f"recommended {event.label}"})
+        self.edit(self.planner.replace, build, untitled=True, announce=False)
+        self.notify(
+            f"{event.label}: open in the planner, untitled (Ctrl+Z brings back the previous build)", timeout=8
+        )
+        self.action_view("machine")
 
     @on(Button.Pressed, "#quote-export")
     def _quote_export(self) -> None:

@@ -72,6 +72,9 @@ VIEW_TEXT = {
     "workload": "will N GPUs beat one for your job? Pick training or inference, a model, the strategy "
     "and the sizes: time per step or tokens/s on 1 GPU and on N of this build, the speed-up, where "
     "the time goes, memory per GPU, the bottleneck and what to change.",
+    "recommend": "what to buy for a job: pick it, a budget and its currency, the GPU count range and the "
+    "room's circuit, then Search. The table is the front of price against speed (as `advisor recommend`); "
+    "Enter on a row opens that build in the planner, untitled ({undo} brings yours back).",
 }
 
 OUTRO = """\

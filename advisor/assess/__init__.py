@@ -53,6 +53,9 @@ class Request:
     # what to change, each change predicted by re-running the model: a face that shows one build wants it;
     # a search over many builds (advisor.recommend) compares the builds themselves and leaves it out
     advise: bool = True
+    # the findings: a search ranks many builds by their prediction and asks for the findings of the few
+    # it keeps (advisor.recommend), each then assessed again with them
+    findings: bool = True
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def assess(request: Request) -> Assessment:
         if request.command:  # a face without a command line (the app) gets the flags alone
             analysis.command = list(request.command)
     findings: list[Finding] = []
-    if request.job in ("plan", "workload"):
+    if request.job in ("plan", "workload") and request.findings:
         findings = evaluate_rules(
             pred, job=request.job, catalog=request.catalog, workload=analysis, extra_dirs=request.rule_dirs
         )

@@ -78,6 +78,7 @@ class Candidate:
     why: str = ""  # why it beats the next cheaper build on the front
     dominated_by: int | None = None  # off the front: the front build (its rank, from 1) that beats it
     fits: bool = True
+    checked: bool = False  # assessed with plan's findings, none an error
 
     @property
     def label(self) -> str:
@@ -208,6 +209,9 @@ def recommend(
                     if bounds and c.budget is not None and total > c.budget:
                         counts.prune("over budget")
                         continue
+                    if bounds and _split_impossible(workload, k):
+                        counts.prune("tensor parallel size does not divide the attention heads")
+                        continue
                     if bounds and not _memory_may_fit(workload, k, gpu):
                         counts.prune("job does not fit in the cards' memory")
                         continue
@@ -235,7 +239,7 @@ def recommend(
     candidates.sort(key=lambda x: (x.price, -x.count, x.gpu.id, x.board.id, x.cpu.id))
     evaluated: list[Candidate] = []
     one_gpu: dict[str, float] = {}  # GPU id -> one GPU's throughput for this job (the speed bound)
-    best = 0.0
+    best = 0.0  # the fastest build so far that plan accepts; candidates come cheapest first
     speed_bound = bounds and _speed_bounded(workload)
     for cand in candidates:
         if speed_bound and cand.gpu.id in one_gpu and cand.count * one_gpu[cand.gpu.id] <= best:
@@ -249,9 +253,15 @@ def recommend(
         a = cand.assessment.analysis  # type: ignore[union-attr]
         if a.one.fits and a.one.throughput.value:
             one_gpu[cand.gpu.id] = max(one_gpu.get(cand.gpu.id, 0.0), a.one.throughput.value)
+        # only a build faster than every cheaper one can join the front: plan's findings are asked of it
+        if (cand.speed or 0.0) > best:
+            why = _plan_check(cand, workload, catalog)
+            if why:
+                counts.reject(why)
+                continue
+            best = cand.speed or 0.0
         evaluated.append(cand)
-        best = max(best, cand.speed or 0.0)
-    front, others = _front(evaluated)
+    front, others = _front(evaluated, lambda c: _plan_check(c, workload, catalog), counts)
     counts.front = len(front)
     _explain(front, others)
     notes = []
@@ -308,6 +318,12 @@ def _form_ok(board: Board, form: str | None) -> bool:
     """tower: a board that goes in a case (no GPU server chassis); rack: any board (rack chassis take ATX
     and EEB boards too, and GPU servers are rack boxes)."""
     return not (form == "tower" and board.segment == "gpu-server")
+
+
+def _split_impossible(w: Workload, k: int) -> bool:
+    """Tensor parallel over k GPUs splits the attention heads k ways: where k does not divide them the
+    workload model refuses the job, so the build is never assessed."""
+    return w.strategy == "tp" and k > 1 and bool(w.model.heads) and w.model.heads % k != 0  # type: ignore[operator]
 
 
 def _memory_may_fit(w: Workload, k: int, gpu: Gpu) -> bool:
@@ -384,12 +400,14 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
     if coolers_overlap(pred):
         return "a card's cooler covers the next card's slot"
     try:
-        a = assess(Request(cand.build, catalog, job="plan", workload=w, prediction=pred, advise=False))
+        a = assess(
+            Request(
+                cand.build, catalog, job="plan", workload=w, prediction=pred, advise=False, findings=False
+            )
+        )
     except UserError as exc:
-        return "the job cannot run: " + exc.render().split("\n")[0][:80]
+        return "the job cannot run: " + exc.render().split("\n")[0].split(" (")[0][:80]
     cand.assessment = a
-    if any(f.severity == "error" for f in a.findings):
-        return "plan finds an error"
     an = a.analysis
     assert an is not None
     if not an.many.fits:
@@ -409,6 +427,28 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
     if iv is not None and cand.count > 1:
         cand.interval = (speed * iv.lo, speed * iv.hi)  # type: ignore[attr-defined]
     cand.limits = _limits(cand, circuit)
+    return ""
+
+
+def _plan_check(cand: Candidate, w: Workload, catalog: Catalog) -> str:
+    """The build assessed again with plan's findings, as `advisor plan` with the job gives them; '' when
+    none is an error, else which."""
+    if cand.checked:
+        return ""
+    a = assess(
+        Request(
+            cand.build,
+            catalog,
+            job="plan",
+            workload=w,
+            prediction=cand.assessment.prediction,  # type: ignore[union-attr]
+            advise=False,
+        )
+    )
+    errors = sorted({f.id for f in a.findings if f.severity == "error"})
+    if errors:
+        return "plan finds an error: " + ", ".join(errors)
+    cand.assessment, cand.checked = a, True
     return ""
 
 
@@ -452,20 +492,25 @@ def _limits(cand: Candidate, circuit: float | None) -> list[str]:
     return out
 
 
-def _front(evaluated: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+def _front(evaluated: list[Candidate], check, counts: Counts) -> tuple[list[Candidate], list[Candidate]]:
     """The builds no other beats on both price and speed (cheaper first, each faster than all cheaper
-    ones), and the best off-front build of each GPU model and count with the front build beating it."""
+    ones), among those plan accepts; and the best off-front build of each other GPU model and count that
+    plan accepts, with the front build beating it."""
     ordered = sorted(evaluated, key=lambda x: (x.price, -(x.speed or 0.0), x.gpu.id, x.board.id, x.cpu.id))
     front: list[Candidate] = []
     for cand in ordered:
-        if not front or (cand.speed or 0.0) > (front[-1].speed or 0.0):
+        if cand.checked and (not front or (cand.speed or 0.0) > (front[-1].speed or 0.0)):
             front.append(cand)
     on = {id(x) for x in front}
     shown = {(x.gpu.id, x.count) for x in front}
     others: list[Candidate] = []
     for cand in sorted(ordered, key=lambda x: (-(x.speed or 0.0), x.price)):
         key = (cand.gpu.id, cand.count)
-        if id(cand) in on or key in shown:
+        if id(cand) in on or key in shown or not front:
+            continue
+        why = check(cand)
+        if why:
+            counts.reject(why)
             continue
         shown.add(key)
         beater = next(

@@ -22,6 +22,10 @@ def job_words(out: RecommendOutput) -> str:
     return what
 
 
+def _short_names(text: str) -> str:
+    return text.replace("NVIDIA GeForce ", "").replace("NVIDIA ", "")
+
+
 def money(x: float, cur: str) -> str:
     return f"{x:,.0f} {cur}"
 
@@ -57,7 +61,12 @@ def gpus_words(b: BuildOut, names: dict[str, str]) -> str:
 
 
 def _names(out: RecommendOutput) -> dict[str, str]:
-    return {ln.part: ln.name for b in out.front + out.others for ln in b.lines}
+    """Each part's name as the table shows it: a GPU without the vendor's words every card shares."""
+    return {
+        ln.part: ln.name.removeprefix("NVIDIA ").removeprefix("GeForce ") if ln.kind == "gpu" else ln.name
+        for b in out.front + out.others
+        for ln in b.lines
+    }
 
 
 def _flags(b: BuildOut) -> str:
@@ -112,7 +121,7 @@ def render_text(out: RecommendOutput, console: Console) -> None:
             title="Price against speed: each build faster than every cheaper one",
         )
         for b in out.front:
-            hang(console, f"  #{b.rank}: ", escape(b.why))
+            hang(console, f"  #{b.rank}: ", escape(_short_names(b.why)))
         first, last = out.front[0], out.front[-1]
         hang(
             console,
@@ -141,7 +150,9 @@ def render_text(out: RecommendOutput, console: Console) -> None:
             hang(
                 console,
                 "  - ",
-                escape(f"{gpus_words(b, names)}, {money(b.price, cur)}, {b.speed:,.2f} {b.unit}: {b.why}"),
+                escape(
+                    f"{gpus_words(b, names)}, {money(b.price, cur)}, {b.speed:,.2f} {b.unit}: {_short_names(b.why)}"
+                ),
             )
     _prices(out, console)
     if out.no_price_known:
@@ -161,7 +172,8 @@ def render_text(out: RecommendOutput, console: Console) -> None:
         ),
     )
     for note in out.notes:
-        hang(console, "", escape(note))
+        if not (out.rate and note.startswith("Prices in another currency")):  # said under Prices
+            hang(console, "", escape(note))
 
 
 def warning_ids(b: BuildOut) -> str:
@@ -268,7 +280,7 @@ def render_markdown(out: RecommendOutput) -> str:
         + f"; {c.front} on the front.",
         "",
     ]
-    md += [_md(n) for n in out.notes]
+    md += [_md(n) for n in out.notes if not (out.rate and n.startswith("Prices in another currency"))]
     return "\n".join(md).rstrip() + "\n"
 
 

@@ -196,6 +196,7 @@ def test_every_rule_has_a_firing_and_a_quiet_example():
         "LANE009",  # needs a CPU without a lane count: tests/test_lane_budget.py makes one in a tmp catalog
         "PWR005",  # needs a CPU without a power figure, made in a tmp catalog below
         "CAT002",  # needs a null catalog value: tests/test_unknown_figures.py nulls each in turn
+        "CAT003",  # below: a part with a value on a secondary or inferred basis
         "FIT003",  # a card without a slot width, made in a tmp catalog: tests/test_cards.py
         "FIT004",  # an SXM module, made in a tmp catalog: tests/test_cards.py
     }
@@ -327,3 +328,24 @@ def test_every_id_the_tool_can_print_is_explained(cli):
     for rule_id in sorted(ids):
         code, out, err = cli("rules", "explain", rule_id)
         assert code == 0 and out.startswith(rule_id) and "Why it matters" in out, (rule_id, err)
+
+
+def test_values_from_a_review_or_reasoning_are_said_and_lower_the_confidence(plan_json, write):
+    """CAT003: the Threadripper 7960X's lane counts are reasoned from the platform's figures (basis:
+    inferred), and the plan says so; a build whose parts rest on primary pages only is quiet. A bridge
+    rate from a review lowers the pair figure's confidence and says what it rests on."""
+    plan = plan_json("--cpu", "7960X", "--board", "TRX50-SAGE", "--gpu", "RTX 6000 Ada:2")
+    (f,) = _ids(plan, "CAT003")
+    assert "AMD Ryzen Threadripper 7960X: pcie.usable_lanes (inferred)" in f["message"]
+    assert not _ids(plan_json(str(ROOT / "examples" / "2x4090-z790-hero.yaml")), "CAT003")
+    tree = write(
+        "a800.yaml",
+        "topology:\n  sockets:\n    - vendor: amd\n      root_ports:\n"
+        '        - {id: "00:01.1", host_bridge: "00", children: [{gpu: "A800 80GB PCIe"}]}\n'
+        '        - {id: "00:03.1", host_bridge: "00", children: [{gpu: "A800 80GB PCIe"}]}\n'
+        "nvlink: [[0, 1]]\n",
+    )
+    plan = plan_json(str(tree), "--explain")
+    (pair,) = plan["pairs"]
+    assert pair["confidence"] == "low"
+    assert any("nvlink" in r for r in pair["derivation"]["uni"]["inputs"]["rests_on"])

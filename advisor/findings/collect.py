@@ -115,6 +115,7 @@ def prediction_facts(
         unlinked_list=", ".join(m.unlinked) or "-",
         dimms=(build.dimms or 0) if build else 0,
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
+        lower_confidence_values=lower_confidence_values([cpu, m.board, m.system, *[g.gpu for g in m.gpus]]),
         unverified_parts=", ".join(
             sorted(
                 {
@@ -501,3 +502,18 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
         bottleneck=a.bottleneck,
         fit_fix=fit_fix(a),
     )
+
+
+def lower_confidence_values(parts) -> str:
+    """'part: field (basis)' for each value of these parts that rests on a secondary or inferred basis (a
+    part's `basis` map): figures that use them are less certain than ones from primary pages."""
+    said: list[str] = []
+    for part in parts:
+        if part is None:
+            continue
+        for field, b in getattr(part, "basis", {}).items():
+            if b.basis != "primary":
+                item = f"{part.name}: {field} ({b.basis})"
+                if item not in said:
+                    said.append(item)
+    return "; ".join(said)

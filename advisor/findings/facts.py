@@ -229,6 +229,11 @@ class BuildFacts(Facts):
     unverified_parts: str = fact(
         "parts whose catalog entry is not verified, comma-separated", source="catalog: verified"
     )
+    lower_confidence_values: str = fact(
+        "the values of this build's parts that rest on a reputable review (secondary) or on reasoning from "
+        "a primary source (inferred) rather than a primary page, as 'part: field (basis)', '; '-separated",
+        source="catalog: basis",
+    )
     alternative: str = fact(
         "a workstation platform from the catalog that gives every GPU x16 from the CPU "
         "(only for desktop CPUs with two or more GPUs, else '')",

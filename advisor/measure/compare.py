@@ -322,7 +322,11 @@ def compare(
             ratio is not None and abs(ratio - 1) > tolerance,
         )
         row.causes = _causes(
-            ctx, row, "allreduce", ratio, transport=str(pred.allreduce.inputs.get("transport"))
+            ctx,
+            row,
+            "allreduce",
+            ratio,
+            transport=str(pred.allreduce.transport.value if pred.allreduce.transport else None),
         )
         rows.append(row)
     return rows

@@ -75,7 +75,7 @@ def _value(pred, exp: dict):
         return (f.value if f else None), f, "host"
     if metric == "busbw_gbps":
         f = pred.allreduce
-        return (f.value if f else None), f, (f.inputs.get("transport", "") if f else "")
+        return (f.value if f else None), f, ((f.transport or "") if f else "")
     if "gpu" in exp:
         g = next(p for p in pred.gpus if p.node.index == exp["gpu"])
         f = {"h2d_gbps": g.h2d, "d2h_gbps": g.d2h, "h2d_all_gbps": g.h2d_all}[metric]

@@ -61,4 +61,4 @@ def attach(pred) -> None:
         put(p.bidi, family("bidi_gbps", p.via))
         put(p.latency, family("latency_us", p.via))
     if pred.allreduce is not None:
-        put(pred.allreduce, family("busbw_gbps", pred.allreduce.inputs.get("transport", "")))
+        put(pred.allreduce, family("busbw_gbps", (pred.allreduce.transport or "")))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.base.enums import StrEnum
 from advisor.model.catalog.models import Board, Cpu, Gpu
 
 
@@ -33,10 +34,24 @@ class Nic:
     fabric: str | None = None  # infiniband | roce | ethernet
 
 
+class NodeKind(StrEnum):
+    """What a node of the machine is. A str enum: `node.kind == "gpu"` reads as before, and a kind
+    that is none of these is refused where the node is made."""
+
+    SOCKET = "socket"
+    HOST_BRIDGE = "host_bridge"
+    ROOT_PORT = "root_port"
+    CHIPSET = "chipset"
+    SWITCH = "switch"
+    GPU = "gpu"
+    NVME = "nvme"
+    NIC = "nic"
+
+
 @dataclass
 class Node:
     id: str
-    kind: str  # socket | host_bridge | root_port | chipset | switch | gpu | nvme | nic
+    kind: NodeKind
     parent: str | None
     socket: int
     label: str
@@ -48,6 +63,9 @@ class Node:
     position: int | None = None
     chip: str | None = None  # a switch's chip as its vendor names it (its latency is keyed by vendor)
     nic: Nic | None = None  # a NIC's network side
+
+    def __post_init__(self) -> None:
+        self.kind = NodeKind(self.kind)
 
 
 @dataclass

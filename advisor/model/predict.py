@@ -6,10 +6,31 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from advisor.base.enums import StrEnum
 from advisor.model import nodeids as ids
 from advisor.model.constants import const, constants
 from advisor.model.graph import MachineGraph, build_graph, class_rank, host_path, path_class, pcie_path
 from advisor.model.machine import Machine, Node
+
+
+class Via(StrEnum):
+    """How a GPU-to-GPU copy goes: over an NVLink bridge, CUDA P2P over PCIe, or staged through host
+    memory."""
+
+    NVLINK = "nvlink"
+    PCIE_P2P = "pcie-p2p"
+    STAGED = "staged"
+
+
+class Transport(StrEnum):
+    """How NCCL moves a collective's data (the transport of its slowest hop)."""
+
+    NVLINK = "NVLink"
+    NVLS = "NVLS"  # NVLink SHARP: the NVSwitch reduces
+    P2P = "P2P"
+    SHM = "SHM"  # through host memory
+    NET = "NET"  # over the network between nodes
+    NONE = "none"  # one GPU: no collective
 
 
 @dataclass
@@ -25,6 +46,18 @@ class Figure:
     # the facts a figure of value None could not be computed without ("NVIDIA H200 NVL:
     # nvlink.gbps_per_direction"): an unknown is shown as unknown, with what is missing named
     missing: list[str] = field(default_factory=list)
+    # the derivation's facts other modules read, typed: lifted from `inputs` (which keeps them for the
+    # derivation a user reads) so that no reader depends on a dict key
+    transport: Transport | None = None
+    limited_by: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        t = self.inputs.get("transport")
+        if t is not None and self.transport is None:
+            self.transport = Transport(t)
+        why = self.inputs.get("limited_by")
+        if why and not self.limited_by:
+            self.limited_by = (why,) if isinstance(why, str) else tuple(why)
 
     @property
     def unknown(self) -> bool:
@@ -58,6 +91,12 @@ class GpuPrediction:
     d2h_all: Figure
     bottleneck: str
 
+    @property
+    def limit(self) -> str:
+        """What limits this GPU's host copies, in words: the link shared with the others copying at
+        once where that holds it back, else its own narrowest link."""
+        return "; ".join(self.h2d_all.limited_by) or self.bottleneck
+
 
 @dataclass
 class PairPrediction:
@@ -67,9 +106,9 @@ class PairPrediction:
     p2p: bool  # CUDA peer access available
     p2p_reason: str
     nccl_p2p: bool  # NCCL would use P2P/NVLink by default
-    nccl_transport: str  # NVLink | P2P | SHM
+    nccl_transport: Transport  # NVLink | P2P | SHM
     nccl_reason: str
-    via: str  # nvlink | pcie-p2p | staged
+    via: Via
     uni: Figure
     bidi: Figure
     latency: Figure
@@ -78,6 +117,8 @@ class PairPrediction:
 
     def __post_init__(self) -> None:
         self.nvml_path = self.nvml_path or self.path
+        self.nccl_transport = Transport(self.nccl_transport)
+        self.via = Via(self.via)
 
 
 @dataclass
@@ -457,6 +498,17 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             {"nvlink_efficiency": ek},
         )
         uni.missing = missing
+        # a bridge rate that rests on a review or on reasoning, not a vendor's page, is less certain
+        based = [
+            f"{n.gpu.name}: {f} ({n.gpu.basis[f].basis})"
+            for n in (a, b)
+            if n.gpu is not None
+            for f in ("nvlink.gbps_per_direction", "nvlink.links")
+            if f in n.gpu.basis and n.gpu.basis[f].basis != "primary"
+        ]
+        if based:
+            uni.confidence = "low"
+            uni.inputs["rests_on"] = sorted(set(based))
         bf = const("nvlink_bidi_factor")
         bidi = _fig(
             uni.value * 2 * bf if uni.value else None,
@@ -1108,7 +1160,7 @@ def allreduce_how(pred: Prediction) -> str:
     """What sets the all-reduce, in words: the slowest ring hop, NVLS, or the network across nodes."""
     a = pred.allreduce
     assert a is not None
-    t = a.inputs.get("transport")
+    t = a.transport
     if t == "NET":
         node = pred.allreduce_node
         one = (

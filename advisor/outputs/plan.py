@@ -307,7 +307,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
     if pred.allreduce is not None:
         a = pred.allreduce
         extra = {"derivation": Derivation.of(a)} if explain else {}
-        net = a.inputs.get("transport") == "NET"
+        net = a.transport == "NET"
         allreduce = AllreduceOut(
             gpus=len(pred.ring) * m.node_count,
             nodes=m.node_count,
@@ -318,7 +318,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             ring=pred.ring,
             unknown=list(a.missing),
             slowest_hop=a.inputs.get("slowest_hop"),
-            transport=a.inputs.get("transport"),
+            transport=None if a.transport is None else a.transport.value,
             confidence=a.confidence,
             **({"confidence_note": a.inputs["confidence_note"]} if "confidence_note" in a.inputs else {}),
             **_typical(busbw_gbps=a),
@@ -377,7 +377,7 @@ def _host_all(pred: Prediction, explain: bool) -> HostAllOut | None:
     return HostAllOut(
         h2d_gbps=r1(h.value),
         d2h_gbps=r1(d.value),
-        limited_by=list(h.inputs.get("limited_by") or []),
+        limited_by=list(h.limited_by),
         **_typical(h2d_gbps=h, d2h_gbps=d),
         **({"derivation": {"h2d": Derivation.of(h), "d2h": Derivation.of(d)}} if explain else {}),
     )

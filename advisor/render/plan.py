@@ -122,7 +122,7 @@ def render_text(
     rows = []
     for p in pred.gpus:
         n = p.node
-        limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
+        limit = p.limit
         rows.append(
             [
                 str(n.index),
@@ -139,7 +139,7 @@ def render_text(
     print_table(console, cols, rows, title="Host <-> GPU (pinned copies, GB/s)")
     if pred.host_sum:
         h, d = pred.host_sum["h2d"], pred.host_sum["d2h"]
-        limits = h.inputs.get("limited_by") or []
+        limits = list(h.limited_by)
         hang(
             console,
             "",
@@ -322,7 +322,7 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
     ]
     for p in pred.gpus:
         n = p.node
-        limit = p.h2d_all.inputs.get("limited_by") or p.bottleneck
+        limit = p.limit
         out.append(
             f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
             f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |"

@@ -465,7 +465,7 @@ class HostView(Vertical):
         p = pred.gpus[min(table.cursor_row, len(pred.gpus) - 1)]
         n = p.node
         why = "; ".join(n.link.limited_by) or "nothing: the card's own maximum"
-        shared = p.h2d_all.inputs.get("limited_by")
+        shared = "; ".join(p.h2d_all.limited_by)
         text = (
             f"GPU{n.index} {escape(n.gpu.name if n.gpu else '?')}: {n.link.label} "
             f"(card Gen{n.link.max_gen} x{n.link.max_width}); link limited by {escape(why)}; "

@@ -121,7 +121,7 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
     unknown = [p for p in chain if p.uni.value is None]
     slow = unknown[0] if unknown else min(chain, key=lambda p: p.uni.value)
     missing = tuple(dict.fromkeys([*ar.missing, *(f for p in unknown for f in p.uni.missing)]))
-    transport = ar.inputs.get("transport", "SHM")
+    transport = ar.transport.value if ar.transport else "SHM"
     busbw, host, cap = ar.value, None, None
     if transport == "SHM":
         per_socket = host_gbps if host_gbps is not None else host_memory_gbps(machine)

@@ -66,14 +66,14 @@ def main() -> None:
         inproc = search_seconds(q["args"])
         c = out["counts"]
         print(
-            f"{q['id']:34} {wall:9.2f} {inproc:9.2f} {c['enumerated']:6} {sum(c['pruned'].values()):6} "
+            f"{q['id']:34} {wall:9.2f} {inproc:9.2f} {c['enumerated']:6} {sum(x['count'] for x in c['pruned']):6} "
             f"{c['evaluated']:5} {c['front']:5}"
         )
-        print("    pruned: " + ", ".join(f"{v} {k}" for k, v in c["pruned"].items()))
+        print("    pruned: " + ", ".join(f"{x['count']} {x['why']}" for x in c["pruned"]))
         if c["rejected"]:
             print(
                 "    set aside after the assessment: "
-                + ", ".join(f"{v} {k}" for k, v in c["rejected"].items())
+                + ", ".join(f"{x['count']} {x['why']}" for x in c["rejected"])
             )
     every_part_priced()
 
@@ -107,10 +107,10 @@ def every_part_priced() -> None:
             wall, out = process_seconds([*args, "--prices", str(path)])
             c = out["counts"]
             print(
-                f"{name:34} {wall:9.2f} {'':>9} {c['enumerated']:6} {sum(c['pruned'].values()):6} "
+                f"{name:34} {wall:9.2f} {'':>9} {c['enumerated']:6} {sum(x['count'] for x in c['pruned']):6} "
                 f"{c['evaluated']:5} {c['front']:5}"
             )
-            print("    pruned: " + ", ".join(f"{v} {k}" for k, v in c["pruned"].items()))
+            print("    pruned: " + ", ".join(f"{x['count']} {x['why']}" for x in c["pruned"]))
 
 
 if __name__ == "__main__":

@@ -82,13 +82,18 @@ class BuildOut(Output):
     build: dict = Field(description="The build as a build file (`advisor plan` takes it)")
 
 
+class WhyCount(Output):
+    why: str
+    count: int
+
+
 class CountsOut(Output):
     enumerated: int = Field(description="CPU x board x GPU model x GPU count combinations of the catalog")
-    pruned: dict[str, int] = Field(
+    pruned: list[WhyCount] = Field(
         description="Combinations set aside by a bound before any prediction, by bound"
     )
-    evaluated: int = Field(description="Builds assessed in full (plan with the job)")
-    rejected: dict[str, int] = Field(description="Assessed builds set aside, by why")
+    evaluated: int = Field(description="Builds assessed (plan with the job: its prediction and the job)")
+    rejected: list[WhyCount] = Field(description="Assessed builds set aside, by why")
     front: int
 
 

@@ -12,6 +12,7 @@ from advisor.outputs.recommend import (
     PriceOut,
     RecommendOutput,
     UnpricedOut,
+    WhyCount,
 )
 from advisor.outputs.workload import workload_spec
 from advisor.recommend.search import Answer, Candidate
@@ -114,9 +115,9 @@ def answer_output(ans: Answer) -> RecommendOutput:
         no_price_known=[UnpricedOut(kind=k, part=p, name=n) for k, p, n in ans.unpriced],
         counts=CountsOut(
             enumerated=ans.counts.enumerated,
-            pruned=dict(sorted(ans.counts.pruned.items())),
+            pruned=[WhyCount(why=k, count=v) for k, v in sorted(ans.counts.pruned.items())],
             evaluated=ans.counts.evaluated,
-            rejected=dict(sorted(ans.counts.rejected.items())),
+            rejected=[WhyCount(why=k, count=v) for k, v in sorted(ans.counts.rejected.items())],
             front=ans.counts.front,
         ),
         notes=list(ans.notes),

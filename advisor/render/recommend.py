@@ -161,8 +161,8 @@ def render_text(out: RecommendOutput, console: Console) -> None:
         console.print("[bold]No price known[/] (left out of the search; give them with --prices):")
         hang(console, "  ", escape(shown + (f" and {more} more" if more > 0 else "")))
     c = out.counts
-    pruned = ", ".join(f"{v} {k}" for k, v in c.pruned.items()) or "none"
-    rejected = ", ".join(f"{v} {k}" for k, v in c.rejected.items()) or "none"
+    pruned = ", ".join(f"{x.count} {x.why}" for x in c.pruned) or "none"
+    rejected = ", ".join(f"{x.count} {x.why}" for x in c.rejected) or "none"
     hang(
         console,
         "[bold]Search:[/] ",
@@ -274,9 +274,9 @@ def render_markdown(out: RecommendOutput) -> str:
         "## Search",
         "",
         f"{c.enumerated:,} combinations enumerated; pruned before any prediction: "
-        + (", ".join(f"{v} {k}" for k, v in c.pruned.items()) or "none")
+        + (", ".join(f"{x.count} {x.why}" for x in c.pruned) or "none")
         + f"; {c.evaluated} assessed as `advisor plan` does; set aside after: "
-        + (", ".join(f"{v} {k}" for k, v in c.rejected.items()) or "none")
+        + (", ".join(f"{x.count} {x.why}" for x in c.rejected) or "none")
         + f"; {c.front} on the front.",
         "",
     ]

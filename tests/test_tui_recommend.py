@@ -1,5 +1,5 @@
-"""The Recommend view, driven the way a person drives it: a job and a budget, Search, and Enter on a row
-opens that build in the planner (and Ctrl+Z brings the previous one back)."""
+"""What to buy (key r), driven the way a person drives it: a job and a budget, Search, and Enter on a row
+opens that build in the planner (and Ctrl+Z brings the previous one back); Escape leaves it."""
 
 from __future__ import annotations
 
@@ -28,16 +28,16 @@ def build_lines(app: AdvisorApp) -> str:
 async def test_a_recommended_row_opens_as_the_build_in_the_planner():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("9")
+        await pilot.press("r")
         await settle(pilot)
-        budget = app.query_one("#rc-budget", Input)
+        budget = app.screen.query_one("#rc-budget", Input)
         budget.value = "3000"
         await pilot.click("#rc-search")
         await settle(pilot)
-        table = app.query_one("#rc-table", DataTable)
+        table = app.screen.query_one("#rc-table", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert rows and [r[0] for r in rows] == [str(i) for i in range(1, len(rows) + 1)]
-        prices = [float(r[3].split()[0].replace(",", "")) for r in rows]
+        prices = [float(r[2].split()[0].replace(",", "")) for r in rows]
         assert prices == sorted(prices) and prices[-1] <= 3000
         # the last row, the fastest within the budget, opens in the planner
         last = rows[-1]
@@ -47,7 +47,7 @@ async def test_a_recommended_row_opens_as_the_build_in_the_planner():
         await settle(pilot)
         lines = build_lines(app)
         gpu_name = last[1].split(" in ")[0].split("x ", 1)[1]
-        assert gpu_name.replace("NVIDIA ", "").replace("GeForce ", "") in lines
+        assert gpu_name in lines
         assert app.planner.build.name.startswith("recommended #")
         assert app.planner.error is None
         await pilot.press("ctrl+z")
@@ -56,14 +56,26 @@ async def test_a_recommended_row_opens_as_the_build_in_the_planner():
         assert not (app.planner.build.name or "").startswith("recommended")
 
 
+async def test_escape_leaves_what_to_buy_with_the_build_as_it_was():
+    app = AdvisorApp(HERO)
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.planner.build
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen.query("#rc-table")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.screen.query("#rc-table") and app.planner.build == before
+
+
 async def test_a_budget_that_is_not_an_amount_is_said_in_the_view():
     app = AdvisorApp(HERO)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("9")
+        await pilot.press("r")
         await settle(pilot)
-        app.query_one("#rc-budget", Input).value = "lots"
+        app.screen.query_one("#rc-budget", Input).value = "lots"
         await pilot.click("#rc-search")
         await settle(pilot)
-        note = str(app.query_one("#rc-note").render())
+        note = str(app.screen.query_one("#rc-note").render())
         assert "is not an amount" in note
-        assert app.query_one("#rc-table", DataTable).row_count == 0
+        assert app.screen.query_one("#rc-table", DataTable).row_count == 0

@@ -60,7 +60,7 @@ def gpus_words(b: BuildOut, names: dict[str, str]) -> str:
     return f"{b.gpus}x {names.get(b.gpu, b.gpu)} in " + ", ".join(b.slots)
 
 
-def _names(out: RecommendOutput) -> dict[str, str]:
+def short_names(out: RecommendOutput) -> dict[str, str]:
     """Each part's name as the table shows it: a GPU without the vendor's words every card shares."""
     return {
         ln.part: ln.name.removeprefix("NVIDIA ").removeprefix("GeForce ") if ln.kind == "gpu" else ln.name
@@ -81,7 +81,7 @@ def _flags(b: BuildOut) -> str:
 def render_text(out: RecommendOutput, console: Console) -> None:
     from advisor.render.layout import Col, hang, print_table
 
-    names = _names(out)
+    names = short_names(out)
     cur = out.currency
     hang(console, "[bold]Recommend:[/] ", escape(job_words(out)))
     hang(console, "           ", escape(question_words(out)))
@@ -218,7 +218,7 @@ def _prices(out: RecommendOutput, console: Console) -> None:
 
 
 def render_markdown(out: RecommendOutput) -> str:
-    names = _names(out)
+    names = short_names(out)
     cur = out.currency
     md = [f"# What to buy: {job_words(out)}", "", question_words(out), ""]
     if not out.front:

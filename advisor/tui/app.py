@@ -34,14 +34,14 @@ from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, ConfirmReplace, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
-from advisor.tui.recommend_pane import RecommendPane
+from advisor.tui.recommend_pane import RecommendScreen
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
 
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
-# The tabs, in key order (1-9): title, tab id, widget, widget id.
+# The tabs, in key order (1-8): title, tab id, widget, widget id.
 PANES = (
     ("Machine", "machine", MachineTree, "machine-tree"),
     ("Links", "links", HostView, "host"),
@@ -51,10 +51,9 @@ PANES = (
     ("Measure", "measure", MeasurePane, "measure-pane"),
     ("Compare", "compare", ComparePane, "compare-pane"),
     ("Job", "workload", WorkloadPane, "workload-pane"),
-    ("Recommend", "recommend", RecommendPane, "recommend-pane"),
 )
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
-VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure", "recommend")}
+VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
 # What to do about a build that cannot be evaluated, by what is wrong: the app's keys, not the CLI's
 HINTS = {"cpu-board": "press b for a board that takes the CPU, or c for a CPU that fits the board"}
@@ -127,6 +126,7 @@ class AdvisorApp(App):
         Binding("plus,equals_sign", "more", "One more", show=False),
         Binding("minus", "remove", "Remove", show=False),
         Binding("v", "matrix_mode", "Matrix mode", show=False),
+        Binding("r", "recommend", "What to buy", show=False),
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+o", "open", "Open"),
         Binding("ctrl+e", "export", "Export", show=False),
@@ -802,15 +802,25 @@ class AdvisorApp(App):
             timeout=8,
         )
 
-    @on(RecommendPane.Chosen)
-    def _recommended(self, event: RecommendPane.Chosen) -> None:
-        self.flush_autosave()
-        build = event.build.model_copy(update={"name": f"recommended {event.label}"})
-        self.edit(self.planner.replace, build, untitled=True, announce=False)
-        self.notify(
-            f"{event.label}: open in the planner, untitled (Ctrl+Z brings back the previous build)", timeout=8
-        )
-        self.action_view("machine")
+    def action_recommend(self) -> None:
+        """What to buy for a job (`advisor recommend`): a row picked there opens as the build, untitled."""
+
+        def chosen(result) -> None:
+            if result is None:
+                return
+            build, label = result
+            self.flush_autosave()
+            self.edit(
+                self.planner.replace,
+                build.model_copy(update={"name": f"recommended {label}"}),
+                untitled=True,
+                announce=False,
+            )
+            self.notify(
+                f"{label}: open in the planner, untitled (Ctrl+Z brings back the previous build)", timeout=8
+            )
+
+        self.push_screen(RecommendScreen(), chosen)
 
     @on(Button.Pressed, "#quote-export")
     def _quote_export(self) -> None:

@@ -40,6 +40,11 @@ KEY_ROWS: list[tuple[tuple[str, ...], str]] = [
     (("add_nvme",), "add an NVMe SSD in an M.2 socket (shows what lanes it shares)"),
     ((ENTER,), "edit the selected line of the build (or double-click it; one click selects it)"),
     (("matrix_mode",), "GPU matrix: one way / both ways / latency / path class"),
+    (
+        ("recommend",),
+        "what to buy for a job and a budget (`advisor recommend`): Enter on a row opens that build, "
+        "untitled ({undo} brings yours back)",
+    ),
     ((VIEW_KEYS,), "{views} (from any focus but a text field)"),
     (("leave_field",), "leave a text field (the quote box), so view keys work again"),
     (("open", "save"), "open / save a build file (atomic; unsaved work is autosaved)"),
@@ -72,9 +77,6 @@ VIEW_TEXT = {
     "workload": "will N GPUs beat one for your job? Pick training or inference, a model, the strategy "
     "and the sizes: time per step or tokens/s on 1 GPU and on N of this build, the speed-up, where "
     "the time goes, memory per GPU, the bottleneck and what to change.",
-    "recommend": "what to buy for a job: pick it, a budget and its currency, the GPU count range and the "
-    "room's circuit, then Search. The table is the front of price against speed (as `advisor recommend`); "
-    "Enter on a row opens that build in the planner, untitled ({undo} brings yours back).",
 }
 
 OUTRO = """\

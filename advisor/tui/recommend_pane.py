@@ -1,6 +1,6 @@
-"""What should I buy? `advisor recommend` in the app: a small form (job, model, weights, batch, budget and
-currency, GPU count, the room's circuit), the front as a table, and Enter on a row opens that build in the
-planner, untitled, as a quote's build does."""
+"""What should I buy? `advisor recommend` in the app (key r): a small form (job, model, weights, batch,
+budget and currency, GPU count, the room's circuit), the front as a table, and Enter on a row opens that
+build in the planner, untitled, as a quote's build does; Escape leaves it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import datetime as dt
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from advisor.base.errors import UserError
@@ -51,7 +53,7 @@ class RecommendPane(Vertical):
 
     def on_mount(self) -> None:
         table = self.query_one("#rc-table", DataTable)
-        table.add_columns("#", "GPUs", "board + CPU", "price", "speed", "limits")
+        table.add_columns("#", "GPUs (slots)", "price", "speed", "board", "CPU", "limits")
         self.query_one("#rc-note", Static).update(
             "Set the job and the budget, then Search: the builds no other beats on price and speed. "
             "Enter on a row opens it in the planner."
@@ -111,16 +113,17 @@ class RecommendPane(Vertical):
             note.update(exc.render())
             return
         out = answer_output(answer)
-        from advisor.render.recommend import gpus_words
+        from advisor.render.recommend import gpus_words, short_names
 
-        names = {ln.part: ln.name for b in out.front for ln in b.lines}
+        names = short_names(out)
         for b, cand in zip(out.front, answer.front, strict=True):
             table.add_row(
                 str(b.rank),
                 gpus_words(b, names),
-                f"{names.get(b.board, b.board)} + {names.get(b.cpu, b.cpu)}",
                 f"{b.price:,.0f} {currency}" + (" (stale)" if b.stale_prices else ""),
                 f"{b.speed:,.2f} {b.unit}",
+                names.get(b.board, b.board),
+                names.get(b.cpu, b.cpu),
                 "; ".join(b.limits) or "-",
             )
             self._rows.append((cand.build, f"#{b.rank} {gpus_words(b, names)}"))
@@ -148,3 +151,22 @@ class RecommendPane(Vertical):
         fmt = self.query_one("#rc-format", Select)
         fmt.set_options(list(FORMATS[str(event.value)]))
         fmt.value = FORMATS[str(event.value)][0][1]
+
+
+class RecommendScreen(ModalScreen):
+    """The form and the front over the planner; dismissed with (build, label) for a row picked, None on
+    Escape."""
+
+    BINDINGS = [Binding("escape", "leave", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rc-dialog"):
+            yield Label("What to buy: the builds no other beats on price and speed", id="rc-title")
+            yield RecommendPane(id="recommend-pane")
+
+    @on(RecommendPane.Chosen)
+    def _chosen(self, event: RecommendPane.Chosen) -> None:
+        self.dismiss((event.build, event.label))
+
+    def action_leave(self) -> None:
+        self.dismiss(None)

@@ -354,3 +354,25 @@ def test_the_markdown_report_has_the_table_and_the_search(cli):
     assert code == 0
     assert out.startswith("# What to buy: train llama-3.1-8b")
     assert "| # | GPUs (slots) |" in out and "## Search" in out and "## Prices" in out
+
+
+def test_used_takes_a_used_price_where_one_is_known_and_new_elsewhere(cli):
+    prices = str(ROOT / "tests" / "fixtures" / "recommend" / "prices.yaml")
+    args = ["recommend", *JOB, "--max-gpus", "1", "--currency", "CNY", "--prices", prices, "--as-of", AS_OF]
+    used = json.loads(cli(*args, "--used", "--json")[1])
+    new = json.loads(cli(*args, "--json")[1])
+
+    def unit(data, part):
+        return next(
+            ln["unit_price"]
+            for b in data["front"] + data["others"]
+            for ln in b["lines"]
+            if ln["part"] == part
+        )
+
+    assert (
+        unit(used, "nvidia-rtx-3090")["condition"] == "used"
+        and unit(used, "nvidia-rtx-3090")["amount"] == 5200
+    )
+    assert unit(new, "nvidia-rtx-3090")["condition"] == "new"
+    assert unit(used, "nvidia-rtx-4090")["condition"] == "new"  # no used price known: the new one

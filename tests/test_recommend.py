@@ -376,3 +376,15 @@ def test_used_takes_a_used_price_where_one_is_known_and_new_elsewhere(cli):
     )
     assert unit(new, "nvidia-rtx-3090")["condition"] == "new"
     assert unit(used, "nvidia-rtx-4090")["condition"] == "new"  # no used price known: the new one
+
+
+def test_two_cards_on_a_desktop_board_are_slower_than_one_for_full_fine_tuning(cli):
+    """The lesson behind the question: full fine-tuning reduces every gradient each step, over x8 links
+    and host memory the two cards lose to one, and the answer says by how much and why."""
+    args = ["--train", "1.3b", "--budget", "40000", "--currency", "CNY", "--as-of", AS_OF, "--json"]
+    data = json.loads(cli("recommend", *args)[1])
+    two = next(b for b in data["others"] if b["gpu"] == "nvidia-rtx-4090" and b["gpus"] == 2)
+    assert all(not (b["gpu"] == "nvidia-rtx-4090" and b["gpus"] == 2) for b in data["front"])
+    one = next(b for b in data["front"] if b["gpu"] == "nvidia-rtx-4090" and b["gpus"] == 1)
+    assert two["speed"] < one["speed"]
+    assert "give 0." in two["why"] and "no P2P: staged through host memory" in two["why"]

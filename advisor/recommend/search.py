@@ -79,6 +79,7 @@ class Candidate:
     dominated_by: int | None = None  # off the front: the front build (its rank, from 1) that beats it
     fits: bool = True
     checked: bool = False  # assessed with plan's findings, none an error
+    speedup: float | None = None  # its GPUs together over one of them, the job as asked
 
     @property
     def label(self) -> str:
@@ -422,6 +423,7 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
     if speed is None:
         return "speed unknown (a catalog figure is missing)"
     cand.speed, cand.unit = speed, unit
+    cand.speedup = an.speedup.value if an.speedup is not None and cand.count > 1 else None
     cand.speed_class = an.speedup_class
     iv = an.speedup_interval
     if iv is not None and cand.count > 1:
@@ -533,8 +535,10 @@ def _explain(front: list[Candidate], others: list[Candidate]) -> None:
         f = front[(cand.dominated_by or 1) - 1]
         cand.why = (
             f"#{cand.dominated_by} ({f.count}x {f.gpu.name}) is {_ratio(f.speed, cand.speed)} as fast for "
-            f"{_money_diff(cand.price - f.price)} less" + _difference(f, cand)
+            f"{_money_diff(cand.price - f.price)} less" + _difference(f, cand) + _own_speedup(cand)
         )
+        if cand.limits:
+            cand.why += "; held back by: " + ", ".join(cand.limits)
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -549,9 +553,18 @@ def step_words(prev: Candidate, cand: Candidate, rank: int) -> str:
     """What `cand` buys over `prev` (front build #rank, the next cheaper one): the speed ratio for the
     extra money, and the difference that brings it."""
     extra = cand.price - prev.price
-    return f"{_ratio(cand.speed, prev.speed)} the speed of #{rank} for {extra:,.0f} more" + _difference(
-        cand, prev
+    return (
+        f"{_ratio(cand.speed, prev.speed)} the speed of #{rank} for {extra:,.0f} more"
+        + _difference(cand, prev)
+        + _own_speedup(cand)
     )
+
+
+def _own_speedup(c: Candidate) -> str:
+    """What its cards give together over one of them, the job as asked: the worth of the second card."""
+    if c.speedup is None:
+        return ""
+    return f" ({c.count} {c.gpu.name.removeprefix('NVIDIA ').removeprefix('GeForce ')} give {c.speedup:.2f}x one of them)"
 
 
 def _difference(a: Candidate, b: Candidate) -> str:
@@ -560,7 +573,7 @@ def _difference(a: Candidate, b: Candidate) -> str:
     if a.gpu.id != b.gpu.id:
         bits.append(f"{a.gpu.name} ({a.gpu.vram_gb:g} GB) instead of {b.gpu.name}")
     if a.count != b.count:
-        bits.append(f"{a.count} GPUs instead of {b.count}")
+        bits.append(f"{a.count} GPU{'s' if a.count > 1 else ''} instead of {b.count}")
     ta, tb = _transport(a), _transport(b)
     if ta != tb and a.count > 1 and b.count > 1:
         bits.append(f"{ta} instead of {tb}")

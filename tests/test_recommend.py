@@ -388,3 +388,10 @@ def test_two_cards_on_a_desktop_board_are_slower_than_one_for_full_fine_tuning(c
     one = next(b for b in data["front"] if b["gpu"] == "nvidia-rtx-4090" and b["gpus"] == 1)
     assert two["speed"] < one["speed"]
     assert "give 0." in two["why"] and "no P2P: staged through host memory" in two["why"]
+
+
+def test_an_owned_partner_card_is_the_builds_card(cli):
+    code, out, err = cli("recommend", *JOB, "--own", "ASUS TUF Gaming RTX 4090:2", "--as-of", AS_OF, "--json")
+    assert code == 0, err
+    front = json.loads(out)["front"]
+    assert front and all(b["gpu"] == "asus-tuf-gaming-rtx-4090" and b["gpus"] >= 2 for b in front)

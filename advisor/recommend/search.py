@@ -159,7 +159,8 @@ def recommend(
         return part.vendor.casefold() not in excluded
 
     gpus = [g for g in catalog.gpus if _gpu_candidate(g, c) and allowed(g)]
-    own_gpu = next((g for g in gpus if g.id in owned), None)
+    # the cards you own are the build's, whatever the filters say (a partner card, a vendor excluded)
+    own_gpu = next((g for g in catalog.gpus if g.id in owned), None)
     if own_gpu is not None:
         gpus = [own_gpu]
     own_cpu = next((p for p in catalog.cpus if p.id in owned), None)

@@ -93,7 +93,15 @@ def assess(request: Request) -> Assessment:
     if request.workload is not None:
         from advisor.workload.analyse import analyse
 
-        analysis = analyse(request.build, request.workload, request.catalog, pred, advise=request.advise)
+        # the other strategies' table feeds the findings: without findings it is not asked for
+        analysis = analyse(
+            request.build,
+            request.workload,
+            request.catalog,
+            pred,
+            advise=request.advise,
+            strategies=request.findings,
+        )
         if request.command:  # a face without a command line (the app) gets the flags alone
             analysis.command = list(request.command)
     findings: list[Finding] = []

@@ -163,6 +163,11 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     s.add_argument("--kernel-iommu", choices=["pt", "on", "off"], help="the kernel command line's IOMMU mode")
 
 
+FORMATS = ["text", "markdown", "json", "html", "svg", "png"]
+REPORT_HELP = "html (a page to send on), svg (the drawing) or png (its picture)"
+OUTPUT_HELP = "write it to FILE (any format but text)"
+
+
 def _add_output_args(p: argparse.ArgumentParser, formats: str | None, explain: bool = True) -> None:
     """-h, --json, and where the command has them --format (`formats` says what markdown is for) and
     --explain, as one group."""
@@ -172,9 +177,8 @@ def _add_output_args(p: argparse.ArgumentParser, formats: str | None, explain: b
         "--json", action="store_true", help="JSON for scripts" + (" (= --format json)" if formats else "")
     )
     if formats:
-        o.add_argument(
-            "--format", choices=["text", "markdown", "json"], default="text", metavar="FORMAT", help=formats
-        )
+        o.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT", help=formats)
+        o.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     if explain:
         o.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
@@ -426,7 +430,7 @@ def parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     _add_build_args(p)
-    _add_output_args(p, "text, markdown (a report to share) or json")
+    _add_output_args(p, "text, markdown, json, " + REPORT_HELP)
     _add_workload_args(p, required=False)
 
     wl = sub.add_parser(
@@ -507,10 +511,12 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
     v.add_argument(
         "--format",
-        choices=["text", "markdown", "json"],
+        choices=FORMATS,
         default="text",
-        help="markdown: a report to forward to the vendor",
+        metavar="FORMAT",
+        help="text, json, markdown (a report to forward to the vendor), " + REPORT_HELP,
     )
+    v.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     v.add_argument(
         "--explain",
         action="store_true",

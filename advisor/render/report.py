@@ -66,6 +66,7 @@ section { background: var(--card); border: 1px solid var(--line); border-radius:
 .drawing svg { display: block; width: 100%; height: auto; max-width: calc(var(--w) * 1.25); margin: 0 auto;
   min-width: calc(var(--w) * .75); }
 .hint { color: var(--dim); font-size: .85rem; }
+.phone-only { display: none; }
 .notes { margin: .75rem 0 0; padding-left: 1.2rem; color: var(--dim); font-size: .9rem; }
 .figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(210px, 1fr)); gap: 12px; }
 .figure { border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
@@ -94,6 +95,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.warn { color: var(--warn); font-weight: 600; }
 footer { color: var(--dim); font-size: .85rem; padding: 0 4px 24px; }
 @media (max-width: 640px) {
+  .phone-only { display: block; }
   main { padding: 10px; }
   h1 { font-size: 1.3rem; }
   section { padding: 12px; }
@@ -175,7 +177,11 @@ def _footer(not_checked: str) -> list[str]:
 
 def _drawing(plan: PlanOutput) -> list[str]:
     d = machine_svg(plan)
-    out = [f'<div class="drawing" style="--w: {d.width}px">{d.svg}</div>']
+    out = []
+    if d.width * 0.75 > 360:  # wider than a phone's screen at the smallest it is drawn
+        wide = t("The drawing is wider than the screen: scroll it sideways.")
+        out.append(f'<p class="hint phone-only">{esc(wide)}</p>')
+    out.append(f'<div class="drawing" style="--w: {d.width}px">{d.svg}</div>')
     hint = t("Each link is drawn as wide as its lanes; a GPU below its card's own link is drawn in amber.")
     out.append(f'<p class="hint">{esc(hint)}</p>')
     notes = list(plan.allocation_notes) + [t("{device} gets no lanes.", device=u) for u in plan.unlinked]

@@ -25,6 +25,7 @@ _COMMANDS = {
     "plan": ("advisor.cli.plan", "cmd_plan"),
     "workload": ("advisor.cli.plan", "cmd_workload"),
     "validate": ("advisor.cli.quote", "cmd_validate"),
+    "recommend": ("advisor.cli.recommend", "cmd_recommend"),
     "import": ("advisor.cli.measure", "cmd_import"),
     "probe": ("advisor.cli.measure", "cmd_probe"),
     "doctor": ("advisor.cli.measure", "cmd_doctor"),

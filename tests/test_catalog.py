@@ -456,3 +456,12 @@ def test_a_value_basis_that_does_not_hold_is_refused_at_its_line(cli, tmp_path, 
     _with_basis(tmp_path, {"pcie.usable_lanes": basis}, value)
     code, _, err = cli("catalog", "validate", "--catalog", str(tmp_path))
     assert code == 1 and f"{tmp_path / 'cpu.yaml'}:" in err and says in err, err
+
+
+def test_the_audit_does_not_ask_an_sxm_module_for_a_cards_size_cable_or_cooler(cli):
+    code, out, _ = cli("catalog", "audit", "--json")
+    nulls = {n["field"]: n for n in json.loads(out)["nulls"] if n["kind"] == "gpu"}
+    sxm = [g.id for g in load_catalog_checked()[0].gpus if g.form_factor == "sxm"]
+    assert sxm  # the catalog has modules (A100/H100/H200 SXM) for this to hold on
+    for field in ("slot_width", "power_connector", "cooler"):
+        assert not set(sxm) & set(nulls[field]["parts"]), field

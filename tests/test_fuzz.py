@@ -159,6 +159,25 @@ KINDS = {
         lambda f, d: ["plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), "--rules", str(d)],
     ),
     "tool-output": (_files("tests/fixtures/tools/*/*"), lambda f, d: ["import", "auto", str(f), "--json"]),
+    "price-list": (
+        _files("tests/fixtures/recommend/prices.*"),
+        lambda f, d: [
+            "recommend",
+            "--train",
+            "8b",
+            "--lora",
+            "16",
+            "--max-gpus",
+            "1",
+            "--budget",
+            "3000",
+            "--as-of",
+            "2026-01-01",
+            "--used",
+            "--prices",
+            str(f),
+        ],
+    ),
 }
 
 

@@ -96,6 +96,24 @@ EXAMPLES += [
     ("rules-list", "rules-list", ["rules", "list", "--json"]),
     ("rules-facts", "rules-facts", ["rules", "facts", "--json"]),
     (
+        "recommend",
+        "recommend-lora-cny",
+        [
+            "recommend",
+            "--train",
+            "8b",
+            "--lora",
+            "16",
+            "--budget",
+            "40000",
+            "--currency",
+            "CNY",
+            "--as-of",
+            "2026-01-01",
+            "--json",
+        ],
+    ),
+    (
         "doctor",
         "doctor-recorded",
         [

@@ -50,6 +50,12 @@ class Request:
     # a file of another machine shape is refused (the CLI's exit 2); the app sets it aside instead, with
     # why, and compares the others
     set_aside_other_shapes: bool = False
+    # what to change, each change predicted by re-running the model: a face that shows one build wants it;
+    # a search over many builds (advisor.recommend) compares the builds themselves and leaves it out
+    advise: bool = True
+    # the findings: a search ranks many builds by their prediction and asks for the findings of the few
+    # it keeps (advisor.recommend), each then assessed again with them
+    findings: bool = True
 
 
 @dataclass(frozen=True)
@@ -87,11 +93,19 @@ def assess(request: Request) -> Assessment:
     if request.workload is not None:
         from advisor.workload.analyse import analyse
 
-        analysis = analyse(request.build, request.workload, request.catalog, pred)
+        # the other strategies' table feeds the findings: without findings it is not asked for
+        analysis = analyse(
+            request.build,
+            request.workload,
+            request.catalog,
+            pred,
+            advise=request.advise,
+            strategies=request.findings,
+        )
         if request.command:  # a face without a command line (the app) gets the flags alone
             analysis.command = list(request.command)
     findings: list[Finding] = []
-    if request.job in ("plan", "workload"):
+    if request.job in ("plan", "workload") and request.findings:
         findings = evaluate_rules(
             pred, job=request.job, catalog=request.catalog, workload=analysis, extra_dirs=request.rule_dirs
         )

@@ -20,6 +20,7 @@ OUTPUTS = (
     "rules-facts",
     "accuracy",
     "accuracy-workload",
+    "recommend",
 )
 
 # The largest value each workload count flag takes (0 or less is an error, never a default): beyond
@@ -168,17 +169,21 @@ REPORT_HELP = "html (a page to send on), svg (the drawing) or png (its picture)"
 OUTPUT_HELP = "write it to FILE (any format but text)"
 
 
-def _add_output_args(p: argparse.ArgumentParser, formats: str | None, explain: bool = True) -> None:
+def _add_output_args(
+    p: argparse.ArgumentParser, formats: str | None, explain: bool = True, reports: bool = False
+) -> None:
     """-h, --json, and where the command has them --format (`formats` says what markdown is for) and
-    --explain, as one group."""
+    --explain, as one group; `reports`: the html, svg and png formats too, and -o FILE."""
     o = p.add_argument_group("output")
     o.add_argument("-h", "--help", action="help", help="show this help and exit")
     o.add_argument(
         "--json", action="store_true", help="JSON for scripts" + (" (= --format json)" if formats else "")
     )
     if formats:
-        o.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT", help=formats)
-        o.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+        choices = FORMATS if reports else ["text", "markdown", "json"]
+        o.add_argument("--format", choices=choices, default="text", metavar="FORMAT", help=formats)
+        if reports:
+            o.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     if explain:
         o.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
@@ -430,7 +435,7 @@ def parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     _add_build_args(p)
-    _add_output_args(p, "text, markdown, json, " + REPORT_HELP)
+    _add_output_args(p, "text, markdown, json, " + REPORT_HELP, reports=True)
     _add_workload_args(p, required=False)
 
     wl = sub.add_parser(
@@ -524,6 +529,61 @@ def parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
+    v.add_argument(
+        "--save-prices",
+        metavar="FILE",
+        help="write the quote's prices (one catalog CPU, board or GPU a line, in USD or CNY) as a price list "
+        "for `advisor recommend --prices`",
+    )
+    v.add_argument(
+        "--quote-date", metavar="DATE", help="the day the quote's prices held, YYYY-MM-DD (default: today)"
+    )
+
+    rc = sub.add_parser(
+        "recommend",
+        help="what to buy: the catalog's builds that run a job best for their price (the Pareto front)",
+        description="Every compatible CPU, board, GPU model and count of the catalog, priced, pruned by the "
+        "budget, the job's memory and the room's circuit, each left assessed as `advisor plan` with the job "
+        "does: the builds no other beats on both price and speed, cheapest first, with what each step up "
+        "buys. Example: advisor recommend --train 8b --lora 16 --budget 40000 --currency CNY",
+        usage="advisor recommend (--train MODEL | --infer MODEL) [--budget AMOUNT] [options]",
+        add_help=False,
+    )
+    q = rc.add_argument_group("budget and constraints")
+    q.add_argument("--budget", metavar="AMOUNT", help="what you can spend: 40000, '8k', '$8000', '4万' (CNY)")
+    q.add_argument(
+        "--currency", choices=["USD", "CNY"], type=str.upper, help="the budget's currency (default USD)"
+    )
+    q.add_argument("--min-gpus", type=int, default=1, metavar="N", help="fewest GPUs (default 1)")
+    q.add_argument("--max-gpus", type=int, default=8, metavar="N", help="most GPUs (default 8)")
+    q.add_argument(
+        "--form", choices=["tower", "rack"], help="tower: no GPU server chassis; rack: passive cards too"
+    )
+    q.add_argument(
+        "--circuit",
+        metavar="VxA",
+        help="the room's circuit, volts x amps: 220x10 (a Chinese home), 120x15 (US)",
+    )
+    q.add_argument("--used", action="store_true", help="a used price where one is known, else new")
+    q.add_argument(
+        "--own",
+        action="append",
+        metavar="PART[:COUNT]",
+        help="repeatable: parts you have ('RTX 4090:2'); the builds use them and they cost nothing",
+    )
+    q.add_argument(
+        "--exclude-vendor", action="append", metavar="NAME", help="repeatable: leave a vendor's parts out"
+    )
+    q.add_argument(
+        "--prices",
+        action="append",
+        metavar="FILE",
+        help="your price list (YAML or CSV: part, price, currency, date, where), over the catalog's",
+    )
+    q.add_argument("--as-of", metavar="DATE", help="the day prices are judged stale against (default today)")
+    q.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
+    _add_output_args(rc, "text, markdown (a report to share) or json", explain=False)
+    _add_workload_args(rc, required=True)
 
     im = sub.add_parser("import", help="read a measurement tool's output into a measurement file")
     im.add_argument(

@@ -35,7 +35,8 @@ def cmd_validate(args) -> int:
             f"{name}: this is not a text file (not UTF-8)", hint="save the quote as text, CSV or YAML"
         ) from None
     catalog = load_catalog([Path(d) for d in args.catalog])
-    result = evaluate_quote(read_quote(text, name, catalog), catalog, tuple(args.rules))
+    quote = read_quote(text, name, catalog)
+    result = evaluate_quote(quote, catalog, tuple(args.rules))
     if fmt in ("html", "svg", "png"):
         from advisor.render.report import validate_html
 
@@ -48,4 +49,31 @@ def cmd_validate(args) -> int:
         write_report(args.output, drawing_or_page(fmt, result.plan, lambda: validate_html(result)))
     else:
         write_report(args.output, render(result, fmt, explain=getattr(args, "explain", False)))
+    if getattr(args, "save_prices", None):
+        _save_prices(args, quote, name)
     return result.exit_code
+
+
+def _save_prices(args, quote, name: str) -> None:
+    """The quote's prices as a price list for `advisor recommend --prices`, written atomically; what was left
+    out, and why, on stderr."""
+    import datetime as dt
+
+    from advisor.base.yamlio import atomic_write
+    from advisor.model.prices import price_list_yaml
+    from advisor.quote.prices import quote_prices
+
+    day = args.quote_date or dt.date.today().isoformat()
+    try:
+        dt.date.fromisoformat(day)
+    except ValueError:
+        raise UserError(f"--quote-date {day[:20]!r} is not a date", hint="YYYY-MM-DD") from None
+    prices, skipped = quote_prices(quote, day, Path(name).name)
+    for why in skipped:
+        print(f"{name}: {why}", file=sys.stderr)
+    if not prices:
+        raise UserError(
+            f"{name}: no line names one catalog CPU, board or GPU with a price in USD or CNY: nothing to save"
+        )
+    atomic_write(args.save_prices, price_list_yaml(prices))
+    print(f"{len(prices)} price(s) saved to {args.save_prices}", file=sys.stderr)

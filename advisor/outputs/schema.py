@@ -23,7 +23,7 @@ def schemas() -> dict[str, dict]:
 
 def output_schemas() -> dict[str, dict]:
     """The schema of every --json output, by name: `plan`, `validate`, `compare`, `workload`, `doctor`,
-    `catalog-list`, `catalog-audit`, `rules-list`, `rules-facts`, `accuracy`, `accuracy-workload`; and
+    `catalog-list`, `catalog-audit`, `rules-list`, `rules-facts`, `accuracy`, `accuracy-workload`, `recommend`; and
     `measurement`, the files `import`, `bench` and `probe` write."""
     from advisor.measure.doctor import DoctorReport
     from advisor.measure.models import Measurement
@@ -37,6 +37,7 @@ def output_schemas() -> dict[str, dict]:
     )
     from advisor.outputs.compare import CompareOutput
     from advisor.outputs.plan import PlanOutput
+    from advisor.outputs.recommend import RecommendOutput
     from advisor.outputs.validate import ValidateOutput
     from advisor.outputs.workload import WorkloadOutput
 
@@ -53,5 +54,6 @@ def output_schemas() -> dict[str, dict]:
         "rules-facts": FactsOutput,
         "accuracy": AccuracyOutput,
         "accuracy-workload": WorkloadAccuracyOutput,
+        "recommend": RecommendOutput,
     }
     return {name: m.model_json_schema(mode="serialization") for name, m in models.items()}

@@ -34,6 +34,7 @@ from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, ConfirmReplace, FormDialog, HelpScreen, PathPrompt
 from advisor.tui.panes import ComparePane, MeasurePane, QuotePane
+from advisor.tui.recommend_pane import RecommendScreen
 from advisor.tui.views import BuildPanel, FindingsView, HostView, MachineTree, MatrixView, summary_text
 from advisor.tui.workload_pane import WorkloadPane
 
@@ -125,6 +126,7 @@ class AdvisorApp(App):
         Binding("plus,equals_sign", "more", "One more", show=False),
         Binding("minus", "remove", "Remove", show=False),
         Binding("v", "matrix_mode", "Matrix mode", show=False),
+        Binding("r", "recommend", "What to buy", show=False),
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+o", "open", "Open"),
         Binding("ctrl+e", "export", "Export", show=False),
@@ -819,6 +821,26 @@ class AdvisorApp(App):
             f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
             timeout=8,
         )
+
+    def action_recommend(self) -> None:
+        """What to buy for a job (`advisor recommend`): a row picked there opens as the build, untitled."""
+
+        def chosen(result) -> None:
+            if result is None:
+                return
+            build, label = result
+            self.flush_autosave()
+            self.edit(
+                self.planner.replace,
+                build.model_copy(update={"name": f"recommended {label}"}),
+                untitled=True,
+                announce=False,
+            )
+            self.notify(
+                f"{label}: open in the planner, untitled (Ctrl+Z brings back the previous build)", timeout=8
+            )
+
+        self.push_screen(RecommendScreen(), chosen)
 
     @on(Button.Pressed, "#quote-export")
     def _quote_export(self) -> None:

@@ -40,6 +40,11 @@ KEY_ROWS: list[tuple[tuple[str, ...], str]] = [
     (("add_nvme",), "add an NVMe SSD in an M.2 socket (shows what lanes it shares)"),
     ((ENTER,), "edit the selected line of the build (or double-click it; one click selects it)"),
     (("matrix_mode",), "GPU matrix: one way / both ways / latency / path class"),
+    (
+        ("recommend",),
+        "what to buy for a job and a budget (`advisor recommend`): Enter on a row opens that build, "
+        "untitled ({undo} brings yours back)",
+    ),
     ((VIEW_KEYS,), "{views} (from any focus but a text field)"),
     (("leave_field",), "leave a text field (the quote box), so view keys work again"),
     (("open", "save"), "open / save a build file (atomic; unsaved work is autosaved)"),

@@ -874,7 +874,7 @@ def _rerun(
         return None
     if (r.gpus != a.gpus and not other_gpus) or not r.many.fits or r.many.throughput.value is None:
         return None  # only changes that give a configuration that runs, at a speed the model can predict
-    if hardware and (r.gpus != sum(g.count for g in build.gpus) or _coolers_overlap(pred)):
+    if hardware and (r.gpus != sum(g.count for g in build.gpus) or coolers_overlap(pred)):
         return None
     vs_now = ratio(r.many, a.many)
     if vs_now is not None and abs(vs_now - 1) < 0.01:
@@ -898,7 +898,7 @@ def _coolable(g) -> bool:
     return g.cooler not in (None, "passive") and g.segment != "datacenter"
 
 
-def _coolers_overlap(pred) -> bool:
+def coolers_overlap(pred) -> bool:
     """A card's cooler covers the next card's slot (board slot positions, catalog slot_width), as FIT001
     counts it (findings/collect.py)."""
     spans = sorted(

@@ -210,6 +210,7 @@ def analyse(
     catalog: Catalog | None = None,
     pred: Prediction | None = None,
     advise: bool = True,
+    strategies: bool = True,
 ) -> Analysis:
     if build.nodes > 1:  # one machine's GPUs: a build across nodes is refused, never half-planned
         raise UserError(
@@ -255,7 +256,7 @@ def analyse(
     if serving:
         speedup, eff = _capacity_speedup(serving, n)
     result = Analysis(w, build, pred, n, one, many, fab, speedup, eff, serving=serving)
-    if w.task == "infer" and n > 1:
+    if w.task == "infer" and n > 1 and strategies:  # the other strategies, for the table and the findings
         for s in INFER_STRATEGIES:
             if s == "ep" and not w.model.moe:
                 continue  # expert parallel is for a mixture of experts only

@@ -41,6 +41,11 @@ def _one(missing: bool) -> tuple[int, int]:
     return int(missing), 1
 
 
+def _card(g: Gpu, missing: bool) -> tuple[int, int]:
+    """A check that only a PCIe card's entry can fail (an SXM module is not counted)."""
+    return (0, 0) if g.form_factor == "sxm" else _one(missing)
+
+
 def _slots_without_position(b: Board) -> tuple[int, int]:
     return sum(1 for s in b.slots if s.position is None), len(b.slots)
 
@@ -83,9 +88,10 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check("gpu", "board_power_w", "PSU and power rules", lambda g: _one(g.board_power_w is None)),
     Check("gpu", "nvlink.links", "NV# path (NVLink cards)", _nvlink_links),
-    Check("gpu", "slot_width", "FIT rules", lambda g: _one(g.slot_width is None)),
-    Check("gpu", "power_connector", "12V-2x6 cable check", lambda g: _one(g.power_connector is None)),
-    Check("gpu", "cooler", "open-air spacing rule", lambda g: _one(g.cooler is None)),
+    # a card's size, cable and cooler: an SXM module sits on a baseboard, which has none of the three
+    Check("gpu", "slot_width", "FIT rules", lambda g: _card(g, g.slot_width is None)),
+    Check("gpu", "power_connector", "12V-2x6 cable check", lambda g: _card(g, g.power_connector is None)),
+    Check("gpu", "cooler", "open-air spacing rule", lambda g: _card(g, g.cooler is None)),
     Check("gpu", "memory_bandwidth_gbps", "workload model", lambda g: _one(g.memory_bandwidth_gbps is None)),
     Check("gpu", "bf16_tflops_dense", "workload model", lambda g: _one(g.bf16_tflops_dense is None)),
     Check("card", "slot_width", "FIT rules (the real card)", lambda g: _one(g.slot_width is None)),

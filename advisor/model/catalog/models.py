@@ -78,6 +78,32 @@ class ValueBasis(Strict):
         return self
 
 
+DATE_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
+CURRENCIES = ("USD", "CNY")
+
+
+class RefPrice(Strict):
+    """A reference price of a part: what it cost, in which currency, when, new or used, and where that was
+    read. `list` is a vendor's list or launch price; `market` a dated survey of shops or second-hand
+    listings. A price is a fact of one market at one date: never converted here, never undated."""
+
+    amount: float = Field(gt=0, le=MAX_PRICE, description=f"The price, above 0 and up to {MAX_PRICE:,}")
+    currency: Literal["USD", "CNY"]
+    date: str = Field(pattern=DATE_PATTERN, description="When the price held: YYYY-MM or YYYY-MM-DD")
+    condition: Literal["new", "used"] = "new"
+    kind: Literal["list", "market"] = Field(
+        description="list: the vendor's list or launch price; market: a dated survey of shop or second-hand "
+        "prices"
+    )
+    source: str = Field(description="The URL the price was read at")
+    says: str = Field(min_length=10, description="What the source states, quoted or close to it")
+
+    @field_validator("source")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        return _check_urls([v])[0]
+
+
 class Part(Strict):
     id: Annotated[str, Field(pattern=ID_PATTERN, description="Stable lower-case id, e.g. 'nvidia-rtx-4090'")]
     name: str = Field(description="The name as the vendor writes it")
@@ -97,6 +123,11 @@ class Part(Strict):
     notes: str | None = None
     price_usd: float | None = Field(
         default=None, ge=0, le=MAX_PRICE, description=f"Launch/MSRP price where known, 0 to {MAX_PRICE:,}"
+    )
+    prices: list[RefPrice] = Field(
+        default_factory=list,
+        description="Reference prices with currency, date, condition (new/used) and source; `price_usd` stays "
+        "the undated launch price the entry's sources give",
     )
     basis: dict[str, ValueBasis] = Field(
         default_factory=dict,

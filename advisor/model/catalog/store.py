@@ -466,6 +466,7 @@ def card_gpu(card: Card, base: Gpu) -> Gpu:
         evidence=card.evidence,
         notes=" ".join(t for t in (card.notes, note) if t),
         price_usd=card.price_usd,
+        prices=list(card.prices),  # a partner card's price is its own, never its GPU's reference price
         card_of=base.id,
         inherited_fields=inherited,
     )

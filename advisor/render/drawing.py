@@ -252,6 +252,8 @@ def machine_svg(plan: PlanOutput, *, title: bool = False, font: str | None = Non
     if title:
         body.append(f'<text class="title" x="{MARGIN}" y="{MARGIN + 16}">{esc(report_title(plan))}</text>')
     width = max((b.x + b.w / 2 for b in every), default=MARGIN) + MARGIN
+    if title:  # the name is never cut at the drawing's edge
+        width = max(width, 2 * MARGIN + cells(report_title(plan)) * 9.5)
     bottom = top + max((b.y + b.h for b in every), default=0.0)
     # the edges first, under the boxes
     for b in every:

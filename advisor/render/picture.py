@@ -57,6 +57,9 @@ FONT_DIRS = (
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 SCALE = 2  # device pixels per drawing pixel: sharp on a phone's screen
 TIMEOUT_S = 90
+# Chromium draws nothing, or part of the page, in a headless window smaller than about this: a small
+# drawing is pictured on a white canvas of this size instead
+MIN_WINDOW = (520, 320)
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,7 @@ def _chromium(browser: str, drawing: Drawing) -> bytes:
             "--hide-scrollbars",
             f"--user-data-dir={Path(tmp) / 'profile'}",
             f"--force-device-scale-factor={SCALE}",
-            f"--window-size={drawing.width},{drawing.height}",
+            f"--window-size={max(drawing.width, MIN_WINDOW[0])},{max(drawing.height, MIN_WINDOW[1])}",
             f"--screenshot={shot}",
             page.as_uri(),
         ]

@@ -75,7 +75,7 @@ def _node_lines(n: TreeNodeOut, gpu: GpuOut | None, width: float) -> list[tuple[
     name = [("", s) for s in wrap(n.name, fit)] if n.name else []
     lk = n.link
     if n.kind == "socket":
-        out = [("b", t("CPU {socket}", socket=n.socket)), *name]
+        out = [("b", t("CPU{socket}", socket=n.socket)), *name]
     elif n.kind == "host_bridge":
         out = [("b", t("Host bridge {name}", name=n.name) if n.name else t("Host bridge"))]
         out.append(("dim", t("root complex")))
@@ -107,7 +107,7 @@ def _node_lines(n: TreeNodeOut, gpu: GpuOut | None, width: float) -> list[tuple[
         if lk is not None:
             out.append(("", link_label(lk.gen, lk.width)))
     elif n.kind == "nic":
-        out = [("b", t("NIC {index}", index=n.index)), *name]
+        out = [("b", t("NIC{index}", index=n.index)), *name]
         if n.connector:
             out.append(("dim", slot_label(n.connector)))
         if lk is not None:
@@ -286,11 +286,11 @@ def machine_svg(plan: PlanOutput, *, title: bool = False, font: str | None = Non
         bottom += 18
     w, h = int(width + 0.999), int(bottom + MARGIN + 0.999)
     family = (f'"{font}", ' if font else "") + FONT_STACK
+    name = t("Drawing of the machine")
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="adv-machine" viewBox="0 0 {w} {h}" '
-        f'width="{w}" height="{h}" font-family="{esc(family)}" role="img" '
-        f'aria-label="{esc(t("Drawing of the machine"))}">'
-        f"<title>{esc(t('Drawing of the machine'))}</title>"
+        f'width="{w}" height="{h}" font-family="{esc(family)}" role="img" aria-label="{esc(name)}">'
+        f"<title>{esc(name)}</title>"
         f"<style>{_STYLE}</style>"
         f'<rect width="{w}" height="{h}" fill="#ffffff"/>' + "".join(body) + "</svg>"
     )

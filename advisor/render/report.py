@@ -479,6 +479,14 @@ def _quote_verdict_label(verdict: str) -> str:
     }.get(verdict, verdict)
 
 
+def _line_head() -> str:
+    return t("Line")
+
+
+def _part_head() -> str:
+    return t("Part")
+
+
 def _claim_groups(claims: list[ClaimVerdict]) -> list[tuple[int, str, list[ClaimVerdict]]]:
     """One entry per claim of the quote (a sentence can be judged on several grounds), in line order."""
     groups: dict[tuple[int, str], list[ClaimVerdict]] = {}
@@ -535,9 +543,9 @@ def _unchecked(r: ValidateOutput) -> list[str]:
 
 def _parts(r: ValidateOutput) -> list[str]:
     heads = [
-        (t("Line"), True),
+        (_line_head(), True),
         (t("Quote text"), False),
-        (t("Part"), False),
+        (_part_head(), False),
         (t("Quantity"), True),
         (t("Read from"), False),
         (t("Price"), True),
@@ -569,7 +577,7 @@ def _all_claims(r: ValidateOutput) -> list[str]:
     if not r.claims:
         return []
     verdicts = {True: t("Holds"), False: t("Does not hold"), "unknown": t("Cannot be checked")}
-    heads = [(t("Line"), True), (t("Claim"), False), (t("Verdict"), False), (t("Why"), False)]
+    heads = [(_line_head(), True), (t("Claim"), False), (t("Verdict"), False), (t("Why"), False)]
     rows = [
         [
             (str(c.line), ""),
@@ -585,7 +593,12 @@ def _all_claims(r: ValidateOutput) -> list[str]:
 def _specs(r: ValidateOutput) -> list[str]:
     if not r.spec_checks:
         return []
-    heads = [(t("Line"), True), (t("Part"), False), (t("The quote says"), False), (t("Our catalog"), False)]
+    heads = [
+        (_line_head(), True),
+        (_part_head(), False),
+        (t("The quote says"), False),
+        (t("Our catalog"), False),
+    ]
     rows = [
         [
             (str(s.line), ""),

@@ -73,7 +73,7 @@ def unknown() -> str:
 
 
 def gpu_label(index: object) -> str:
-    return t("GPU {index}", index=index)
+    return t("GPU{index}", index=index)
 
 
 def link_label(gen: int, width: int) -> str:

@@ -330,8 +330,11 @@ class WriteError(UserError, OSError):
         self.errno = errno
 
 
-def atomic_write(path: str | Path, text: str, mode: int | None = None, *, parents: bool = False) -> None:
-    """Write `text` to the file at `path` so that what was there is never lost or half-replaced.
+def atomic_write(
+    path: str | Path, text: str | bytes, mode: int | None = None, *, parents: bool = False
+) -> None:
+    """Write `text` (UTF-8; or bytes as they are, a picture) to the file at `path` so that what was there is
+    never lost or half-replaced.
 
     - A regular file (or none yet) is written to a temp file in the same folder, fsynced and renamed
       over the target: a crash leaves the old file or the new one, never half of one. It gets `mode`,
@@ -449,7 +452,13 @@ def _check_folder(path: Path, folder: Path, parents: bool) -> None:
         )
 
 
-def _replace(path: Path, target: Path, text: str, st: os.stat_result | None, mode: int | None) -> None:
+def _data(text: str | bytes) -> bytes:
+    return text.encode("utf-8") if isinstance(text, str) else text
+
+
+def _replace(
+    path: Path, target: Path, text: str | bytes, st: os.stat_result | None, mode: int | None
+) -> None:
     """The atomic write: a temp file in the target's folder, fsync, rename over the target."""
     if mode is None:
         mode = stat.S_IMODE(st.st_mode) if st is not None else default_mode()
@@ -460,8 +469,8 @@ def _replace(path: Path, target: Path, text: str, st: os.stat_result | None, mod
     except OSError as exc:
         raise _error_for(path, exc, folder, st is not None) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_data(text))
             fh.flush()
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)
@@ -485,13 +494,15 @@ def _replace(path: Path, target: Path, text: str, st: os.stat_result | None, mod
     _sync_folder(folder)
 
 
-def _write_in_place(path: Path, target: Path, text: str, st: os.stat_result, mode: int | None) -> None:
+def _write_in_place(
+    path: Path, target: Path, text: str | bytes, st: os.stat_result, mode: int | None
+) -> None:
     """A file with hard links (more than one name for the same file) is written in place, through
     its inode. Replacing it, as _replace does, would give this name a new file and leave every other
     name on the old content: the links would silently stop being the same file. In place is not
     atomic (a crash in the middle can leave it half-written), so the free space is checked first and
     the file is only touched when the whole text fits."""
-    data = text.encode("utf-8")
+    data = _data(text)
     grow = len(data) - st.st_size
     if grow > 0 and hasattr(os, "statvfs"):
         try:
@@ -533,7 +544,7 @@ def _open_descriptor(path: Path) -> int | None:
     return None
 
 
-def _write_fd(path: Path, fd: int, text: str) -> None:
+def _write_fd(path: Path, fd: int, text: str | bytes) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and stream.fileno() == fd:
@@ -541,7 +552,7 @@ def _write_fd(path: Path, fd: int, text: str) -> None:
         except (OSError, ValueError, AttributeError):
             pass  # a test's captured stream has no descriptor
     try:
-        _write_all(fd, text.encode("utf-8"))
+        _write_all(fd, _data(text))
     except BrokenPipeError:
         pass  # the reader has gone, as with `| head`: nothing more to say
     except OSError as exc:
@@ -550,7 +561,7 @@ def _write_fd(path: Path, fd: int, text: str) -> None:
         raise _error_for(path, exc, path.parent, False) from None
 
 
-def _write_direct(path: Path, text: str) -> None:
+def _write_direct(path: Path, text: str | bytes) -> None:
     """A device, FIFO or pipe: opened and written to, as a shell's `>` would; never replaced."""
     # a FIFO without a reader is said at once (ENXIO) rather than waited on for ever; once open, the
     # writes block as usual
@@ -562,7 +573,7 @@ def _write_direct(path: Path, text: str) -> None:
     try:
         if nonblock:
             os.set_blocking(fd, True)
-        _write_all(fd, text.encode("utf-8"))
+        _write_all(fd, _data(text))
     except BrokenPipeError:
         pass  # the reader has gone, as with `| head`: nothing more to say
     except OSError as exc:

@@ -17,7 +17,7 @@ def check_output(path: str) -> None:
         check_writable(path)
 
 
-def write_output(path: str, text: str) -> bool:
+def write_output(path: str, text: str | bytes) -> bool:
     """Write `text` to the `-o` path; True when it went to a file (the caller says so on standard
     error), False for `-`, where the text itself is the output."""
     if path == STDOUT:
@@ -27,3 +27,57 @@ def write_output(path: str, text: str) -> bool:
 
     atomic_write(path, text)
     return True
+
+
+def start_report(path: str | None, fmt: str) -> None:
+    """Before the work: `-o` with the text report (which is laid out for the terminal) is refused, and a
+    path that surely cannot be written is said now."""
+    if not path:
+        return
+    if fmt == "text":
+        from advisor.base.errors import UserError
+
+        raise UserError(
+            "-o writes the markdown, json, html, svg or png report; the text report is for the terminal",
+            hint="give --format html (or another), or redirect the text: > FILE",
+        )
+    check_output(path)
+
+
+def write_report(path: str | None, data: str | bytes) -> None:
+    """A report to standard output, or to the `-o` file (atomic, said on standard error). A picture is
+    never written to a terminal, where its bytes would show as noise and could move the cursor."""
+    if not path or path == STDOUT:
+        if isinstance(data, bytes):
+            if sys.stdout.isatty():
+                from advisor.base.errors import UserError
+
+                raise UserError(
+                    "--format png writes a picture, not text for the terminal",
+                    hint="give -o FILE.png, or redirect it: > FILE.png",
+                )
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+        return
+    if write_output(path, data):
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def drawing_or_page(fmt: str, plan, page) -> str | bytes:
+    """The html, svg or png report of a plan: `page()` the HTML page, the drawing of `plan` (a
+    PlanOutput) for svg, and its picture for png, whose font and renderer are said on standard error."""
+    if fmt == "html":
+        return page()
+    from advisor.render.drawing import machine_svg, svg_file
+
+    if fmt == "svg":
+        return svg_file(plan)
+    from advisor.base.notices import note
+    from advisor.render.picture import png
+
+    picture = png(lambda font: machine_svg(plan, title=True, font=font))
+    note(picture.note)
+    return picture.png

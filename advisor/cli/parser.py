@@ -164,18 +164,26 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     s.add_argument("--kernel-iommu", choices=["pt", "on", "off"], help="the kernel command line's IOMMU mode")
 
 
-def _add_output_args(p: argparse.ArgumentParser, formats: str | None, explain: bool = True) -> None:
+FORMATS = ["text", "markdown", "json", "html", "svg", "png"]
+REPORT_HELP = "html (a page to send on), svg (the drawing) or png (its picture)"
+OUTPUT_HELP = "write it to FILE (any format but text)"
+
+
+def _add_output_args(
+    p: argparse.ArgumentParser, formats: str | None, explain: bool = True, reports: bool = False
+) -> None:
     """-h, --json, and where the command has them --format (`formats` says what markdown is for) and
-    --explain, as one group."""
+    --explain, as one group; `reports`: the html, svg and png formats too, and -o FILE."""
     o = p.add_argument_group("output")
     o.add_argument("-h", "--help", action="help", help="show this help and exit")
     o.add_argument(
         "--json", action="store_true", help="JSON for scripts" + (" (= --format json)" if formats else "")
     )
     if formats:
-        o.add_argument(
-            "--format", choices=["text", "markdown", "json"], default="text", metavar="FORMAT", help=formats
-        )
+        choices = FORMATS if reports else ["text", "markdown", "json"]
+        o.add_argument("--format", choices=choices, default="text", metavar="FORMAT", help=formats)
+        if reports:
+            o.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     if explain:
         o.add_argument("--explain", action="store_true", help="every figure's formula, inputs and constants")
 
@@ -427,7 +435,7 @@ def parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     _add_build_args(p)
-    _add_output_args(p, "text, markdown (a report to share) or json")
+    _add_output_args(p, "text, markdown, json, " + REPORT_HELP, reports=True)
     _add_workload_args(p, required=False)
 
     wl = sub.add_parser(
@@ -508,10 +516,12 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="machine-readable output (same as --format json)")
     v.add_argument(
         "--format",
-        choices=["text", "markdown", "json"],
+        choices=FORMATS,
         default="text",
-        help="markdown: a report to forward to the vendor",
+        metavar="FORMAT",
+        help="text, json, markdown (a report to forward to the vendor), " + REPORT_HELP,
     )
+    v.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     v.add_argument(
         "--explain",
         action="store_true",

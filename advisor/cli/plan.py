@@ -222,31 +222,14 @@ def request_from_args(args, job: str):
 
 def cmd_plan(args) -> int:
     from advisor.assess import assess
+    from advisor.cli.output import drawing_or_page, start_report, write_report
     from advisor.outputs.plan import plan_output
 
+    fmt = "json" if args.json else args.format
+    start_report(args.output, fmt)
     a = assess(request_from_args(args, "plan"))
     pred, findings, analysis = a.prediction, list(a.findings), a.analysis
-    fmt = "json" if args.json else args.format
-    if fmt == "json":
-        out = plan_output(pred, findings, explain=args.explain)
-        if analysis is not None:
-            from advisor.outputs.workload import workload_output
-
-            out.workload = workload_output(analysis, explain=args.explain)
-        print(out.json_text())
-    elif fmt == "markdown":
-        from advisor.render.plan import render_markdown
-
-        print(render_markdown(pred, findings), end="")
-        if analysis is not None:
-            from rich.console import Console
-
-            from advisor.render.workload import render_text as workload_text
-
-            con = Console(record=True, width=100, file=io.StringIO())
-            workload_text(analysis, explain=args.explain, console=con)
-            print("\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```")
-    else:
+    if fmt == "text":
         from advisor.render.layout import terminal_console
         from advisor.render.plan import render_text
 
@@ -257,6 +240,32 @@ def cmd_plan(args) -> int:
 
             con.rule("Workload")
             workload_text(analysis, explain=args.explain, console=con)
+        return 0
+    if fmt == "markdown":
+        from advisor.render.plan import render_markdown
+
+        text = render_markdown(pred, findings)
+        if analysis is not None:
+            from rich.console import Console
+
+            from advisor.render.workload import render_text as workload_text
+
+            con = Console(record=True, width=100, file=io.StringIO())
+            workload_text(analysis, explain=args.explain, console=con)
+            text += "\n## Workload\n\n```text\n" + con.export_text().rstrip() + "\n```\n"
+        write_report(args.output, text)
+        return 0
+    out = plan_output(pred, findings, explain=args.explain and fmt == "json")
+    if analysis is not None:
+        from advisor.outputs.workload import workload_output
+
+        out.workload = workload_output(analysis, explain=args.explain and fmt == "json")
+    if fmt == "json":
+        write_report(args.output, out.json_text() + "\n")
+        return 0
+    from advisor.render.report import plan_html
+
+    write_report(args.output, drawing_or_page(fmt, out, lambda: plan_html(out)))
     return 0
 
 

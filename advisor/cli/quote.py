@@ -9,11 +9,14 @@ from advisor.base.errors import UserError
 
 
 def cmd_validate(args) -> int:
+    from advisor.cli.output import drawing_or_page, start_report, write_report
     from advisor.model.catalog.store import load_catalog
     from advisor.quote.check import evaluate_quote
     from advisor.quote.reader import read_quote
     from advisor.render.quote import render
 
+    fmt = "json" if args.json else args.format
+    start_report(args.output, fmt)
     if args.quote == "-":
         raw, name = (
             sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(),
@@ -34,9 +37,18 @@ def cmd_validate(args) -> int:
     catalog = load_catalog([Path(d) for d in args.catalog])
     quote = read_quote(text, name, catalog)
     result = evaluate_quote(quote, catalog, tuple(args.rules))
-    print(
-        render(result, "json" if args.json else args.format, explain=getattr(args, "explain", False)), end=""
-    )
+    if fmt in ("html", "svg", "png"):
+        from advisor.render.report import validate_html
+
+        if fmt != "html" and result.plan is None:
+            raise UserError(
+                f"{name}: the build the quote describes could not be evaluated, so there is no machine to draw"
+                + (f" ({result.build_problems[0]})" if result.build_problems else ""),
+                hint="--format html reports the quote without the drawing",
+            )
+        write_report(args.output, drawing_or_page(fmt, result.plan, lambda: validate_html(result)))
+    else:
+        write_report(args.output, render(result, fmt, explain=getattr(args, "explain", False)))
     if getattr(args, "save_prices", None):
         _save_prices(args, quote, name)
     return result.exit_code

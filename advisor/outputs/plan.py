@@ -7,9 +7,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from advisor.findings.finding import Finding
-from advisor.findings.verdict import verdict_line
+from advisor.findings.verdict import verdict
 from advisor.model.constants import constants
-from advisor.model.machine import Node
+from advisor.model.machine import Machine, Node
 from advisor.model.predict import Prediction, nic_matrix, topo_matrix
 from advisor.model.readiness import PairReadiness, readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
@@ -179,12 +179,32 @@ class ReadinessOut(Output):
     layers: list[LayerOut]
 
 
+class TreeNodeOut(Output):
+    id: str
+    kind: Literal["socket", "host_bridge", "root_port", "chipset", "switch", "gpu", "nvme", "nic"]
+    parent: str | None = Field(description="The node it hangs from (null: a socket)")
+    socket: int
+    name: str | None = Field(
+        description="What tells it from its siblings: a CPU's or GPU's model, a host bridge's number, the "
+        "chipset's name, a switch's chip or id, a NIC's name (null where the kind says all)"
+    )
+    connector: str | None = Field(description="The slot or M.2 socket a device sits in")
+    index: int | None = Field(description="A GPU's or NIC's index")
+    link: LinkOut | None = Field(description="The link up to its parent, where it has one")
+
+
 class PlanOutput(Output):
     schema_version: Literal[1] = 1
     verdict: str = Field(
         default="", description="One line: is this a good multi-GPU build, and what matters most"
     )
+    verdict_severity: Literal["error", "warning", "ok"] = Field(
+        default="ok", description="How bad the verdict is: error (not ready), warning (held back) or ok"
+    )
     build: str | None
+    cpu_name: str | None = Field(default=None, description="The CPU as the catalog names it")
+    board_name: str | None = Field(default=None, description="The board as the catalog names it")
+    system_name: str | None = Field(default=None, description="The system as the catalog names it")
     cpu: str | None
     board: str | None
     system: str | None = Field(
@@ -205,6 +225,11 @@ class PlanOutput(Output):
         "command that settles it",
     )
     topo: TopoOut
+    tree: list[TreeNodeOut] = Field(
+        default_factory=list,
+        description="The PCIe tree of one node, parents before children: sockets, host bridges, root ports, "
+        "chipset, switches and devices, for drawing the machine",
+    )
     devices: list[DeviceOut]
     unlinked: list[str] = Field(description="Devices placed where no lanes reach them")
     allocation_notes: list[str] = Field(description="What the lane allocation did, in plain words")
@@ -325,10 +350,15 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             **extra,
         )
     extra = {"constants": {c.name: ConstantOut.of(c) for c in constants().values()}} if explain else {}
+    v = verdict(pred, list(findings or []))
     return PlanOutput(
         schema_version=1,
-        verdict=verdict_line(pred, list(findings or [])),
+        verdict=v.line,
+        verdict_severity=v.severity,  # type: ignore[arg-type]
         build=m.build.name if m.build else None,
+        cpu_name=m.cpu.name if m.cpu else None,
+        board_name=m.board.name if m.board else None,
+        system_name=m.system.name if m.system is not None else None,
         cpu=m.cpu.id if m.cpu else None,
         board=m.board.id if m.board else None,
         system=m.system.id if m.system is not None else None,
@@ -360,6 +390,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
             nics=[f"NIC{n.index}" for n in m.nics if n.link is not None],
             nic_matrix=nic_matrix(pred) if any(n.link is not None for n in m.nics) else [],
         ),
+        tree=_tree(m),
         devices=[_device(n) for n in m.nodes.values() if n.kind in ("nvme", "nic")],
         unlinked=list(m.unlinked),
         allocation_notes=list(m.notes),
@@ -381,6 +412,67 @@ def _host_all(pred: Prediction, explain: bool) -> HostAllOut | None:
         **_typical(h2d_gbps=h, d2h_gbps=d),
         **({"derivation": {"h2d": Derivation.of(h), "d2h": Derivation.of(d)}} if explain else {}),
     )
+
+
+def _tree(m: Machine) -> list[TreeNodeOut]:
+    """The machine's nodes, each after its parent, with the name that tells it from its siblings."""
+    out: list[TreeNodeOut] = []
+    seen: set[str] = set()
+
+    def add(n: Node) -> None:
+        seen.add(n.id)
+        out.append(
+            TreeNodeOut(
+                id=n.id,
+                kind=n.kind.value,  # type: ignore[arg-type]
+                parent=n.parent,
+                socket=n.socket,
+                name=_name(m, n),
+                connector=n.connector,
+                index=n.index,
+                link=None
+                if n.link is None
+                else LinkOut(
+                    gen=n.link.gen,
+                    width=n.link.width,
+                    max_gen=n.link.max_gen,
+                    max_width=n.link.max_width,
+                    limited_by=list(n.link.limited_by),
+                ),
+            )
+        )
+        for c in m.children(n.id):
+            if c.id not in seen:
+                add(c)
+
+    for n in m.nodes.values():
+        if n.parent is None and n.id not in seen:
+            add(n)
+    return out
+
+
+# the model labels a node "<its kind in words> <its name>"; the name alone is what a drawing adds to
+# the kind, which a face says in its own words
+_KIND_WORDS = {
+    "host_bridge": "host bridge",
+    "root_port": "root port",
+    "chipset": "chipset",
+    "switch": "switch",
+}
+
+
+def _name(m: Machine, n: Node) -> str | None:
+    if n.kind == "socket":
+        return m.cpu.name if m.cpu else None
+    if n.kind == "gpu":
+        return n.gpu.name if n.gpu else n.label
+    if n.kind == "switch" and n.chip:
+        return n.chip
+    if n.kind in _KIND_WORDS:
+        return n.label.removeprefix(_KIND_WORDS[n.kind]).strip() or None
+    if n.kind == "nvme":
+        return None
+    return n.label
 
 
 def _device(n: Node) -> DeviceOut:

@@ -23,7 +23,7 @@ _STATUS = {
 }
 
 
-def _money(x: QuoteLineOut) -> str:
+def money(x: QuoteLineOut) -> str:
     if x.price is None:
         return ""
     sym = {"USD": "$", "EUR": "€", "CNY": "¥", "GBP": "£"}.get(x.currency or "", "")
@@ -128,7 +128,7 @@ def render_text(r: ValidateOutput, width: int | None = None, explain: bool = Fal
             cells += f"{src[:22]:22} "
         elif src and not src.startswith("none written"):
             what += f" (qty from {src})"
-        cells += f"{_money(x):>12}  "
+        cells += f"{money(x):>12}  "
         lines += _para(con, what, width, first=cells)
     if r.missing:
         lines += [""] + _para(
@@ -250,7 +250,7 @@ def render_markdown(r: ValidateOutput) -> str:
         if x.status in ("part", "recognized", "not_in_catalog"):
             text = md(x.text)
             qty = f"{x.qty}{'?' if x.qty_unclear else ''} ({x.qty_source})"
-            out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {_money(x)} |")
+            out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {money(x)} |")
     out.append("")
     if plan and _lanes(plan):
         out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {md(s)}" for s in _lanes(plan)]

@@ -757,6 +757,26 @@ class AdvisorApp(App):
             must_exist=False,
         )
 
+    def action_export_html(self) -> None:
+        """The report `advisor plan --format html` writes: one page to send on, next to the build."""
+        pred = self.planner.prediction
+        if pred is None:
+            self.notify(f"nothing to export: {self.planner.error}", severity="error")
+            return
+        from advisor.outputs.plan import plan_output
+        from advisor.render.report import plan_html
+
+        path = self.planner.path
+        default = str(path.with_name(f"{path.stem}-report.html")) if path else "build-report.html"
+        text = plan_html(plan_output(pred, self.planner.findings))
+        self.ask_path(
+            "Export the report (HTML)",
+            lambda target: self.write_report(target, text, "report"),
+            default,
+            (".html", ".htm"),
+            must_exist=False,
+        )
+
     # ------------------------------------------------------------------ quote, measure
 
     def action_open_quote(self) -> None:
@@ -831,6 +851,26 @@ class AdvisorApp(App):
                 lambda path: self.write_report(path, text, "quote report"),
                 "quote-report.md",
                 (".md",),
+                must_exist=False,
+            )
+
+    @on(Button.Pressed, "#quote-export-html")
+    def _quote_export_html(self) -> None:
+        """The page `advisor validate --format html` writes, next to the quote file when there is one."""
+        pane = self.query_one(QuotePane)
+        text = pane.html()
+        if text is not None and pane.result is not None:
+            origin = Path(pane.result.quote.file)
+            default = (
+                str(origin.with_name(f"{origin.stem}-review.html"))
+                if origin.is_file()
+                else "quote-review.html"
+            )
+            self.ask_path(
+                "Export the quote report (HTML)",
+                lambda path: self.write_report(path, text, "quote report"),
+                default,
+                (".html", ".htm"),
                 must_exist=False,
             )
 
@@ -1007,7 +1047,12 @@ class AdvisorApp(App):
             ("Save as…", "write the build to another file", self.action_save_as),
             ("Open build…", "open a build YAML file", self.action_open),
             ("Revert to saved file", "drop unsaved changes and the autosave", self.action_revert),
-            ("Export report…", "the plan as Markdown", self.action_export),
+            ("Export report (Markdown)…", "the plan as Markdown", self.action_export),
+            (
+                "Export report (HTML)…",
+                "one page to send on: the verdict, a drawing of the machine, the figures, the findings",
+                self.action_export_html,
+            ),
             ("Undo", "undo the last edit", self.action_undo),
             ("Redo", "redo", self.action_redo),
             ("Automatic placement", "every card back to the best slots", self.action_auto_place),

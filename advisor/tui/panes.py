@@ -55,7 +55,8 @@ class QuotePane(VerticalScroll):
         with Horizontal(classes="buttons"):
             yield Button("Check", variant="primary", id="quote-check")
             yield Button("Open quote file…", id="quote-open")
-            yield Button("Export report…", id="quote-export", disabled=True)
+            yield Button("Export .md…", id="quote-export", disabled=True)
+            yield Button("Export .html…", id="quote-export-html", disabled=True)
         yield Static(id="quote-verdict")
         yield DataTable(id="quote-lines", cursor_type="row", show_cursor=False)
         yield Static(id="quote-claims")
@@ -92,6 +93,7 @@ class QuotePane(VerticalScroll):
         self.result = result
         self._show(result)
         self.query_one("#quote-export", Button).disabled = False
+        self.query_one("#quote-export-html", Button).disabled = False
         self.post_message(self.Checked(result, quote.build, name))
 
     def _show(self, r: ValidateOutput) -> None:
@@ -158,6 +160,11 @@ class QuotePane(VerticalScroll):
         from advisor.render.quote import render
 
         return render(self.result, "markdown") if self.result else None
+
+    def html(self) -> str | None:
+        from advisor.render.report import validate_html
+
+        return validate_html(self.result) if self.result else None
 
 
 class MeasurePane(Vertical):

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.base.inputs import MAX_BYTES, decode, read_bytes
 
 
 def cmd_validate(args) -> int:
@@ -15,23 +16,28 @@ def cmd_validate(args) -> int:
     from advisor.render.quote import render
 
     if args.quote == "-":
-        raw, name = (
-            sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(),
-            "<stdin>",
-        )
+        name = "<stdin>"
+        raw = _read_stdin(MAX_BYTES)
     else:
         name = args.quote
-        try:
-            raw = Path(args.quote).read_bytes()
-        except OSError as exc:
-            raise UserError(f"{args.quote}: cannot read the quote: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(
-            f"{name}: this is not a text file (not UTF-8)", hint="save the quote as text, CSV or YAML"
-        ) from None
+        raw = read_bytes(args.quote)
+    text = decode(raw, name, "a quote")
     catalog = load_catalog([Path(d) for d in args.catalog])
     result = evaluate_quote(read_quote(text, name, catalog), catalog, tuple(args.rules))
     print(render(result, "json" if args.json else args.format), end="")
     return result.exit_code
+
+
+def _read_stdin(limit: int) -> bytes:
+    """A quote piped in, read up to `limit` bytes: more is refused, never read to its end."""
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+    if stream is None:
+        raw = sys.stdin.read(limit + 1).encode()
+    else:
+        raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise UserError(
+            f"<stdin>: is more than {limit:,} bytes; advisor reads files of at most {limit:,} bytes",
+            hint="is this the right file? A quote is far smaller",
+        )
+    return raw

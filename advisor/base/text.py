@@ -84,6 +84,29 @@ def for_markdown(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", s).replace("\n", " ")
 
 
+# A part's name, id or alias in the catalog is at most about 60 characters ("RTX 4090 48GB (modified,
+# aftermarket clamshell rework, blower)"); a name far longer names no part, and matching it fuzzily
+# against every catalog name takes time in proportion to its length times theirs
+MAX_NAME = 200
+
+
+def clip(text: str, most: int = 60) -> str:
+    """`text` shortened for a message: its first `most` characters and how long it was."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text):,} characters)"
+
+
+def long_name(text: str, what: str = "part") -> str | None:
+    """Why `text` cannot be a `what`'s name (longer than any name in the catalog), or None."""
+    if len(text) <= MAX_NAME:
+        return None
+    return (
+        f"a {what} name of {len(text):,} characters is longer than any in the catalog (at most {MAX_NAME}): "
+        f"{plain(clip(text))!r}"
+    )
+
+
 # Cyrillic and Greek letters drawn like Latin ones: "RТX 4090" with a Cyrillic Т reads as RTX 4090 to
 # a person and to a matcher that drops what is not Latin, but is another text.
 _LOOKALIKE = dict(

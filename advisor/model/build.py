@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from advisor.base.text import lookalikes
+from advisor.base.text import long_name, lookalikes
 from advisor.model.catalog.models import Strict
 
 # Sane ranges of a build's numbers: a number outside them is a typo or a hostile
@@ -36,6 +36,8 @@ def _latin_name(cls, value: str | None) -> str | None:
     """A part name that mixes Latin with Cyrillic or Greek lookalikes ("RТX 4090" with a Cyrillic Т)
     would match the Latin part only by chance: refused at its line, with the Latin spelling."""
     if isinstance(value, str):
+        if too_long := long_name(value):
+            raise ValueError(too_long)
         found = lookalikes(value)
         if found:
             raise ValueError(found.sentence(value))

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from advisor.base.text import has_hidden, visible
+from advisor.base.text import has_hidden, long_name, visible
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
@@ -104,6 +104,16 @@ class Part(Strict):
         "does not rest on a primary page among `sources` (secondary or inferred, with its source and "
         "reasoning). A value not named here rests on the entry's sources, primary where they are.",
     )
+
+    @field_validator("name", "aliases", "part_numbers")
+    @classmethod
+    def _name_sized(cls, value):
+        """A part's names are matched against every name a user writes: one longer than any real part
+        name is a mistake (or a file made to slow every lookup down), refused at its line."""
+        for text in value if isinstance(value, list) else [value]:
+            if too_long := long_name(text):
+                raise ValueError(too_long)
+        return value
 
     @model_validator(mode="after")
     def _basis_names_fields(self) -> Part:

@@ -473,7 +473,7 @@ def test_a_saved_build_keeps_every_section_it_was_given():
     import yaml
 
     from advisor.model.build import Build
-    from advisor.session.planner import build_yaml
+    from advisor.session.buildyaml import build_yaml
 
     data = yaml.safe_load(HERO.read_text())
     data |= {

@@ -6,7 +6,9 @@ import pytest
 
 from advisor.base.errors import UserError
 from advisor.model.buildfile import build_from_flags, load_build
-from advisor.session.planner import Planner, build_yaml, generated_name, name_form
+from advisor.session.buildyaml import build_yaml
+from advisor.session.naming import generated_name, name_form
+from advisor.session.planner import Planner
 from tests.conftest import ROOT
 
 

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from advisor.model.buildfile import load_build
-from advisor.session.planner import HEADER
+from advisor.session.buildyaml import HEADER
 from advisor.tui.app import AdvisorApp
 from tests.conftest import ROOT
 from tests.test_tui import pick

@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import DataTable, OptionList
 
 from advisor.model.catalog.store import load_catalog
-from advisor.session import planner
+from advisor.session import parts
 from advisor.tui.app import AdvisorApp
 from advisor.tui.dialogs import ChoicePicker
 from tests.conftest import ROOT
@@ -150,7 +150,7 @@ async def test_picker_columns_use_the_width_of_a_wide_terminal():
         rows = await open_picker(pilot, "b")
         hero = rows["ASUS ROG Maximus Z790 Hero"]
         assert hero.startswith("2 CPU x16 slots (x16, or x8/x8 with both)"), hero
-        assert hero == planner.board_summary(app.planner.board) + " current"  # whole, nothing cut
+        assert hero == parts.board_summary(app.planner.board) + " current"  # whole, nothing cut
         assert "ASUS ROG Strix Z790-E Gaming WiFi" in rows  # the name whole
         table = app.screen.query_one(DataTable)
         drawn = sum(c.get_render_width(table) for c in table.columns.values())
@@ -207,13 +207,13 @@ SUMMARIES = {
 
 @pytest.mark.parametrize("board", list(SUMMARIES))
 def test_the_board_summary_reads_the_catalog_wiring(board):
-    assert planner.board_summary(load_catalog().get(board)) == SUMMARIES[board]
+    assert parts.board_summary(load_catalog().get(board)) == SUMMARIES[board]
 
 
 def test_every_board_summary_counts_its_cpu_x16_slots():
     for b in load_catalog().boards:
         on_cpu = [c for c in b.slots if b.group(c.group).source == "cpu" and (c.physical or c.width) >= 16]
-        text = planner.board_summary(b)
+        text = parts.board_summary(b)
         if on_cpu:
             n = len(on_cpu)
             assert text.startswith(f"{n} CPU x16 slot{'s' if n > 1 else ''} ("), (b.id, text)
@@ -278,8 +278,8 @@ async def test_enter_takes_the_best_match_of_what_was_typed(tmp_path):
 def test_match_rank_puts_names_before_specs():
     from advisor.tui.dialogs import match_rank
 
-    a = planner.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
-    b = planner.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
+    a = parts.Choice("PCIEx16(G5)_1", "PCIEx16(G5)_1", "x16, swaps with GPU1 in PCIEX16(G5)_2")
+    b = parts.Choice("PCIEX16(G5)_2", "PCIEX16(G5)_2", "x16: here now")
     assert match_rank(b, "G5)_2") < match_rank(a, "G5)_2")
     assert match_rank(a, "nothing like it") is None
     assert match_rank(a, "") == match_rank(b, "")  # no text: the picker's own order

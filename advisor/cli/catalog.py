@@ -141,7 +141,13 @@ def cmd_rules(args, ap) -> int:
         checks = (
             f"{rule.when}  (evaluated per {_per(rule.scope)})"
             if isinstance(rule, Rule)
-            else f"{rule.what}  (a check `advisor doctor` makes of the machine it runs on)"
+            else f"{rule.what}  ("
+            + (
+                "a check `advisor doctor` makes of the machine it runs on"
+                if rule.scope == "doctor"
+                else "a check `advisor validate` makes of a quote's named parts"
+            )
+            + ")"
         )
         print("What it checks\n" + _wrap(checks, width, "  ") + "\n")
         if isinstance(rule, Rule) and rule.supposes:

@@ -511,6 +511,11 @@ def parser() -> argparse.ArgumentParser:
         default="text",
         help="markdown: a report to forward to the vendor",
     )
+    v.add_argument(
+        "--explain",
+        action="store_true",
+        help="how each line was read: the parts list, each count and where it was read, what was not counted",
+    )
     v.add_argument("--catalog", action="append", default=[], metavar="DIR", help=CATALOG_HELP)
     v.add_argument("--rules", action="append", default=[], metavar="DIR", help="a folder of your own rules")
 

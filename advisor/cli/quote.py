@@ -24,7 +24,9 @@ def cmd_validate(args) -> int:
     text = decode(raw, name, "a quote")
     catalog = load_catalog([Path(d) for d in args.catalog])
     result = evaluate_quote(read_quote(text, name, catalog), catalog, tuple(args.rules))
-    print(render(result, "json" if args.json else args.format), end="")
+    print(
+        render(result, "json" if args.json else args.format, explain=getattr(args, "explain", False)), end=""
+    )
     return result.exit_code
 
 

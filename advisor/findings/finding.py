@@ -70,13 +70,13 @@ class Rule(Strict):
 
 
 class Check(Strict):
-    """A check that is a procedure, not a condition over facts (`advisor doctor` reading a device tree),
-    registered beside the rules so that every id the tool prints is documented (`advisor rules explain`)."""
+    """A check that is a procedure, not a condition over facts (`advisor doctor` reading a device tree,
+    `advisor validate` judging a quote's named parts), registered beside the rules so that every id the tool prints is documented (`advisor rules explain`)."""
 
     id: str = Field(pattern=r"^[A-Z][A-Z0-9]*[0-9]{3}$")
     category: Category
     severity: Severity
-    scope: Literal["doctor"] = "doctor"
+    scope: Literal["doctor", "quote"] = "doctor"
     title: str
     what: str = Field(description="What the check looks at and when it fires, in words")
     why: str

@@ -103,12 +103,18 @@ def rule_by_id(rule_id: str, extra_dirs: tuple[str, ...] = ()) -> Rule | Check |
 
 @lru_cache(maxsize=1)
 def load_checks() -> list[Check]:
-    """The checks registered beside the rules (rules/doctor.yaml): procedures with ids and documentation."""
-    path = bundled("rules") / "doctor.yaml"
-    parsed, problems = validate(CheckFile, load_bundled(path), str(path))
-    if problems or parsed is None:
-        raise UserError(problems=problems)
-    return list(parsed.checks)
+    """The checks registered beside the rules (files of `kind: checks` in rules/: doctor's, the quote
+    check's): procedures with ids and documentation."""
+    checks: list[Check] = []
+    for path in sorted(bundled("rules").glob("*.yaml")):
+        data = load_bundled(path)
+        if not isinstance(data, LineDict) or data.get("kind") != "checks":
+            continue
+        parsed, problems = validate(CheckFile, data, str(path))
+        if problems or parsed is None:
+            raise UserError(problems=problems)
+        checks += parsed.checks
+    return checks
 
 
 @lru_cache(maxsize=8)

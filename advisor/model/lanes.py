@@ -572,3 +572,15 @@ def _to_machine(
         placement=placement,
         node_count=build.nodes,
     )
+
+
+def widths_with(board: Board, populated: list[tuple[Connector, str]]) -> dict[str, int]:
+    """The width each connector gets with exactly these populated ((connector, 'gpu' or 'nvme')), by
+    this module's own lane allocation, one lane group at a time (the app's board summaries use it)."""
+    out: dict[str, int] = {}
+    groups: dict[str, list] = {}
+    for conn, kind in populated:
+        groups.setdefault(conn.group, []).append((conn, Device(conn.name, kind, 5, conn.width), conn.width))
+    for gid, members in groups.items():
+        out.update(_allocate_group(board.group(gid), members))
+    return out

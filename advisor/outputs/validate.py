@@ -25,11 +25,21 @@ class QuoteLineOut(Output):
     line: int
     text: str
     status: Literal[
-        "part", "recognized", "not_in_catalog", "title", "total", "claim", "header", "continued", "other"
+        "part",
+        "recognized",
+        "not_in_catalog",
+        "title",
+        "mention",
+        "total",
+        "claim",
+        "header",
+        "continued",
+        "other",
     ] = Field(
         description="part: a catalog CPU/board/GPU; recognized: PSU, RAM, SSD, NIC, bridge; not_in_catalog: a part "
-        "the catalog lacks; title: repeats the items (not counted); total, claim, header; continued: the rest "
-        "of the table row above (a wrapped description); other: not a part"
+        "the catalog lacks; title: repeats the items (not counted); mention: names a part outside the parts "
+        "list (a summary, a per-card table, a candidate, prose): shown and cross-checked, not counted; total, "
+        "claim, header; continued: the rest of the table row above (a wrapped description); other: not a part"
     )
     parts: list[PartOut]
     qty: int
@@ -37,6 +47,10 @@ class QuoteLineOut(Output):
     qty_unclear: bool
     price: float | None
     currency: str | None
+    read_as: str = Field(
+        default="",
+        description="How the line was read, in words ('a mention outside the parts list: not counted')",
+    )
 
 
 class ClaimVerdict(Output):
@@ -56,6 +70,15 @@ class SpecCheckOut(Output):
     catalog: str = Field(description="What the catalog lists for it")
     agrees: bool
     source: str | None = Field(description="The catalog entry's first source")
+
+
+class PartCheckOut(Output):
+    id: str = Field(
+        description="QTE001: the PSU against the parts' power; QTE002: the CPU's lanes against the GPUs; "
+        "QTE003: the model the quote states against the GPUs' memory"
+    )
+    severity: Literal["error", "warning"]
+    message: str
 
 
 class QuoteOut(Output):
@@ -89,4 +112,9 @@ class ValidateOutput(Output):
     alternatives: list[str] = Field(description="Outcomes that depend on a choice the quote leaves open")
     spec_checks: list[SpecCheckOut] = Field(
         description="A part's spec written in the quote (a board's slot list), checked against the catalog"
+    )
+    part_checks: list[PartCheckOut] = Field(
+        default_factory=list,
+        description="What the named parts settle when the build cannot be evaluated (a part the catalog lacks): "
+        "the PSU against the GPUs' power, the CPU's lanes against the GPU count; an error makes the verdict PROBLEMS",
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from advisor.base.errors import Problem, UserError
 from advisor.quote.reader import Quote
 
 
@@ -20,11 +19,12 @@ def assemble(q: Quote, catalog) -> None:
     bridges = 0
     nics = 0
     stated_ram = 0
+    psu_fixed = False
     item_lines = [x for x in q.lines if x.status in ("part", "recognized", "not_in_catalog")]
     titles = [x for x in q.lines if x.status == "title" and x.parts]
     kinds_in_items = {p.kind for x in item_lines for p in x.parts}
     used = list(item_lines)
-    for t in titles:  # a listing whose only mention of a kind is its title
+    for t in titles if not q.selected else []:  # a listing whose only mention of a kind is its title
         extra = [p for p in t.parts if p.kind not in kinds_in_items]
         if extra:
             used.append(replace(t, parts=extra))
@@ -40,9 +40,15 @@ def assemble(q: Quote, catalog) -> None:
             n = x.qty if len([pp for pp in x.parts if pp.kind == p.kind]) == 1 else 1
             if len(x.parts) > 1 and p.kind != "gpu":
                 n = 1
+            if p.count is not None:
+                n = p.count  # "CPU:2× EPYC 9554 显卡:8× RTX 4090": each part's own count
             if p.kind in ("cpu", "board"):
                 if p.kind in data and data[p.kind] != p.part_id:
                     q.notes.append(f"line {x.line}: a second {p.kind} ({p.part_id}); using {data[p.kind]}")
+                elif p.kind == "cpu" and p.part_id == data.get("cpu"):
+                    # the same CPU on a line per socket ("2 sockets" / "- Xeon Gold 6248R" twice)
+                    data["cpu_count"] = int(data.get("cpu_count", 1)) + n
+                    continue
                 data.setdefault(p.kind, p.part_id)
                 if p.kind == "cpu" and n > 1:
                     data["cpu_count"] = n
@@ -52,8 +58,10 @@ def assemble(q: Quote, catalog) -> None:
                 watts = p.value * (n if p.how == "PSU words and wattage" else 1)
                 if p.how == "psu_w":
                     data["psu_w"] = watts  # a structured quote's own figure wins over its items
-                else:
-                    data.setdefault("psu_w", watts)
+                    psu_fixed = True
+                elif not psu_fixed:
+                    # two supplies on two lines ("PSU Primary 1600 W", "PSU Secondary 1000 W") add up
+                    data["psu_w"] = data.get("psu_w", 0) + watts
             elif p.kind == "ram" and p.value:
                 if p.how == "ram_gb":
                     stated_ram = p.value
@@ -106,21 +114,31 @@ def assemble(q: Quote, catalog) -> None:
                 q.unplaced_nvme += 1
         if placed:
             data["nvme"] = placed
+    named = {p.kind for x in used for p in x.parts}
     for k in ("cpu", "board"):
-        if k not in data:
-            q.missing.append(k)
+        if k not in data and k not in named:
+            q.missing.append(k)  # no line names one (a part the catalog lacks is listed apart)
+    if not gpus and "gpu" not in named:
+        q.missing.append("gpu")
     if not gpus:
         q.notes.append("the quote lists no GPU from the catalog")
+    from advisor.model.build import PSU_W, RAM_GB
+
+    for key, (low, high), what in (("psu_w", PSU_W, "PSU watts"), ("ram_gb", RAM_GB, "GB of RAM")):
+        if key in data and not low <= data[key] <= high:
+            # a count read into a wattage ("1600W ×16") never stops the reading: the figure is left out
+            q.notes.append(f"{data[key]:,} {what} is outside {low:,}-{high:,}: left out, ask the vendor")
+            del data[key]
     q.build_data = data
-    if q.missing:
+    if q.missing or "cpu" not in data or "board" not in data:
         return
     try:
         q.build = Build.model_validate(data)
     except Exception as exc:  # pydantic ValidationError
-        raise UserError(
-            problems=[
-                Problem(
-                    f"the quote does not make a valid build: {str(exc).splitlines()[-2:]}", file=q.filename
-                )
-            ]
-        ) from None
+        # what was read is reported, with why it makes no build: never an exit without a report
+        errors = getattr(exc, "errors", None)
+        first = errors()[0] if callable(errors) and errors() else None
+        why = (
+            f"{'.'.join(str(x) for x in first['loc'])}: {first['msg']}" if first else str(exc).splitlines()[0]
+        )
+        q.build_error = f"the parts read do not make a valid build ({why})"

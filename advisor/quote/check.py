@@ -8,12 +8,15 @@ or NCCL on host memory); PASS. The exit code is 0 only for PASS, 1 for the other
 
 from __future__ import annotations
 
+import re
+
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
     ClaimVerdict,
+    PartCheckOut,
     PartOut,
     QuoteLineOut,
     QuoteOut,
@@ -29,6 +32,8 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     from advisor.model.engine import evaluate
 
     pred, findings, problems, alternatives, ask = None, [], [], [], []
+    if quote.build_error:
+        problems.append(quote.build_error)
     build = quote.build
     if build is not None and quote.unplaced_nvme:
         build, pred, alternatives, question = _place_nvme(quote, catalog)
@@ -48,11 +53,18 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
                 build = quote.build  # the build without the NICs that found no slot
         if pred is not None:
             findings = evaluate_rules(pred, catalog=catalog, extra_dirs=rule_dirs)
+    if findings:
+        findings = _on_risers(quote, findings)
     b = quote.build_data
     named = (
         [(catalog.get(g["model"]), g["count"]) for g in b.get("gpus", []) if catalog.get(g["model"])],
         catalog.get(b["cpu"]) if b.get("cpu") else None,
         int(b.get("cpu_count", 1)) if b.get("cpu") else None,
+        sum(
+            x.qty
+            for x in quote.lines
+            if x.status in ("part", "recognized") and any(p.kind == "bridge" for p in x.parts)
+        ),
     )
     stated_cpu_w = _stated_cpu_w(quote)
     claims = [
@@ -65,15 +77,30 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
         )
         for c in quote.claims
     ]
+    # with the build checked, a bridge in the list is a part its NVLink findings (NVL002) judge; one named
+    # outside the list (an upgrade's table) is not in the build, and says the cards can be joined
+    claims += _bridge_claims(quote, named[0], claims, listed=pred is None)
     if build is not None and pred is not None:
         _unclear_counts(quote, catalog, build, claims, named, stated_cpu_w)
     false_claims = [c for c in claims if c.verdict is False]
+    part_checks = _part_checks(quote, named, stated_cpu_w) if pred is None else []
+    part_checks += _job_checks(quote, named[0])
     errors = [f for f in findings if f.severity == "error"]
-    not_in_catalog = [_line(x) for x in quote.lines if x.status == "not_in_catalog"]
+    _nearest(quote, catalog)
+    # a line of parts the catalog lacks, or of some it lacks beside some it has ("an ASUS ROG Strix TRX40-E
+    # Gaming motherboard paired with an AMD Ryzen Threadripper 3960X and a pair of RTX A4500 GPUs")
+    unknown = [
+        x
+        for x in quote.lines
+        if x.status == "not_in_catalog"
+        or (x.status in ("part", "recognized") and any(not p.in_catalog for p in x.parts))
+    ]
+    nearest = {x.line: [p for p in x.parts if not p.in_catalog] for x in unknown}
+    not_in_catalog = [_line(x) for x in unknown]
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     lim = limits(pred, findings) if pred is not None else None
-    if problems or errors or false_claims:
-        verdict = "PROBLEMS"
+    if problems or errors or false_claims or any(c.severity == "error" for c in part_checks):
+        verdict = "PROBLEMS"  # a problem found is said, whatever part is unknown (the summary says that too)
     elif build is None or not_in_catalog:
         verdict = "INCOMPLETE"
     elif lim is not None and lim.holds_back:
@@ -81,9 +108,14 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     else:
         verdict = "PASS"
     for x in not_in_catalog:
-        kinds = ", ".join(sorted({p.kind for p in x.parts})) or "part"
+        kinds = (
+            ", ".join(sorted({p.kind for p in nearest.get(x.line, [])} or {p.kind for p in x.parts}))
+            or "part"
+        )
+        near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
         ask.append(
             f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
+            + (f" (the catalog's nearest: {', '.join(near[:3])})" if near else "")
         )
     for k in quote.missing:
         ask.append(f"the exact {k} model")
@@ -111,7 +143,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     return ValidateOutput(
         verdict=verdict,
         exit_code=0 if verdict == "PASS" else 1,
-        summary=_summary(lim, errors, false_claims, not_in_catalog, quote, problems),
+        summary=_summary(lim, errors, false_claims, not_in_catalog, quote, problems, part_checks),
         quote=QuoteOut(
             file=quote.filename,
             format=quote.format,
@@ -130,6 +162,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
         ask_vendor=ask,
         alternatives=alternatives,
         spec_checks=[SpecCheckOut(**vars(s)) for s in specs],
+        part_checks=part_checks,
     )
 
 
@@ -254,10 +287,13 @@ def _place_nvme(quote: Quote, catalog: Catalog):
     return best[1], best[3], alts, question
 
 
-def _summary(lim: Limits | None, errors, false_claims, not_in_catalog, quote: Quote, problems) -> str:
+def _summary(
+    lim: Limits | None, errors, false_claims, not_in_catalog, quote: Quote, problems, part_checks=()
+) -> str:
     bits = []
     if problems:
         bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
+    bits += [_clip(c.message, 200) for c in part_checks if c.severity == "error"]
     if lim is not None:
         bits += lim.named()  # the same limits `plan`'s headline names, in the same words
         power = [f for f in errors if f.category == "power"]
@@ -276,7 +312,15 @@ def _summary(lim: Limits | None, errors, false_claims, not_in_catalog, quote: Qu
             + " false"
         )
     if not_in_catalog:
-        bits.append("not in the catalog: " + ", ".join(x.text.strip()[:40] for x in not_in_catalog[:3]))
+        bits.append(
+            "not in the catalog: "
+            + ", ".join(
+                re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
+                if x.status == "not_in_catalog" and len(x.parts) == 1
+                else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
+                for x in not_in_catalog[:3]
+            )
+        )
     if quote.missing:
         bits.append("the quote names no " + " or ".join(quote.missing))
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
@@ -325,4 +369,153 @@ def _line(x: QuoteLine) -> QuoteLineOut:
         qty_unclear=x.qty_unclear,
         price=x.price,
         currency=x.currency,
+        read_as=x.read_as or _read_as(x),
     )
+
+
+def _count_of(x: QuoteLine, p) -> int:
+    """How many of part p line x counts, as the build is assembled: its own count, else the line's, which
+    on a line of several parts is the GPUs' ("i9-14900K + Z790 Hero + 双4090": one CPU, one board)."""
+    if p.count is not None:
+        return p.count
+    if len([o for o in x.parts if o.kind == p.kind]) > 1 or (len(x.parts) > 1 and p.kind != "gpu"):
+        return 1
+    return x.qty
+
+
+def _read_as(x: QuoteLine) -> str:
+    """How a line was read, when the parts list did not say it already."""
+    if x.status in ("part", "recognized", "not_in_catalog") and x.parts:
+        what = " + ".join(
+            f"{p.kind.upper() if p.kind in ('cpu', 'gpu', 'psu', 'ram', 'nic') else p.kind}"
+            f" x{_count_of(x, p)}" + ("" if p.in_catalog else f" '{p.name[:40]}', not in the catalog")
+            for p in x.parts
+        )
+        src = (
+            "no count written: 1" if x.qty_source.startswith("none written") else f"count from {x.qty_source}"
+        )
+        return f"read as {what} ({src})"
+    if x.mentions:
+        names = ", ".join(dict.fromkeys(p.name for m in x.mentions for p in m.parts))
+        return f"prose naming {names[:120]}: a mention, not counted"
+    return {
+        "title": "a title: cross-checks the counts, not counted",
+        "total": "a total",
+        "claim": "a claim, judged below",
+        "header": "a table header",
+        "continued": "the rest of the row above",
+    }.get(x.status, "no part")
+
+
+def _nearest(quote: Quote, catalog: Catalog) -> None:
+    """Each counted part the catalog lacks names the catalog's nearest entries (never matched to them)."""
+    from advisor.quote.match import Matcher
+
+    matcher = Matcher.of(catalog)
+    for x in quote.lines:
+        if x.status not in ("not_in_catalog", "recognized", "part"):
+            continue
+        for p in x.parts:
+            if not p.in_catalog and p.kind in ("cpu", "board", "gpu") and not p.nearest:
+                p.nearest = matcher.nearest(p.name, p.kind)
+                if p.nearest:
+                    p.how = f"not in the catalog: {p.name}; nearest: {', '.join(p.nearest)}"
+
+
+_RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)
+
+
+def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict], listed: bool) -> list[ClaimVerdict]:
+    """An NVLink bridge in the parts list ("显卡: 4× RTX 4080 (配NVLink桥接器)") says the cards are joined by
+    NVLink: false for cards without the connector, whatever the board; said where the build cannot be checked
+    (a part unknown or missing). A bridge for cards that take one is a part like any other, not a claim."""
+    without = sorted({g.name for g, _ in gpus if g.nvlink is not None and g.nvlink.supported is False})
+    if not gpus or len(without) != len({g.name for g, _ in gpus}):
+        return []
+    judged = {c.line for c in claims if c.about == "nvlink"}
+    return [
+        ClaimVerdict(
+            claim=x.text.strip()[:300],
+            line=x.line,
+            about="nvlink",
+            verdict=False,
+            why=f"an NVLink bridge is named, but {', '.join(without)} has no NVLink connector: there is "
+            "nothing for it to join, whatever the board",
+        )
+        for x in quote.lines
+        if (x.status == "mention" or (listed and x.status in ("part", "recognized")))
+        and any(p.kind == "bridge" for p in x.parts)
+        and x.line not in judged
+    ]
+
+
+def _on_risers(quote: Quote, findings: list) -> list:
+    """Cards on riser cables (an open frame, a mining rig) are not spaced by the board's slots: the slot
+    spacing findings do not apply, and the report says why they are left out."""
+    lines = [x.line for x in quote.lines if _RISER.search(x.text)]
+    if not lines:
+        return findings
+    fit = [f for f in findings if f.id in ("FIT001", "FIT002")]
+    if fit:
+        quote.notes.append(
+            f"the cards are on risers (line {lines[0]}): slot spacing ({', '.join(f.id for f in fit)}) is not judged"
+        )
+    return [f for f in findings if f.id not in ("FIT001", "FIT002")]
+
+
+def _job_checks(quote: Quote, gpus) -> list[PartCheckOut]:
+    """The job the quote states against its GPUs' memory (see advisor/quote/job.py): with or without a board."""
+    from advisor.quote.job import job_memory
+
+    found, notes = job_memory(quote.lines, gpus)
+    quote.notes += notes
+    return [PartCheckOut(id="QTE003", severity=found[0], message=found[1])] if found else []
+
+
+def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartCheckOut]:
+    """What the named parts settle when the build cannot be evaluated (a board, or another part, the
+    catalog lacks): the PSU against the GPUs' board power (and the CPU's, where known), and the CPU's PCIe
+    lanes against the GPU count. None of these needs the board."""
+    from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
+
+    out: list[PartCheckOut] = []
+    gpus, cpu, cpu_count = named[0], named[1], named[2] or 1
+    n = sum(k for _, k in gpus)
+    psu_w = quote.build_data.get("psu_w")
+    if gpus and psu_w and all(g.board_power_w for g, _ in gpus):
+        gpu_w = sum(g.board_power_w * k for g, k in gpus)
+        own = cpu_power_w(cpu) if cpu is not None else None
+        cpu_w = own * cpu_count if own else stated_cpu_w
+        floor = system_power_w(gpu_w, cpu_w or 0)
+        cards = ", ".join(f"{k}x {g.name} at {g.board_power_w} W" for g, k in gpus)
+        if psu_w < floor:
+            out.append(
+                PartCheckOut(
+                    id="QTE001",
+                    severity="error",
+                    message=f"the {psu_w} W PSU is below the {floor} W the parts draw sustained ({cards}"
+                    + (f", the CPU at {cpu_w} W" if cpu_w else ", the CPU not counted")
+                    + ", 100 W for the rest), whatever the board",
+                )
+            )
+        elif cpu_w and psu_w < psu_needed_w(floor):
+            out.append(
+                PartCheckOut(
+                    id="QTE001",
+                    severity="warning",
+                    message=f"the {psu_w} W PSU carries the {floor} W the parts draw sustained but not the "
+                    f"{psu_needed_w(floor)} W with headroom for GPU power spikes ({cards})",
+                )
+            )
+    lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None) if cpu is not None else None
+    if lanes and n >= 2 and n * 16 > lanes * cpu_count:
+        total = lanes * cpu_count
+        out.append(
+            PartCheckOut(
+                id="QTE002",
+                severity="warning",
+                message=f"{cpu_count}x {cpu.name} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 "
+                f"on any board (x{max(1, total // n)} each at best, before SSDs and NICs)",
+            )
+        )
+    return out

@@ -16,7 +16,39 @@ from advisor.model.predict import Prediction
 from advisor.quote.reader import Claim
 from advisor.quote.vocab import vocab
 
-ORDER = ("pooled_memory", "p2p", "nvlink", "numa", "numa_split", "psu", "full_speed", "pcie", "fit")
+ORDER = (
+    "pooled_memory",
+    "p2p",
+    "nvlink",
+    "numa",
+    "numa_split",
+    "psu",
+    "full_speed",
+    "pcie",
+    "memory_channels",
+    "scaling",
+    "fit",
+)
+_CHANNELS = {
+    "two": 2,
+    "dual": 2,
+    "双": 2,
+    "four": 4,
+    "quad": 4,
+    "四": 4,
+    "six": 6,
+    "hexa": 6,
+    "六": 6,
+    "eight": 8,
+    "octa": 8,
+    "八": 8,
+    "twelve": 12,
+    "十二": 12,
+}
+# P2P on a GeForce card through a patched kernel module (the stock driver has none)
+_PATCHED = re.compile(
+    r"aikitoria|tinygrad|patched|hacked|p2p[\s-]*(?:enabled\s+)?driver|open-gpu-kernel|魔改驱动|破解"
+)
 
 
 def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
@@ -27,6 +59,14 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
     out = []
     if v.question.search(low.strip()):
         return out  # "四张卡之间能P2P吗？": the buyer asks, nobody claims
+    if "?" in low or "？" in low or v.not_asserted.search(low):
+        from advisor.quote.segment import sentences
+
+        # "are both cards connected via nvlink? if so, what's the MB", "considering another one for nvlink
+        # setup": only the sentences that assert
+        low = " ".join(
+            s for s in sentences(low) if not v.question.search(s.strip()) and not v.not_asserted.search(s)
+        )
     size = v.pooled_size.search(low)
     for about in ORDER:
         m = v.claims[about].search(low)
@@ -41,6 +81,8 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
             continue  # "NVLink bridges are not included": what the offer leaves out, not a claim
         if about == "nvlink" and any(k.about == "pooled_memory" and not k.size_only for k in out):
             continue  # "pooled memory over NVLink": the NVLink is the pooling's means, one claim
+        if about == "memory_channels" and not re.search(r"ddr|memory|内存|內存|\bram\b|dimm|主板|board", low):
+            continue  # "四通道" of something else than memory
         before = low[max(0, m.start() - 25) : m.start()]
         negated = (
             bool(v.negation.search(before))
@@ -53,12 +95,22 @@ def claims_in(text: str, line: int, sized: bool = True) -> list[Claim]:
             if gb:
                 c.memory_gb = int(gb.group("gb") or gb.groupdict().get("gb2") or 0) or None
         if about == "pcie":
-            g = re.search(r"pcie[\s-]*(?:gen\s*)?(\d)", low)
-            c.gen = int(g.group(1)) if g else None
-            c.width = 8 if re.search(r"\bx8\s*[/+]\s*x8\b", low) else 16
+            # "PCIe 5.0", "PCIe Gen4", "pcie4.0", not the slot name "PCIE1"
+            g = re.search(r"pcie(?:[\s-]+(?:gen\s*)?(\d)|[\s-]*gen\s*(\d)|(\d)\.0)", low)
+            c.gen = int(next(d for d in g.groups() if d)) if g else None
+            c.width = (
+                8 if re.search(r"\bx8\s*[/+]\s*x8\b|\b(?:be|at)\s+x\s?8\b|双\s*x\s?8(?![0-9])", low) else 16
+            )
             r = v.runs_at.search(low)
             if r:
                 c.runs_at = (int(r.group("gen")), int(r.group("width")))
+        if about == "memory_channels":
+            n = re.search(
+                r"(\d{1,2}|two|four|six|eight|twelve|dual|quad|hexa|octa|十二|双|四|六|八)", m.group(0)
+            )
+            c.channels = (
+                int(n.group(1)) if n and n.group(1).isdigit() else _CHANNELS.get(n.group(1) if n else "")
+            )
         if about == "psu":
             c.margin = bool(v.psu_margin.search(low))
             c.sustained = bool(v.psu_sustained.search(low)) and not c.margin
@@ -92,6 +144,48 @@ def judge(
     could not be evaluated (a board not in the catalog): the power arithmetic needs only those.
     `stated_cpu_w` is the CPUs' power as the quote itself writes it ("EPYC 9575F 64C 400W", times the CPU
     count), used only where the catalog has no power for the CPU."""
+    verdict, why = _judge_any(c, pred, findings, psu_w, parts, stated_cpu_w)
+    if c.about == "p2p" and verdict is False and _PATCHED.search(c.text.lower()) and "stock" in why:
+        return "unknown", (
+            "GeForce cards have no P2P with the stock driver; the claim says a patched kernel module enables "
+            "it, which the parts cannot confirm (measure it: p2pBandwidthLatencyTest)"
+        )
+    return verdict, why
+
+
+def _channels(c: Claim, parts) -> tuple[Any, str]:
+    """Memory channels judged against the CPU's own: a platform cannot run more channels than its CPU has."""
+    cpu = parts[1] if parts is not None and len(parts) > 1 else None
+    mem = getattr(cpu, "memory", None)
+    if cpu is None or mem is None or not mem.channels:
+        return "unknown", "the CPU's memory channels are not known (no CPU from the catalog in the quote)"
+    if c.channels is None:
+        return "unknown", "the number of channels the claim means is not clear"
+    ok = c.channels <= mem.channels
+    verdict = ok if not c.negated else not ok
+    kind = f" ({mem.type})" if mem.type else ""
+    return (
+        verdict,
+        f"{cpu.name} has {mem.channels} memory channels per socket{kind}; the claim says {c.channels}",
+    )
+
+
+def _judge_any(
+    c: Claim,
+    pred: Prediction | None,
+    findings: list[Finding],
+    psu_w: int | None,
+    parts: tuple[list, object] | None = None,
+    stated_cpu_w: int | None = None,
+) -> tuple[Any, str]:
+    if c.about == "memory_channels":
+        return _channels(c, parts)
+    if c.about == "scaling":
+        return "unknown", (
+            "how training or inference scales over several GPUs depends on the model, the parallelism and the "
+            "links between the GPUs; no parts list makes it lossless: `advisor plan BUILD --train MODEL` "
+            "predicts it for this build"
+        )
     if pred is None:
         if c.about == "psu" and parts is not None and psu_w:
             return _psu_from_parts(c, psu_w, *parts[:2], stated_cpu_w=stated_cpu_w, cpu_count=parts[2] or 1)
@@ -104,6 +198,11 @@ def judge(
     gpus = [g.node for g in pred.gpus]
     pairs = pred.pairs
     n = len(gpus)
+    if c.about == "nvlink" and n < 2 and parts is not None:
+        # "NVLink support (for pairing two cards)" of a card without the connector: false with one card too
+        verdict, why = _from_parts(c, parts)
+        if verdict is False:
+            return (True, f"(the claim says not) {why}") if c.negated else (False, why)
     verdict, why = _judge(c, gpus, pairs, findings, psu_w, n, stated_cpu_w)
     if c.negated and verdict in (True, False):
         return (not verdict), f"(the claim says not) {why}"
@@ -290,7 +389,7 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
     """What a claim's truth needs only the named parts for, when the build itself cannot be evaluated
     (a board not in the catalog): pooled memory, P2P on cards whose driver never grants it, one socket.
     (None, "") where the parts do not settle it."""
-    gpus, _cpu = parts[0], parts[1]
+    gpus, cpu = parts[0], parts[1]
     cpu_count = parts[2] if len(parts) > 2 else None
     count = sum(n for _, n in gpus)
     if c.about in ("pooled_memory", "p2p") and count < 2:
@@ -310,6 +409,39 @@ def _from_parts(c: Claim, parts) -> tuple[Any, str]:
             )
     if c.about == "numa" and cpu_count == 1:
         return True, "one CPU socket: every GPU hangs off the same socket (the board is not in the catalog)"
+    if c.about == "nvlink" and gpus:
+        # the truth of "the cards are joined by NVLink" (a negated claim is turned over by the caller)
+        names = {g.name for g, _ in gpus}
+        without = sorted({g.name for g, _ in gpus if g.nvlink is not None and g.nvlink.supported is False})
+        if without and len(without) == len(names):
+            return False, f"{', '.join(without)}: no NVLink connector, whatever the board or bridge"
+        linkable = [g for g, _ in gpus if g.nvlink is not None and g.nvlink.supported]
+        bridges = parts[3] if len(parts) > 3 else 0
+        if len(linkable) == len(gpus) == 1 and count == 2:
+            g = linkable[0]
+            if bridges or not c.negated:
+                return True, (
+                    f"two {g.name} cards join over a 2-way NVLink bridge"
+                    + (", which the quote lists" if bridges else ", which the claim says this pair has")
+                )
+            return False, f"{g.name} pairs join only over an NVLink bridge, and the quote lists none"
+    wrong = []  # every reason a link claim is false, the card's own limit first
+    if c.about == "pcie" and gpus and c.gen:
+        top = max((g.pcie.gen for g, _ in gpus if g.pcie and g.pcie.gen), default=None)
+        if top is not None and c.gen > top:
+            wrong.append(
+                f"every card here is at most PCIe Gen{top}: none can link at Gen{c.gen}, whatever the board"
+            )
+    if c.about in ("pcie", "full_speed") and gpus and cpu is not None:
+        lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None)
+        width = c.width or 16 if c.about == "pcie" else 16
+        if lanes and count * width > lanes * (cpu_count or 1):
+            wrong.append(
+                f"{cpu_count or 1}x {cpu.name} gives {lanes * (cpu_count or 1)} usable PCIe lanes: {count} GPUs "
+                f"cannot each get x{width}, whatever the board"
+            )
+    if wrong:
+        return False, "; ".join(wrong)
     return None, ""
 
 

@@ -22,11 +22,14 @@ from advisor.quote.vocab import vocab
 HEADER_ROLES = {
     "qty": r"^(?:qty|quantity|menge|anzahl|stück|stk|count|units|pcs|数量|数目|件数)\.?$",
     "unit_price": r"unit\s*price|price\s*each|einzelpreis|stückpreis|单价|e-?preis",
-    "price": r"^(?:price|cost|amount|total|gesamt|gesamtpreis|preis|betrag|金额|总价|价格|小计)",
+    "price": r"^(?:(?:est\.?|estimated|approx\.?|ca\.?)\s*)?(?:price|cost|amount|total|gesamt|gesamtpreis|preis|betrag|金额|总价|价格|小计)",
     "desc": r"desc|item|product|part\s*(?:name)?|component|model|artikel|bezeichnung|beschreibung|name|品牌型号|型号|配件名称|名称|规格|产品",
     "kind": r"type|category|kind|typ|kategorie|配件类型|类型|类别|配件",
     "index": r"^(?:#|no\.?|pos\.?|position|nr\.?|序号|编号)$",
     "note": r"note|remark|comment|bemerkung|备注|说明",
+    # a lane table ("| Slot | Device | Lanes |"): its slot and width cells ("PCIE1", "x16") are no name or count
+    "slot": r"^(?:slot|插槽)$",
+    "width": r"^(?:lanes?|link|width|通道|带宽)",
 }
 
 
@@ -43,6 +46,8 @@ class RawLine:
     note: bool = False  # a vendor's remark (a notes key, a "Notes:" label): judged if it claims, never a part
     header: bool = False  # a table header or separator row
     continued: int | None = None  # the line of a table row this line finishes (a wrapped description)
+    width: str | None = None  # a lane table's width cell ("x16"): read for claims, never as a count
+    total: str | None = None  # a line total beside a unit price (no qty column): the count is their ratio
 
 
 @dataclass
@@ -135,7 +140,7 @@ def _split(line: str, delim: str) -> list[str]:
 # Description headers, strongest first: "Item" is often the row number when "Description" is there too.
 DESC_STRENGTH = (
     r"desc|beschreibung|bezeichnung|品牌型号|型号|规格|product|produkt|artikel|component|配件名称|名称",
-    r"part|model|name|产品",
+    r"part|model|name|产品|^device$|^card$",
     r"item",
 )
 
@@ -179,7 +184,7 @@ def _header_roles(cells: list[str]) -> dict[str, int]:
         else:
             if c in ("item", "pos", "#") and "index" not in roles:
                 roles["index"] = i
-    if "desc" in roles and ({"qty", "price", "unit_price", "kind"} & set(roles)):
+    if "desc" in roles and ({"qty", "price", "unit_price", "kind", "width"} & set(roles)):
         return roles
     return {}
 
@@ -202,7 +207,13 @@ def _row(line: int, text: str, cells: list[str], roles: dict[str, int]) -> RawLi
     if note and note not in desc:
         desc = f"{desc} {note}"
     return RawLine(
-        line, text, desc=desc, qty=cell("qty") or None, price=cell("unit_price") or cell("price") or None
+        line,
+        text,
+        desc=desc,
+        qty=cell("qty") or None,
+        price=cell("unit_price") or cell("price") or None,
+        width=cell("width") or None,
+        total=(cell("price") or None) if "unit_price" in roles else None,
     )
 
 
@@ -274,15 +285,21 @@ def _text(text: str) -> list[RawLine]:
     pipe_roles: dict[str, int] = {}  # a Markdown/ASCII table's header roles
     pending: tuple[int, list[str]] | None = None  # (index in out, cells) of a row short of cells
     last_row: int | None = None  # index in out of the last whole table row
+    last_pipe = 0  # the line of the last Markdown/ASCII table row
     for i, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
+        if raw.count("|") >= 2 and last_pipe and i > last_pipe + 1 and not _TABLE_SEP.match(raw):
+            pipe_roles = {}  # a new table after a gap: its own header (a lane table is not the parts table)
+        if raw.count("|") >= 2 or _TABLE_SEP.match(raw):
+            last_pipe = i
         if _TABLE_SEP.match(raw):
             out.append(RawLine(i, raw, header=True))
             continue
         if raw.count("|") >= 2:
             cells = [c for c in raw.strip().strip("|").split("|")]
-            r = _header_roles(cells)
+            # a row with a number or a price in a cell is no header (and is not read as one: one pass)
+            r = {} if any(_NUMBER_CELL.fullmatch(c.strip()) for c in cells) else _header_roles(cells)
             if r:
                 pipe_roles = r
                 out.append(RawLine(i, raw, header=True))
@@ -351,6 +368,7 @@ def _text(text: str) -> list[RawLine]:
     return out
 
 
+_NUMBER_CELL = re.compile(r"[$€£¥￥~]?\s?\d[\d,.\s]*\s?(?:元|€|\$)?")
 _LABELLED = re.compile(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+()-]{1,24}[:：]\s+\S")
 _PRICED = re.compile(r"[$€£¥￥]|\bqty\b|\bmenge\b|数量|\d[.,]\d{2}\b|\d\s*元", re.I)
 

@@ -67,6 +67,10 @@ def item_of(raw: RawLine) -> Item:
             it.qty_unclear, it.qty_source = True, f"qty column '{raw.qty.strip()[:20]}' unreadable"
     for q, src in quantities(stripped):
         readings.append((q, src))
+    if raw.qty is None and raw.total and raw.price:
+        n = _price_ratio(raw.price, raw.total)
+        if n is not None:  # "| RTX 4090 | $1,799 | $7,196 |": a total of four at the unit price
+            readings.append((n, f"the total {raw.total.strip()} at the unit price {raw.price.strip()}"))
     counts = {q for q, _ in readings}
     if readings:
         it.qty, it.qty_source = readings[0][0], readings[0][1]
@@ -103,8 +107,11 @@ def quantities(text: str) -> list[tuple[int, str]]:
                 continue
             if any(m.start() < e and s < m.end() for s, e in spans):
                 continue  # the same words read by an earlier pattern
-            if m.group(0).lstrip()[:1] in "x×*" and v.width_context.search(low[: m.start()]):
-                continue  # "PCIe 4.0 x8": a link width, not a count
+            if m.group(0).lstrip()[:1] in "x×*" and (
+                v.width_context.search(low[: m.start()])
+                or (n in (8, 16) and low[: m.start()].rstrip().endswith("|"))
+            ):
+                continue  # "PCIe 4.0 x8", "GPU #1 A6000 | x16": a link width, not a count
             if (re.search(r"[x×*]", m.group(0)) and _ram_like(low, m)) or v.spec_after.match(low[m.end() :]):
                 continue  # RAM modules, or a spec ("7x PCIe 5.0 x16")
             spans.append(m.span())
@@ -143,7 +150,12 @@ def strip_quantities(text: str) -> str:
     v = vocab()
     t = text
     for rx in v.quantity:
-        t = rx.sub(" ", t)
+
+        def keep_modules(m: re.Match, t=t) -> str:
+            # "32G*8" on a RAM line: the modules stay for the RAM total to read
+            return m.group(0) if re.search(r"[x×*]", m.group(0)) and _ram_like(t.lower(), m) else " "
+
+        t = rx.sub(keep_modules, t)
     t = re.sub(r"^\s*(?:[-*•·]\s*)?\d{1,2}\s{2,}", " ", t)
     return re.sub(r"\s+", " ", t).strip()
 
@@ -153,6 +165,15 @@ def strip_prices(text: str) -> str:
     for rx in vocab().prices:
         t = rx.sub(" ", t)
     return t
+
+
+def _price_ratio(unit: str, total: str) -> int | None:
+    """How many a line total buys at the unit price, where it is a whole number of them (2 or more)."""
+    u, t = price_of(unit, bare=True)[0], price_of(total, bare=True)[0]
+    if not u or not t or u <= 0 or t <= u:
+        return None
+    n = round(t / u)
+    return n if 2 <= n <= MAX_QTY and abs(t - n * u) <= 0.005 * t else None
 
 
 def price_of(text: str, bare: bool = False) -> tuple[float | None, str | None]:

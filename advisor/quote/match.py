@@ -28,18 +28,21 @@ class Tokens:
     digits: frozenset[str]  # model numbers: tokens with a digit ("4090", "z790e", "14900k", "a5000")
     words: frozenset[str]  # the other words
     caps: frozenset[int]  # memory sizes written with the part ("48G", "24GB")
+    strong: bool = False  # every model number is required, even a letter and a digit ("L4")
 
     @property
     def required(self) -> frozenset[str]:
         """Model numbers a line must have: all but weak ones like 'i9' or '9' (Core Ultra 9)."""
+        if self.strong:
+            return self.digits
         return frozenset(d for d in self.digits if not re.fullmatch(r"[a-z]?\d", d))
 
 
 _CAP = re.compile(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
 _SIZE = re.compile(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
 _SPEC = re.compile(
-    r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w\b|ddr\d(?:-\d+)?"
-    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|tb|cores?|threads?)\b"
+    r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w(?![a-z0-9])|ddr\d(?:-\d+)?"
+    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|gb/s|gbps|tflops|tops|tb|cores?|threads?)(?![a-z0-9])"
 )
 _BEFORE_CJK = re.compile(r"([a-z0-9])(?=[\u4e00-\u9fff])")
 _AFTER_CJK = re.compile(r"([\u4e00-\u9fff])(?=[a-z0-9])")
@@ -75,6 +78,10 @@ def _variant() -> re.Pattern:
     return re.compile(rf"(\d[a-z]?)[\s-]+({words})\b")
 
 
+_PLURAL = re.compile(r"(?<![\w.])([A-Za-z]{0,2}\d{3,4})s\b")  # lower-case s only: "4080S" is a model
+_REVISIONS = frozenset({"ii", "iii", "iv", "r2", "r3"})  # a board's revision words ("WIFI II", "R2.0")
+
+
 def _pn(s: str) -> str:
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
@@ -90,6 +97,9 @@ class Found:
     in_catalog: bool = True
     how: str = ""  # how it was recognised
     lookalike: bool = False  # found by reading Cyrillic or Greek lookalike letters as Latin ("RТX 4090")
+    count: int | None = None  # the count written beside this part on a line that names several ("2x EPYC")
+    count_source: str = ""
+    nearest: list[str] = field(default_factory=list)  # for a part the catalog lacks: its nearest entries
 
 
 @dataclass
@@ -105,6 +115,8 @@ class Matcher:
     catalog: Catalog
     index: dict[str, list[_Key]] = field(default_factory=dict)
     numbers: dict[str, object] = field(default_factory=dict)
+    # GPUs named by words alone ("TITAN RTX"): matched when every word of the name is written
+    word_named: list[_Key] = field(default_factory=list)
 
     @classmethod
     def of(cls, catalog: Catalog) -> Matcher:
@@ -126,7 +138,18 @@ class Matcher:
                 # follows the per-process string hash)
                 for text in sorted(_names(part)):
                     tok = tokens(text)
+                    if not tok.required and part.kind == "gpu" and len(tok.digits) == 1:
+                        # "NVIDIA L4": a GPU whose only model number is a letter and a digit
+                        tok = Tokens(tok.digits, tok.words, tok.caps, strong=True)
                     if not tok.required:
+                        if (
+                            part.kind == "gpu"
+                            and base is None
+                            and not tok.digits
+                            and len(tok.words - generic) >= 1
+                        ):
+                            if len(tok.words) >= 2:
+                                m.word_named.append(_Key(part, text, tok, tok.words))
                         continue
                     if base is not None:
                         # a partner card: its series and maker words, however common ("gaming", "oc")
@@ -164,6 +187,8 @@ class Matcher:
             part = self.numbers.get(_pn(raw))
             if part is not None and (kind is None or part.kind == kind):
                 return [Found(part.kind, part.name, part.id, 100.0, how=f"part number {raw}")]
+        # "four RTX 4090s": a plural, where the catalog has no model written that way ("2080S" is a SUPER)
+        text = _PLURAL.sub(lambda m: m.group(1) if m.group(0).lower() not in self.index else m.group(0), text)
         tok = tokens(text)
         best: dict[str, tuple[tuple, _Key]] = {}
         seen = set()
@@ -176,6 +201,10 @@ class Matcher:
                     continue
                 if k.tok.caps and not k.tok.caps <= tok.caps:
                     continue
+                if k.part.kind == "board" and (_REVISIONS & (tok.words | tok.digits)) - (
+                    k.tok.words | k.tok.digits
+                ):
+                    continue  # "WRX80E-SAGE SE WIFI II": a later revision of the board, another part
                 if getattr(k.part, "card_of", None) and _other_partner(k.part.vendor, tok.words):
                     continue  # "华硕 ... GAMING OC" is not Gigabyte's Gaming OC
                 if (
@@ -193,10 +222,42 @@ class Matcher:
                 )
                 if k.part.kind not in best or score > best[k.part.kind][0]:
                     best[k.part.kind] = (score, k)
+        for k in self.word_named:
+            if (kind is None or k.part.kind == kind) and k.part.kind not in best and k.words <= tok.words:
+                if tok.required - k.tok.digits:
+                    continue  # "TITAN RTX 2080": another model number is written beside the words
+                score = (0, len(k.words), fuzz.token_set_ratio(k.text.lower(), text.lower()))
+                if k.part.kind not in best or score > best[k.part.kind][0]:
+                    best[k.part.kind] = (score, k)
         return [
             Found(kind_, k.part.name, k.part.id, round(float(s[2]), 1), how=f"name '{k.text}'")
             for kind_, (s, k) in sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)
         ]
+
+    def nearest(self, text: str, kind: str, n: int = 2) -> list[str]:
+        """The catalog parts of a kind whose names are nearest a name the catalog lacks ("X299-WU8" ->
+        nothing close; "WRX80E-SAGE SE WIFI II" -> the WRX80E-SAGE SE WIFI): offered, never matched."""
+
+        key = ("nearest", kind)
+        if key not in self.catalog.derived:
+            names = {}
+            for part in self.catalog.parts.values():
+                if part.kind == kind and not getattr(part, "card_of", None):
+                    names[part.name] = part.name
+            self.catalog.derived[key] = names
+        names = self.catalog.derived[key]
+        cache = self.catalog.derived.setdefault(("nearest-of", kind), {})
+        low = text.lower()[:120]
+        if low not in cache:
+            mine = tokens(low).required
+            scored = []
+            for name in names:
+                theirs = tokens(name).required
+                model = max((fuzz.ratio(a, b) for a in mine for b in theirs), default=0.0)
+                scored.append((model, fuzz.token_set_ratio(low, name.lower()), name))
+            scored.sort(reverse=True)
+            cache[low] = [name for model, words, name in scored[:n] if model >= 70 or words >= 85]
+        return cache[low]
 
     def model_number_of(self, text: str) -> bool:
         """Whether the text writes a model number (a part the catalog may lack): three digits or more, or
@@ -236,7 +297,7 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     if kind_hint in (None, "psu") and (
         kind_hint == "psu" or kw["psu"].search(low) or v.psu_series.search(low)
     ):
-        w = psu_watts(low)
+        w = psu_watts(low, labelled=kind_hint == "psu")
         if w:
             total = bool(v.usable.search(low) or v.redundant.search(low))
             return Found(
@@ -259,17 +320,27 @@ def other_kinds(text: str, kind_hint: str | None = None, value=None) -> Found | 
     return None
 
 
-def psu_watts(low: str) -> int | None:
+_CONNECTOR = re.compile(
+    r"\s*(?:的\s*)?(?:12\s*v\s*hpwr|12v-2x6|pcie|pci-e|接口|输出|connectors?|cables?|plug)"
+)
+
+
+def psu_watts(low: str, labelled: bool = False) -> int | None:
     """Usable watts: a stated usable figure, N of N+M redundant modules, else the wattage or model number."""
     v = vocab()
     u = v.usable.search(low)
     if u:
         return int(u.group("w") or u.group("w2"))
-    w = v.watts.search(low)
+    # "2路600W的12VHPWR显卡电源输出", "600W 12V-2x6 cable": a connector's rating, not the supply's
+    w = next((m for m in v.watts.finditer(low) if not _CONNECTOR.match(low, m.end())), None)
     watts = int(w.group("w")) if w else None
     if watts is None:
         m = v.psu_models.search(low)
         watts = int(m.group("w")) if m else None
+    if watts is None and labelled:
+        # "PSU Primary | EVGA SuperNOVA 1600 T2 Titanium": on a PSU's own line, the model's wattage
+        m = re.search(r"(?<![\d.,])(\d{3,4})(?![\d.,%])", low)
+        watts = int(m.group(1)) if m and 300 <= int(m.group(1)) <= 3000 else None
     if watts is None or not 200 <= watts <= 20000:
         return None
     r = v.redundant.search(low)
@@ -282,7 +353,7 @@ def ram_gb(low: str) -> tuple[int | None, bool]:
     v = vocab()
     m = v.ram_total.search(low)
     if m:
-        return int(m.group("gb") or m.group("gb2") or m.group("gb3")), True
+        return int(m.group("gb") or m.group("gb2") or m.group("gb3") or m.group("gb4")), True
     for rx in v.ram_modules:
         m = rx.search(low)
         if m:

@@ -84,6 +84,11 @@ class Vocab:
     notes_label: Lowered
     gift: Lowered
     notes_keys: frozenset[str]
+    label_kinds: dict[str, str]  # a line's label, normalised, -> the part kind it names ("none": no part)
+    example_words: Lowered
+    hypothetical: Lowered
+    inline_separators: re.Pattern
+    not_asserted: re.Pattern
 
 
 @lru_cache(maxsize=1)
@@ -167,4 +172,12 @@ def vocab() -> Vocab:
         notes_label=rx("notes_label"),
         gift=rx("gift"),
         notes_keys=frozenset(str(k).lower() for k in data["notes_keys"]),
+        label_kinds={
+            **{str(w).lower(): "none" for w in data["no_part_labels"]},
+            **{str(w).lower(): kind for kind, ws in data["label_kinds"].items() for w in ws},
+        },
+        example_words=rx("example_words"),
+        hypothetical=rx("hypothetical"),
+        inline_separators=cased("inline_separators"),
+        not_asserted=lx("not_asserted"),
     )

@@ -12,6 +12,7 @@ _STATUS = {
     "recognized": "recognized",
     "not_in_catalog": "NOT IN CATALOG",
     "title": "title",
+    "mention": "mention",
     "total": "total",
     "claim": "claim",
     "header": "header",
@@ -55,12 +56,25 @@ def _lanes(plan: PlanOutput) -> list[str]:
     return out
 
 
-def render(result: ValidateOutput, fmt: str = "text") -> str:
+def render(result: ValidateOutput, fmt: str = "text", explain: bool = False) -> str:
     if fmt == "json":
         return result.json_text()
     if fmt == "markdown":
         return render_markdown(result)
-    return render_text(result)
+    return render_text(result, explain=explain)
+
+
+def explain_lines(r: ValidateOutput) -> list[str]:
+    """How each line was read, one sentence a line ("line 7 read as GPU x4 ('the qty column')"; "line 2: a
+    title: cross-checks the counts, not counted"): what `--explain` prints."""
+    out = []
+    for x in r.quote.lines:
+        if x.status == "header" or (
+            x.status == "other" and not x.parts and "mention" not in (x.read_as or "")
+        ):
+            continue  # a line of no part; prose that names one says so ("prose naming ...: a mention")
+        out.append(f"line {x.line}: {x.read_as or x.status} - {x.text.strip()[:80]!r}")
+    return out
 
 
 def _para(con, text: str, width: int, first: str = "", indent: int | None = None) -> list[str]:
@@ -76,7 +90,7 @@ def _para(con, text: str, width: int, first: str = "", indent: int | None = None
     return [t.plain for t in hang_lines(con, escape(first), escape(text), indent)] or [first.rstrip()]
 
 
-def render_text(r: ValidateOutput, width: int | None = None) -> str:
+def render_text(r: ValidateOutput, width: int | None = None, explain: bool = False) -> str:
     """The report as text laid out for `width` columns (the terminal's, 80 into a pipe): long sentences
     wrap under their own start; the quote's lines keep their columns, with the text hung beneath."""
     import io
@@ -124,6 +138,15 @@ def render_text(r: ValidateOutput, width: int | None = None) -> str:
         lines += _para(con, n, width, first="note: ")
     for p in r.build_problems:
         lines += [""] + _para(con, p, width, first="The build cannot be evaluated: ", indent=2)
+    if r.part_checks:
+        lines += ["", "Checked from the parts alone (the build itself could not be evaluated)"]
+        for c in r.part_checks:
+            sev = "ERROR" if c.severity == "error" else "warning"
+            lines += _para(con, f"{c.id}: {c.message}", width, first=f"  {sev:7} ", indent=10)
+    if explain:
+        lines += ["", "How each line was read"]
+        for e in explain_lines(r):
+            lines += _para(con, e, width, first="  ", indent=4)
     plan = r.plan
     if plan:
         if _lanes(plan):
@@ -194,6 +217,9 @@ def render_markdown(r: ValidateOutput) -> str:
         for f in errs:
             out.append(f"- **{f.id}** ({f.severity}): {md(f.message)} *Fix:* {md(f.fix)}")
         out.append("")
+    if r.part_checks:
+        out += ["## Checked from the parts alone", ""]
+        out += [f"- **{c.id}** ({c.severity}): {md(c.message)}" for c in r.part_checks] + [""]
     if r.ask_vendor:
         out += ["## Please tell us", ""] + [f"- {md(a)}" for a in r.ask_vendor] + [""]
     if r.missing or r.not_in_catalog or r.build_problems:

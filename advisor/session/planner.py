@@ -10,438 +10,22 @@ the build) and its own slot: `slot: null` means automatic placement.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor.assess import Assessment, Request, assess
+from advisor.assess import Request, assess
 from advisor.base.errors import UserError
-from advisor.base.yamlio import WriteError, atomic_write, dumps, load_file
+from advisor.base.yamlio import WriteError, atomic_write, load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.buildfile import build_from_data
-from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
+from advisor.model.catalog.models import Board, Cpu
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.predict import Prediction
-
-
-@dataclass
-class Choice:
-    """One row of a part or slot picker: what to pick, how to show it, whether it fits."""
-
-    key: str
-    label: str
-    specs: str
-    price: float | None = None
-    fits: bool = True
-    why_not: str = ""
-    aliases: tuple[str, ...] = ()  # other names the part goes by, for the picker's filter
-
-
-@dataclass
-class Evaluation:
-    prediction: Prediction | None
-    findings: list[Any] = field(default_factory=list)  # advisor.findings.finding.Finding
-    error: str | None = None  # why the build cannot be evaluated, in the user's words
-    assessment: Assessment | None = None  # the same assessment `plan` makes of the build
-
-
-def part_specs(p: Part) -> str:
-    """A part's key specs in one short line, for pickers and lists."""
-    if isinstance(p, Cpu):
-        lanes = p.pcie.usable_lanes if p.pcie.usable_lanes is not None else "?"
-        cores = f"{p.cores} cores, " if p.cores else ""
-        return f"{p.socket}, {cores}{lanes} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
-    if isinstance(p, Gpu):
-        p2p = "P2P" if p.p2p.stock_linux else "no P2P"
-        nv = ", NVLink" if p.nvlink.supported else ""
-        power = f", {p.board_power_w} W" if p.board_power_w else ""
-        return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
-    if isinstance(p, Board):
-        return board_summary(p)
-    return ""
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
-
-
-def _gpu_lanes(board: Board, populated: list[tuple[Connector, str]]) -> dict[str, int]:
-    """The width each connector gets with exactly these populated ((connector, 'gpu' or 'nvme')), by
-    the engine's own lane allocation (advisor.model.lanes), one lane group at a time."""
-    from advisor.model.lanes import Device, _allocate_group
-
-    out: dict[str, int] = {}
-    groups: dict[str, list] = {}
-    for conn, kind in populated:
-        groups.setdefault(conn.group, []).append((conn, Device(conn.name, kind, 5, conn.width), conn.width))
-    for gid, members in groups.items():
-        out.update(_allocate_group(board.group(gid), members))
-    return out
-
-
-def board_summary(board: Board) -> str:
-    """What a board offers GPUs, read from its catalog wiring: the x16-long slots on CPU lanes and the
-    widths they run at (alone, together when they split a lane group, with the M.2 sockets and the
-    sharing rules that take their lanes), slots behind switches, chipset slots, M.2 sockets."""
-    if not board.slots:
-        return f"slots not in the catalog · {board.socket} {board.segment}"
-
-    def size(c: Connector) -> int:
-        return c.physical or c.width
-
-    def source(c: Connector) -> str:
-        return board.group(c.group).source
-
-    cpu16 = [c for c in board.slots if source(c) == "cpu" and size(c) >= 16]
-    parts = []
-    if cpu16:
-        alone = {c.name: _gpu_lanes(board, [(c, "gpu")])[c.name] for c in cpu16}
-        # slots that split one lane group between them: their widths with all of them populated
-        by_group: dict[str, list[Connector]] = {}
-        for c in cpu16:
-            by_group.setdefault(c.group, []).append(c)
-        shared = {
-            g: cs
-            for g, cs in by_group.items()
-            if len(cs) > 1 and not board.group(g).independent and board.group(g).lanes is not None
-        }
-        single = [c for c in cpu16 if c.group not in shared]
-        modes = []
-        for cs in shared.values():
-            together = _gpu_lanes(board, [(c, "gpu") for c in cs])
-            split = "/".join(f"x{together[c.name]}" if together[c.name] else "off" for c in cs)
-            every = "both" if len(cs) == 2 else f"all {len(cs)}"
-            lead = "" if not single and len(shared) == 1 else f"{'/'.join(c.name for c in cs)} "
-            modes.append(f"{lead}x{alone[cs[0].name]}, or {split} with {every}")
-        if single:
-            widths = [alone[c.name] for c in single]
-            if len(set(widths)) == 1:
-                each = " each" if len(single) > 1 else ""
-                modes.append(f"x{widths[0]}{each}" if not shared else f"others x{widths[0]}{each}")
-            else:
-                modes.append(
-                    ", ".join(f"{widths.count(w)} at x{w}" for w in sorted(set(widths), reverse=True))
-                )
-        # M.2 sockets that take a slot's lanes when populated, and the board's own sharing rules
-        takes: dict[tuple[str, str], list[str]] = {}
-        for c in cpu16:
-            group = board.group(c.group)
-            if group.independent or group.lanes is None:
-                continue
-            for m in board.m2:
-                if m.group == c.group:
-                    w = _gpu_lanes(board, [(c, "gpu"), (m, "nvme")])[c.name]
-                    if w < alone[c.name]:
-                        takes.setdefault((c.name, f"x{w}" if w else "off"), []).append(m.name)
-        for rule in board.sharing:
-            for name, effect in rule.effect.items():
-                if name in alone:
-                    what = "off" if effect == "disabled" else f"x{effect}"
-                    takes.setdefault((name, what), []).append(" + ".join(rule.when))
-        for (name, what), by in takes.items():
-            modes.append(f"{'' if len(cpu16) == 1 else name + ' '}{what} with {' or '.join(by)}")
-        need = sorted({board.group(c.group).requires_cpu_lanes or 0 for c in cpu16} - {0})
-        for n in need:
-            k = sum(1 for c in cpu16 if board.group(c.group).requires_cpu_lanes == n)
-            modes.append(f"{k} need a CPU with {n} lanes")
-        parts.append(f"{_plural(len(cpu16), 'CPU x16 slot')} ({'; '.join(modes)})")
-    cpu_short = [c for c in board.slots if source(c) == "cpu" and size(c) < 16]
-    for w in sorted({size(c) for c in cpu_short}, reverse=True):
-        parts.append(_plural(sum(1 for c in cpu_short if size(c) == w), f"CPU x{w} slot"))
-    behind = [c for c in board.slots if source(c) == "switch"]
-    if behind:
-        switches = {board.group(c.group).switch for c in behind}
-        up = sorted({s.uplink_width for s in board.switches if s.id in switches}, reverse=True)
-        uplink = "/".join(f"x{w}" for w in up)
-        sizes = "/".join(f"x{w}" for w in sorted({size(c) for c in behind}, reverse=True))
-        cpu = "a CPU" if board.sockets > 1 else "the CPU"
-        parts.append(
-            f"{_plural(len(behind), sizes + ' slot')} behind {_plural(len(switches), 'switch', 'switches')}"
-            f" ({'each ' if len(switches) > 1 else ''}{uplink} to {cpu})"
-        )
-    chipset = [c for c in board.slots if source(c) == "chipset"]
-    if chipset:
-        widths = "/".join(f"x{w}" for w in sorted({c.width for c in chipset}, reverse=True))
-        parts.append(f"{_plural(len(chipset), 'chipset slot')} ({widths})")
-    if board.m2:
-        parts.append(f"{len(board.m2)} M.2")
-    parts.append(f"{board.socket} {board.segment}")
-    return " · ".join(parts)
-
-
-def cards_of(build: Build) -> list[GpuSpec]:
-    """The build's GPUs one card per entry, in index order."""
-    return [GpuSpec(model=g.model, slot=g.slot) for g in build.gpus for _ in range(g.count)]
-
-
-def compact_gpus(cards: list[GpuSpec]) -> list[dict]:
-    """Cards back to the file form: runs of the same model with automatic placement become one count."""
-    out: list[dict] = []
-    for c in cards:
-        if c.slot is None and out and out[-1]["model"] == c.model and "slot" not in out[-1]:
-            out[-1]["count"] += 1
-        else:
-            out.append({"model": c.model, "count": 1} | ({"slot": c.slot} if c.slot else {}))
-    for g in out:
-        if g["count"] == 1:
-            del g["count"]
-    return out
-
-
-HEADER = "# advisor build file: `advisor plan FILE` predicts it, `advisor tui FILE` edits it\n"
-
-
-def leading_comments(path: Path) -> str | None:
-    """The comment lines at the top of an existing file (kept when the build is saved over it)."""
-    return file_comments(path)[0]
-
-
-BODY_COMMENTS = "# comments that were among the build's lines (advisor rewrites those lines when it saves):\n"
-
-
-def _comment_of(line: str) -> str | None:
-    """The comment on a YAML line ("# ..."), outside any quoted text; None when it has none."""
-    quote = None
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
-            return line[i:].rstrip("\n")
-    return None
-
-
-def file_comments(path: Path) -> tuple[str | None, list[str]]:
-    """An existing file's comments: the lines at its top, and the comments further down (whole lines,
-    and the ends of lines), each as "# ..."."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    except (OSError, UnicodeDecodeError):
-        return None, []
-    head = []
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        head.append(line)
-    body = [c for c in map(_comment_of, lines[len(head) :]) if c is not None and c.strip("# ")]
-    return "".join(head) or None, body
-
-
-def example_comments(build: Build, head: str, catalog: Catalog) -> bool:
-    """Whether `head` is the comment block of one of advisor's own example builds that describes other
-    parts than `build` has (the example's text, not the user's: it may go once the parts change)."""
-    from advisor.base.resources import bundled
-    from advisor.model.buildfile import load_build
-
-    for example in sorted(bundled("examples").glob("*.yaml")):
-        if leading_comments(example) == head:
-            try:
-                theirs = load_build(example)
-            except UserError:
-                return False
-            return _hardware(theirs, catalog) != _hardware(build, catalog)
-    return False
-
-
-def build_yaml(build: Build, header: str = HEADER) -> str:
-    """The build as a YAML file: only what differs from the defaults, GPUs compacted; and every software
-    setting the build states, a default value too (`acs: off` said is known, left out it is not), except
-    those its `bios:` and `kernel:` sections already state."""
-    data = build.model_dump(mode="json", exclude_defaults=True)
-    sw = build.software
-    stated = sw.model_fields_set - set(build.said_elsewhere())
-    software = sw.model_dump(mode="json", include=stated)
-    if software:
-        data["software"] = software
-    else:
-        data.pop("software", None)
-    if build.gpus:
-        data["gpus"] = compact_gpus(cards_of(build))
-    order = [
-        "name",
-        "cpu",
-        "cpu_count",
-        "board",
-        "gpus",
-        "nvme",
-        "nics",
-        "nvlink",
-        "topology",
-        "software",
-        "bios",
-        "kernel",
-        "psu_w",
-        "psu_12v_2x6",
-        "ram_gb",
-        "dimms",
-    ]
-    # every field the build has, in this order first: a field left out of the list is still saved
-    data = {k: data[k] for k in [*order, *(k for k in data if k not in order)] if k in data}
-    return header + dumps(data)
-
-
-def short_part_name(part: Part | None, written: str | None) -> str:
-    """A part's name as people say it: a GPU's shortest alias that starts with a letter ("RTX 4090"), a
-    board's shortest alias with its chipset in it ("Z790 Hero"), or the name without the vendor."""
-    if part is None:
-        return written or ""
-    names = [part.name, *part.aliases]
-    if isinstance(part, Board) and part.chipset:
-        with_chipset = [n for n in names if part.chipset.casefold() in n.casefold()]
-        if with_chipset:
-            return min(with_chipset, key=len)
-    if isinstance(part, Gpu):
-        lettered = [n for n in names if n[:1].isalpha()]
-        if lettered:  # the shortest, written with its spaces ("RTX 4090", not "RTX4090")
-            return min(lettered, key=lambda n: (len(n.replace(" ", "")), -n.count(" ")))
-    vendor = getattr(part, "vendor", "") or ""
-    return part.name[len(vendor) :].strip() if vendor and part.name.startswith(vendor) else part.name
-
-
-def parts_name(build: Build, catalog: Catalog) -> str:
-    """The build named after its parts: GPU count and model, then the board ("2x RTX 4090, Z790 Hero")."""
-
-    def resolve(ref: str | None, kind: str) -> Part | None:
-        try:
-            return catalog.resolve(ref, kind) if ref else None
-        except UserError:
-            return None
-
-    counts: dict[str, int] = {}
-    for card in cards_of(build):
-        name = short_part_name(resolve(card.model, "gpu"), card.model)
-        counts[name] = counts.get(name, 0) + 1
-    gpus = " + ".join(f"{n}x {name}" for name, n in counts.items())
-    board = short_part_name(resolve(build.board, "board"), build.board)
-    if not board and build.cpu:
-        board = short_part_name(resolve(build.cpu, "cpu"), build.cpu)
-    return ", ".join(x for x in (gpus, board) if x) or "build"
-
-
-def _resolved(catalog: Catalog, ref: str | None, kind: str) -> Part | None:
-    try:
-        return catalog.resolve(ref, kind) if ref else None
-    except UserError:
-        return None
-
-
-def said_name(part: Part | None, written: str | None) -> str:
-    """The name a generated build name gives a part: its first alias, the name people say it by in the
-    catalog ("RTX 4090", "i9-14900K", "ROG Maximus Z790 Hero"), else its name; as written when the
-    catalog does not know it."""
-    if part is None:
-        return written or ""
-    return part.aliases[0] if part.aliases else part.name
-
-
-def _tree_gpus(build: Build) -> list[str]:
-    """The GPU models of an explicit PCIe tree, in the tree's order."""
-    from advisor.model.build import TreeSwitch
-
-    def walk(nodes: list) -> list[str]:
-        out: list[str] = []
-        for n in nodes:
-            out += walk(n.children) if isinstance(n, TreeSwitch) else [n.gpu] if n.gpu else []
-        return out
-
-    topo = build.topology
-    if topo is None:
-        return []
-    found = [g for s in topo.sockets for rp in s.root_ports for g in walk(rp.children)]
-    return found + (walk(topo.chipset.children) if topo.chipset else [])
-
-
-def _system_gpus(build: Build, catalog: Catalog) -> list[str]:
-    """A build on a catalog system: its `gpus` entry, else every position filled with the system's first."""
-    if build.gpus:
-        return [c.model for c in cards_of(build)]
-    system = _resolved(catalog, build.system, "system")
-    if system is None:
-        return []
-    return [system.gpus[0]] * system.gpu_positions  # type: ignore[attr-defined]
-
-
-def _gpus_said(build: Build, catalog: Catalog) -> str:
-    """ "2x RTX 4090", "2x RTX 4090 + 1x RTX 3090": the build's GPUs by model, in order."""
-    models = (
-        _tree_gpus(build)
-        if build.topology is not None
-        else _system_gpus(build, catalog)
-        if build.system is not None
-        else [c.model for c in cards_of(build)]
-    )
-    counts: dict[str, int] = {}
-    for model in models:
-        said = said_name(_resolved(catalog, model, "gpu"), model)
-        counts[said] = counts.get(said, 0) + 1
-    return " + ".join(f"{n}x {said}" for said, n in counts.items())
-
-
-# The forms of a generated build name, with and without GPUs: "2x RTX 4090 on i9-14900K / ROG Maximus
-# Z790 Hero" (the example's), "8x RTX PRO 6000 on ESC8000A-E13P" (the board alone), and an explicit tree's
-NAME_FORMS = {
-    "cpu-board": ("{gpus} on {cpu} / {board}", "{cpu} / {board}"),
-    "board": ("{gpus} on {board}", "{board}"),
-    "tree": ("{gpus}, explicit tree", "explicit tree"),
-    "system": ("{gpus} on {system}", "{system}"),
-}
-
-
-def generated_name(build: Build, catalog: Catalog, form: str = "cpu-board") -> str:
-    """The name advisor makes for a build from its parts, in one of NAME_FORMS (an explicit tree's is
-    always the tree form)."""
-    if build.topology is not None:
-        form = "tree"
-    elif build.system is not None:
-        form = "system"
-    elif form in ("tree", "system"):
-        form = "cpu-board"
-    gpus = _gpus_said(build, catalog)
-    cpu = said_name(_resolved(catalog, build.cpu, "cpu"), build.cpu)
-    board = said_name(_resolved(catalog, build.board, "board"), build.board)
-    system = said_name(_resolved(catalog, build.system, "system"), build.system)
-    with_gpus, without = NAME_FORMS[form]
-    return (with_gpus if gpus else without).format(gpus=gpus, cpu=cpu, board=board, system=system)
-
-
-def name_form(build: Build, catalog: Catalog) -> str | None:
-    """The form of NAME_FORMS the build's name is in, when it is exactly what advisor makes for the
-    build's parts (a generated name, which follows the parts); None for no name or a name of the user's
-    own (kept as it is, whatever the parts become)."""
-    if not build.name:
-        return None
-    forms = (
-        ("tree",) if build.topology is not None else ("system",) if build.system else ("cpu-board", "board")
-    )
-    for form in forms:
-        if build.name == generated_name(build, catalog, form):
-            return form
-    return None
-
-
-def _hardware(build: Build, catalog: Catalog) -> tuple:
-    """What a build's description speaks of: its CPU, board and GPU models (or its tree)."""
-
-    def key(ref: str | None, kind: str) -> str | None:
-        part = _resolved(catalog, ref, kind)
-        return part.id if part is not None else ref
-
-    gpus = _tree_gpus(build) if build.topology is not None else [c.model for c in cards_of(build)]
-    tree = build.topology.model_dump(mode="json") if build.topology is not None else build.system
-    return (key(build.cpu, "cpu"), key(build.board, "board"), sorted(key(g, "gpu") or "" for g in gpus), tree)
-
-
-def file_name_for(name: str, limit: int = 60) -> str:
-    """A file name made from a build's name: lowercase letters, digits and single dashes, `.yaml`
-    ("2x RTX 4090, Z790 Hero" -> "2x-rtx-4090-z790-hero.yaml")."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
-    if len(slug) > limit:
-        slug = slug[:limit].rsplit("-", 1)[0]
-    return (slug or "build") + ".yaml"
+from advisor.session.buildyaml import BODY_COMMENTS, HEADER, build_yaml, cards_of, file_comments
+from advisor.session.evaluation import Evaluation, describe_changes, link_delta
+from advisor.session.naming import example_comments, generated_name, name_form
+from advisor.session.parts import Choice, board_refuses, part_specs, resolved
 
 
 class Planner:
@@ -548,10 +132,10 @@ class Planner:
         hint = None
         if not build.explicit:
             cpu, board = (
-                _resolved(self.catalog, build.cpu, "cpu"),
-                _resolved(self.catalog, build.board, "board"),
+                resolved(self.catalog, build.cpu, "cpu"),
+                resolved(self.catalog, build.board, "board"),
             )
-            if _board_refuses(board, cpu):  # type: ignore[arg-type]
+            if board_refuses(board, cpu):  # type: ignore[arg-type]
                 hint = self.hints.get("cpu-board")
         problems = [
             dataclasses.replace(p, hint=None) if hint or (p.hint and "`advisor" in p.hint) else p
@@ -653,7 +237,7 @@ class Planner:
         return self._edit(allow_error=True, cpu=cpu.id)
 
     def _refuse_pair(self, cpu: Cpu | None, board: Board | None) -> None:
-        why = _board_refuses(board, cpu)
+        why = board_refuses(board, cpu)
         if why and cpu is not None and board is not None:
             raise UserError(
                 f"{cpu.name} does not fit {board.name}: {why}", hint="change the CPU and the board together"
@@ -835,7 +419,7 @@ class Planner:
         board = board if board is not None else self.board
         out = []
         for cpu in sorted(self.catalog.cpus, key=lambda c: (c.cpu_vendor, c.segment, c.name)):
-            why = _board_refuses(board, cpu) if board else ""
+            why = board_refuses(board, cpu) if board else ""
             out.append(
                 Choice(cpu.id, cpu.name, part_specs(cpu), cpu.price_usd, not why, why, tuple(cpu.aliases))
             )
@@ -845,7 +429,7 @@ class Planner:
         cpu = cpu if cpu is not None else self.cpu
         out = []
         for b in sorted(self.catalog.boards, key=lambda b: (b.segment, b.name)):
-            why = _board_refuses(b, cpu) if cpu else ""
+            why = board_refuses(b, cpu) if cpu else ""
             out.append(Choice(b.id, b.name, part_specs(b), b.price_usd, not why, why, tuple(b.aliases)))
         return sorted(out, key=lambda c: not c.fits)
 
@@ -927,7 +511,7 @@ class Planner:
             if j == index:
                 continue
             was, now = before.get(j), after[j]
-            delta = _link_delta(old[j] if j in old else None, new.get(j))
+            delta = link_delta(old[j] if j in old else None, new.get(j))
             if was == now:
                 if delta:
                     out.append(f"GPU{j} stays in {now} ({delta})")
@@ -990,90 +574,3 @@ class Planner:
         pred = self.prediction
         node = next((n for n in pred.machine.all_gpus if n.index == index), None) if pred else None
         return node.link.label if node and node.link else "no lanes"
-
-
-def _link_delta(old: Any, new: Any) -> str:
-    """'Gen4 x8 -> x16' between two GPU nodes' links; empty when the link is the same."""
-    a = old.link.label if old is not None and old.link else "no lanes"
-    b = new.link.label if new is not None and new.link else "no lanes"
-    if a == b:
-        return ""
-    if a.split()[0] == b.split()[0] and a != "no lanes":
-        return f"{a} -> {b.split()[1]}"
-    return f"{a} -> {b}"
-
-
-def _board_refuses(board: Board | None, cpu: Cpu | None) -> str:
-    if board is None or cpu is None:
-        return ""
-    if cpu.socket.lower() != board.socket.lower():
-        return f"socket {cpu.socket}, board is {board.socket}"
-    if board.cpu_families is not None and cpu.family not in board.cpu_families:
-        return f"{board.name} does not take the {cpu.family} family"
-    return ""
-
-
-def _links(ev: Evaluation) -> dict[str, tuple[str, str, str]]:
-    """Device key -> (label, connector, link) for the devices an evaluation placed."""
-    out: dict[str, tuple[str, str, str]] = {}
-    if ev.prediction is None:
-        return out
-    for n in ev.prediction.machine.nodes.values():
-        if n.kind == "gpu":
-            key = f"GPU{n.index}"
-            out[key] = (
-                f"GPU{n.index} {n.gpu.name if n.gpu else n.label}",
-                n.connector or "-",
-                n.link.label if n.link else "no lanes",
-            )
-        elif n.kind in ("nvme", "nic"):
-            out[f"{n.kind}:{n.connector}"] = (
-                "SSD" if n.kind == "nvme" else n.label,
-                n.connector or "-",
-                n.link.label if n.link else "no lanes",
-            )
-    return out
-
-
-def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
-    """What an edit did, in plain words: links that moved, findings that came or went, the all-reduce."""
-    if after.error:
-        return [f"the build cannot be evaluated: {after.error}"]
-    old, new = _links(before), _links(after)
-    out: list[str] = []
-    reasons = {}
-    if after.prediction:
-        for n in after.prediction.machine.all_gpus:
-            if n.link and n.link.limited_by:
-                reasons[f"GPU{n.index}"] = "; ".join(n.link.limited_by)
-    for key, (label, conn, link) in new.items():
-        if key not in old:
-            out.append(f"{label} placed in {conn}: {link}" + (f" ({reasons[key]})" if key in reasons else ""))
-            continue
-        _, oconn, olink = old[key]
-        name = key if key.startswith("GPU") else label  # the card's model is in the build list
-        if oconn != conn and olink != link:
-            out.append(f"{name} {oconn} -> {conn}: {olink} -> {link}")
-        elif oconn != conn:
-            out.append(f"{name} {oconn} -> {conn} ({link})")
-        elif olink != link:
-            why = f" ({reasons[key]})" if key in reasons and link != "no lanes" else ""
-            out.append(f"{name} in {conn}: {olink} -> {link}{why}")
-    for key, (label, _, _) in old.items():
-        if key not in new:
-            out.append(f"{label} removed")
-    if before.prediction and after.prediction:
-        a, b = before.prediction.allreduce, after.prediction.allreduce
-        if a and b and a.value and b.value and abs(a.value - b.value) > 0.05:
-            out.append(f"all-reduce {a.value:.1f} -> {b.value:.1f} GB/s")
-    old_ids = {(f.id, f.subject) for f in before.findings}
-    new_ids = {(f.id, f.subject) for f in after.findings}
-    came = sorted({f.id for f in after.findings if (f.id, f.subject) not in old_ids})
-    went = sorted({f.id for f in before.findings if (f.id, f.subject) not in new_ids})
-    if came:
-        out.append("new findings: " + ", ".join(came))
-    if went:
-        out.append("resolved: " + ", ".join(went))
-    if before.error and not after.error:
-        out.insert(0, "the build evaluates again")
-    return out

@@ -25,7 +25,10 @@ from advisor.base.resources import bundled
 from advisor.base.yamlio import atomic_write, loads, read_text
 from advisor.model.buildfile import build_from_data, load_build
 from advisor.model.catalog.store import Catalog, load_catalog
-from advisor.session.planner import Choice, Planner, cards_of, file_name_for, parts_name
+from advisor.session.buildyaml import cards_of, file_name_for
+from advisor.session.naming import parts_name
+from advisor.session.parts import Choice
+from advisor.session.planner import Planner
 from advisor.tui import autosave
 from advisor.tui.changebox import short_name
 from advisor.tui.commands import PartsCommands

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Select, Static, Switch
 
-from advisor.session.planner import Choice
+from advisor.session.parts import Choice
 
 
 class _ChoiceTable(DataTable):

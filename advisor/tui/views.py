@@ -22,7 +22,8 @@ from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Figure, Prediction, allreduce_how, allreduce_scope
-from advisor.session.planner import Planner, cards_of
+from advisor.session.buildyaml import cards_of
+from advisor.session.planner import Planner
 from advisor.tui.changebox import show_changes
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -1,0 +1,178 @@
+"""What a part is, in the few words a picker, a list or a message shows: key specs, a board's slots and
+how their lanes split, the short names people use, and whether a board takes a CPU."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.base.errors import UserError
+from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
+from advisor.model.catalog.store import Catalog
+from advisor.model.lanes import widths_with
+
+
+@dataclass
+class Choice:
+    """One row of a part or slot picker: what to pick, how to show it, whether it fits."""
+
+    key: str
+    label: str
+    specs: str
+    price: float | None = None
+    fits: bool = True
+    why_not: str = ""
+    aliases: tuple[str, ...] = ()  # other names the part goes by, for the picker's filter
+
+
+def part_specs(p: Part) -> str:
+    """A part's key specs in one short line, for pickers and lists."""
+    if isinstance(p, Cpu):
+        lanes = p.pcie.usable_lanes if p.pcie.usable_lanes is not None else "?"
+        cores = f"{p.cores} cores, " if p.cores else ""
+        return f"{p.socket}, {cores}{lanes} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+    if isinstance(p, Gpu):
+        p2p = "P2P" if p.p2p.stock_linux else "no P2P"
+        nv = ", NVLink" if p.nvlink.supported else ""
+        power = f", {p.board_power_w} W" if p.board_power_w else ""
+        return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
+    if isinstance(p, Board):
+        return board_summary(p)
+    return ""
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def board_summary(board: Board) -> str:
+    """What a board offers GPUs, read from its catalog wiring: the x16-long slots on CPU lanes and the
+    widths they run at (alone, together when they split a lane group, with the M.2 sockets and the
+    sharing rules that take their lanes), slots behind switches, chipset slots, M.2 sockets."""
+    if not board.slots:
+        return f"slots not in the catalog · {board.socket} {board.segment}"
+
+    def size(c: Connector) -> int:
+        return c.physical or c.width
+
+    def source(c: Connector) -> str:
+        return board.group(c.group).source
+
+    cpu16 = [c for c in board.slots if source(c) == "cpu" and size(c) >= 16]
+    parts = []
+    if cpu16:
+        alone = {c.name: widths_with(board, [(c, "gpu")])[c.name] for c in cpu16}
+        # slots that split one lane group between them: their widths with all of them populated
+        by_group: dict[str, list[Connector]] = {}
+        for c in cpu16:
+            by_group.setdefault(c.group, []).append(c)
+        shared = {
+            g: cs
+            for g, cs in by_group.items()
+            if len(cs) > 1 and not board.group(g).independent and board.group(g).lanes is not None
+        }
+        single = [c for c in cpu16 if c.group not in shared]
+        modes = []
+        for cs in shared.values():
+            together = widths_with(board, [(c, "gpu") for c in cs])
+            split = "/".join(f"x{together[c.name]}" if together[c.name] else "off" for c in cs)
+            every = "both" if len(cs) == 2 else f"all {len(cs)}"
+            lead = "" if not single and len(shared) == 1 else f"{'/'.join(c.name for c in cs)} "
+            modes.append(f"{lead}x{alone[cs[0].name]}, or {split} with {every}")
+        if single:
+            widths = [alone[c.name] for c in single]
+            if len(set(widths)) == 1:
+                each = " each" if len(single) > 1 else ""
+                modes.append(f"x{widths[0]}{each}" if not shared else f"others x{widths[0]}{each}")
+            else:
+                modes.append(
+                    ", ".join(f"{widths.count(w)} at x{w}" for w in sorted(set(widths), reverse=True))
+                )
+        # M.2 sockets that take a slot's lanes when populated, and the board's own sharing rules
+        takes: dict[tuple[str, str], list[str]] = {}
+        for c in cpu16:
+            group = board.group(c.group)
+            if group.independent or group.lanes is None:
+                continue
+            for m in board.m2:
+                if m.group == c.group:
+                    w = widths_with(board, [(c, "gpu"), (m, "nvme")])[c.name]
+                    if w < alone[c.name]:
+                        takes.setdefault((c.name, f"x{w}" if w else "off"), []).append(m.name)
+        for rule in board.sharing:
+            for name, effect in rule.effect.items():
+                if name in alone:
+                    what = "off" if effect == "disabled" else f"x{effect}"
+                    takes.setdefault((name, what), []).append(" + ".join(rule.when))
+        for (name, what), by in takes.items():
+            modes.append(f"{'' if len(cpu16) == 1 else name + ' '}{what} with {' or '.join(by)}")
+        need = sorted({board.group(c.group).requires_cpu_lanes or 0 for c in cpu16} - {0})
+        for n in need:
+            k = sum(1 for c in cpu16 if board.group(c.group).requires_cpu_lanes == n)
+            modes.append(f"{k} need a CPU with {n} lanes")
+        parts.append(f"{_plural(len(cpu16), 'CPU x16 slot')} ({'; '.join(modes)})")
+    cpu_short = [c for c in board.slots if source(c) == "cpu" and size(c) < 16]
+    for w in sorted({size(c) for c in cpu_short}, reverse=True):
+        parts.append(_plural(sum(1 for c in cpu_short if size(c) == w), f"CPU x{w} slot"))
+    behind = [c for c in board.slots if source(c) == "switch"]
+    if behind:
+        switches = {board.group(c.group).switch for c in behind}
+        up = sorted({s.uplink_width for s in board.switches if s.id in switches}, reverse=True)
+        uplink = "/".join(f"x{w}" for w in up)
+        sizes = "/".join(f"x{w}" for w in sorted({size(c) for c in behind}, reverse=True))
+        cpu = "a CPU" if board.sockets > 1 else "the CPU"
+        parts.append(
+            f"{_plural(len(behind), sizes + ' slot')} behind {_plural(len(switches), 'switch', 'switches')}"
+            f" ({'each ' if len(switches) > 1 else ''}{uplink} to {cpu})"
+        )
+    chipset = [c for c in board.slots if source(c) == "chipset"]
+    if chipset:
+        widths = "/".join(f"x{w}" for w in sorted({c.width for c in chipset}, reverse=True))
+        parts.append(f"{_plural(len(chipset), 'chipset slot')} ({widths})")
+    if board.m2:
+        parts.append(f"{len(board.m2)} M.2")
+    parts.append(f"{board.socket} {board.segment}")
+    return " · ".join(parts)
+
+
+def short_part_name(part: Part | None, written: str | None) -> str:
+    """A part's name as people say it: a GPU's shortest alias that starts with a letter ("RTX 4090"), a
+    board's shortest alias with its chipset in it ("Z790 Hero"), or the name without the vendor."""
+    if part is None:
+        return written or ""
+    names = [part.name, *part.aliases]
+    if isinstance(part, Board) and part.chipset:
+        with_chipset = [n for n in names if part.chipset.casefold() in n.casefold()]
+        if with_chipset:
+            return min(with_chipset, key=len)
+    if isinstance(part, Gpu):
+        lettered = [n for n in names if n[:1].isalpha()]
+        if lettered:  # the shortest, written with its spaces ("RTX 4090", not "RTX4090")
+            return min(lettered, key=lambda n: (len(n.replace(" ", "")), -n.count(" ")))
+    vendor = getattr(part, "vendor", "") or ""
+    return part.name[len(vendor) :].strip() if vendor and part.name.startswith(vendor) else part.name
+
+
+def resolved(catalog: Catalog, ref: str | None, kind: str) -> Part | None:
+    try:
+        return catalog.resolve(ref, kind) if ref else None
+    except UserError:
+        return None
+
+
+def said_name(part: Part | None, written: str | None) -> str:
+    """The name a generated build name gives a part: its first alias, the name people say it by in the
+    catalog ("RTX 4090", "i9-14900K", "ROG Maximus Z790 Hero"), else its name; as written when the
+    catalog does not know it."""
+    if part is None:
+        return written or ""
+    return part.aliases[0] if part.aliases else part.name
+
+
+def board_refuses(board: Board | None, cpu: Cpu | None) -> str:
+    if board is None or cpu is None:
+        return ""
+    if cpu.socket.lower() != board.socket.lower():
+        return f"socket {cpu.socket}, board is {board.socket}"
+    if board.cpu_families is not None and cpu.family not in board.cpu_families:
+        return f"{board.name} does not take the {cpu.family} family"
+    return ""

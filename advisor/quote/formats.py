@@ -390,6 +390,8 @@ class _Labelled:
 
     @staticmethod
     def match(text: str):
+        if ":" not in text and "：" not in text:
+            return None
         return _LABELLED_AT.match(text.lstrip())
 
 

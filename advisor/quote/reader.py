@@ -17,7 +17,9 @@ from advisor.quote.items import item_of
 from advisor.quote.match import KINDS, Found, Matcher, kind_of_words, other_kinds
 from advisor.quote.vocab import vocab
 
-MAX_LINES = 20000
+# A quote lists a build's parts: the longest of the real corpus has 147 lines. Each line is read through
+# every stage (about half a millisecond), so a cap far above any quote keeps the whole read to seconds.
+MAX_LINES = 5000
 # the parts one line may list ("CPU: ... 显卡: ... 内存: ..."): a line split into more pieces than this names
 # no parts of a build, and reading each piece as one would make a long line's work grow with its pieces
 MAX_SEGMENTS = 32

@@ -45,6 +45,8 @@ class _Label:
 
     @staticmethod
     def match(text: str):
+        if ":" not in text and "：" not in text:
+            return None  # no label without its colon: most lines, answered without the pattern
         return _LABEL_AT.match(text.lstrip())
 
 

@@ -9,9 +9,10 @@ escapes and markup, and special files in the file's place (a link to /dev/zero, 
 that are not UTF-8).
 
 Each input must end with exit code 0, 1 or 2, no traceback, no control character on stdout or stderr,
-within a budget of CPU time (ITIMER_PROF: this process's own seconds, which a loaded machine does not
-change) and of memory (RLIMIT_AS lowered to what the process had plus BUDGET_MB while the input runs: an
-input that needs more fails with a MemoryError, at once, never taking the machine).
+within a budget of CPU time and of memory that the kernel enforces: the inputs run one after another in
+a worker process (tests/bounded.py) whose RLIMIT_CPU and RLIMIT_AS are moved before each one, so a
+pattern backtracking in C for ever is ended as surely as a loop, and a loaded machine, which slows the
+clock but not a process's CPU seconds, changes no verdict.
 
 The default run is deterministic (fixed seeds, a fixed number of inputs per kind, sizes kept small) so
 that the suite never flakes. By hand, a long random search at full sizes:
@@ -29,9 +30,7 @@ from __future__ import annotations
 import os
 import random
 import re
-import resource
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -40,15 +39,14 @@ from pathlib import Path
 
 import pytest
 
-from advisor.main import main
+from tests.bounded import Worker
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.fuzz
 
 FIXTURES = ROOT / "tests" / "fixtures"
 PER_KIND = 40  # inputs per kind in the default (CI) run
-# One input may use this much CPU time before it counts as a hang, and this much more memory. CPU time
-# (ITIMER_PROF), not the clock: another job loading the machine slows the clock, never this count.
+# One input may use this much CPU time before it counts as a hang, and this much more memory.
 BUDGET_S = 10
 BUDGET_MB = 1024
 # The largest a mutation makes a file: small in CI (the suite stays quick), past the 4 MB every reader
@@ -356,24 +354,6 @@ KINDS: dict[str, tuple[list[Path], object, list[str]]] = {
 _RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
-class Hang(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Hang()
-
-
-def _vm_bytes() -> int | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def _place(target: Path, text: str, special: str | None) -> threading.Thread | None:
     """Write the mutated text to `target`, or put the special file there; a thread that feeds a FIFO."""
     if special is None:
@@ -429,8 +409,8 @@ def _unblock(target: Path, writer: threading.Thread | None) -> None:
         writer.join(timeout=0.1)
 
 
-def run_one(kind: str, seed_file: Path, seed: int, tmp: Path, capsys, most: int) -> dict:
-    """One mutated input through the CLI: its outcome, CPU time and size."""
+def run_one(kind: str, seed_file: Path, seed: int, tmp: Path, worker: Worker, most: int) -> dict:
+    """One mutated input through the CLI in the worker: its outcome, CPU time and size."""
     rng = random.Random(seed)
     text = seed_file.read_text(encoding="utf-8", errors="replace")
     folder = tmp / f"{kind}-{seed}"
@@ -439,32 +419,11 @@ def run_one(kind: str, seed_file: Path, seed: int, tmp: Path, capsys, most: int)
     mutated, special = mutate(text, rng, most)
     writer = _place(target, mutated, special)
     args = KINDS[kind][1](target, folder)
-    old = signal.signal(signal.SIGPROF, _alarm)
-    limits = resource.getrlimit(resource.RLIMIT_AS)
-    vm = _vm_bytes()
-    if vm is not None:
-        cap = vm + BUDGET_MB * 1024 * 1024
-        if limits[1] == resource.RLIM_INFINITY or cap < limits[1]:
-            resource.setrlimit(resource.RLIMIT_AS, (cap, limits[1]))
-    signal.setitimer(signal.ITIMER_PROF, BUDGET_S)
-    cpu = time.process_time()
     try:
-        code = main(args)
-    except Hang:
-        code = f"over {BUDGET_S} s of CPU time"
-    except MemoryError:
-        code = f"over {BUDGET_MB} MB of memory"
-    except SystemExit as exc:  # argparse on a bad argument
-        code = exc.code if isinstance(exc.code, int) else 2
-    except Exception as exc:  # a traceback for a user's file: the bug this test looks for
-        code = f"{type(exc).__name__}: {exc}"[:300]
+        got = worker.run(args)
     finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        resource.setrlimit(resource.RLIMIT_AS, limits)
-        signal.signal(signal.SIGPROF, old)
-    took = time.process_time() - cpu
-    _unblock(target, writer)
-    out, err = capsys.readouterr()
+        _unblock(target, writer)
+    code, out, err = got["code"], got["out"], got["err"]
     if code in (0, 1, 2) and "Traceback" in err:
         code = "traceback on stderr"
     elif code in (0, 1, 2) and (raw := _RAW.search(out + err)):
@@ -472,7 +431,7 @@ def run_one(kind: str, seed_file: Path, seed: int, tmp: Path, capsys, most: int)
     size = len(mutated.encode("utf-8", errors="surrogatepass")) if special is None else 0
     if code in (0, 1, 2) and not (size and code in (0, 1)):
         shutil.rmtree(folder, ignore_errors=True)
-    return {"code": code, "cpu": took, "size": size, "folder": folder, "args": args, "special": special}
+    return {"code": code, "cpu": got["cpu"], "size": size, "folder": folder, "args": args, "special": special}
 
 
 # runs `python -m advisor ARGS` as its only child and prints the child's CPU seconds and peak memory
@@ -493,17 +452,7 @@ def _measured(args: list[str]) -> tuple[float, float]:
     return float(cpu), int(kb) / 1024
 
 
-def _coverage(kind: str):
-    try:
-        import coverage
-    except ImportError:
-        pytest.skip("--fuzz-coverage needs coverage.py (pip install coverage)")
-    cov = coverage.Coverage(source=[str(ROOT / p) for p in KINDS[kind][2]], data_file=None)
-    cov.start()
-    return cov
-
-
-@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGPROF to bound each input")
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="the worker reads its memory from /proc")
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_mutated_files_end_with_a_clear_answer(kind, tmp_path, capsys, monkeypatch, request):
     monkeypatch.setenv("ADVISOR_STATE_DIR", str(tmp_path / "state"))
@@ -514,7 +463,10 @@ def test_mutated_files_end_with_a_clear_answer(kind, tmp_path, capsys, monkeypat
     minutes = request.config.getoption("--fuzz-minutes")
     deadline = time.monotonic() + 60 * minutes / len(KINDS) if minutes else None
     most = LONG_BYTES if minutes else CI_BYTES
-    cov = _coverage(kind) if request.config.getoption("--fuzz-coverage") else None
+    worker = Worker(BUDGET_S, BUDGET_MB)
+    if request.config.getoption("--fuzz-coverage"):
+        pytest.importorskip("coverage", reason="--fuzz-coverage needs coverage.py (pip install coverage)")
+        worker.measure_coverage([str(ROOT / p) for p in KINDS[kind][2]])
     bad, tried, slowest, largest = [], 0, 0.0, None
     seed = 1000 * (list(KINDS).index(kind) + 1)
     rng = random.Random(seed) if deadline is None else random.Random()
@@ -523,7 +475,7 @@ def test_mutated_files_end_with_a_clear_answer(kind, tmp_path, capsys, monkeypat
         while (tried < PER_KIND) if deadline is None else (time.monotonic() < deadline):
             seed_file = seeds[rng.randrange(len(seeds))]
             case_seed = rng.randrange(1 << 30)
-            one = run_one(kind, seed_file, case_seed, tmp_path, capsys, most)
+            one = run_one(kind, seed_file, case_seed, tmp_path, worker, most)
             tried += 1
             slowest = max(slowest, one["cpu"])
             if one["code"] not in (0, 1, 2):
@@ -535,9 +487,9 @@ def test_mutated_files_end_with_a_clear_answer(kind, tmp_path, capsys, monkeypat
                     one, largest = largest, one  # the largest accepted input is kept, to be measured alone
                 if one is not None:
                     shutil.rmtree(one["folder"], ignore_errors=True)
+        covered = worker.coverage_percent() if worker.coverage is not None else None
     finally:
-        if cov is not None:
-            cov.stop()
+        worker.close()
     if deadline is not None:
         with capsys.disabled():
             line = (
@@ -547,10 +499,8 @@ def test_mutated_files_end_with_a_clear_answer(kind, tmp_path, capsys, monkeypat
             if largest is not None:
                 cpu, mb = _measured(largest["args"])
                 line += f"; largest accepted {largest['size']:,} bytes: {cpu:.2f} s CPU, {mb:.0f} MB"
-            if cov is not None:
-                import io
-
-                line += f"; reader coverage {cov.report(file=io.StringIO()):.0f}%"
+            if covered is not None:
+                line += f"; reader coverage {covered:.0f}%"
             print(line)
     assert not bad, (
         f"{len(bad)} of {tried} mutated {kind} inputs failed (files under {tmp_path}):\n"

@@ -53,8 +53,49 @@ class Terminated(BaseException):
     writes clean up before the process ends with 143."""
 
 
+# the signals that reached a running command. A signal's exception raised where Python cannot pass it on
+# (inside an object's __del__, a weakref callback) is dropped by Python with an "Exception ignored" note
+# and the command runs on to exit 0; the record is what makes such a run end as interrupted all the same
+_CAUGHT: list[int] = []
+
+
 def _raise_terminated(signum, frame):
+    _CAUGHT.append(signum)
     raise Terminated()
+
+
+def _raise_interrupted(signum, frame):
+    _CAUGHT.append(signum)
+    raise KeyboardInterrupt
+
+
+def _unraisable(hook):
+    """sys.unraisablehook while a command runs: an interrupt that landed where it could not be raised is
+    kept quiet (it is recorded, and the command ends interrupted); anything else goes to `hook`."""
+
+    def quiet(info) -> None:
+        if isinstance(info.exc_value, (KeyboardInterrupt, Terminated)):
+            return
+        hook(info)
+
+    return quiet
+
+
+class _SafeStream:
+    """stdout or stderr as a command writes to them: each write through advisor.base.text.for_output, so
+    no control character but a colour reaches the terminal, whatever the text holds."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from advisor.base.text import for_output
+
+        self._stream.write(for_output(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _raise_on_interrupt(argv: list[str] | None = None) -> None:
@@ -63,7 +104,7 @@ def _raise_on_interrupt(argv: list[str] | None = None) -> None:
     (a test runner's) stays."""
     try:
         if signal.getsignal(signal.SIGINT) is exit_interrupted:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, _raise_interrupted)
         if signal.getsignal(signal.SIGTERM) is exit_terminated:
             words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
             # the app and its server handle SIGTERM themselves (they restore the terminal, end sessions)
@@ -74,10 +115,30 @@ def _raise_on_interrupt(argv: list[str] | None = None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    interactive = bool(words) and words[0] in ("tui", "serve")  # the app draws its own screen
+    streams = sys.stdout, sys.stderr, sys.unraisablehook
+    if not interactive:
+        sys.stdout = _SafeStream(sys.stdout)
+        if words[:1] != ["bench"]:  # bench draws its progress on stderr (cursor moves)
+            sys.stderr = _SafeStream(sys.stderr)
+    sys.unraisablehook = _unraisable(sys.unraisablehook)
+    del _CAUGHT[:]
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr, sys.unraisablehook = streams
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         _raise_on_interrupt(argv)
         code = _run(argv)
         sys.stdout.flush()  # a reader that has gone (`| head`) shows here, not as a traceback at exit
+        if _CAUGHT:  # interrupted where the exception could not be raised: still an interrupted run
+            return _signalled(
+                *(("terminated", 143) if _CAUGHT[0] == signal.SIGTERM else ("interrupted", 130))
+            )
         return code
     except KeyboardInterrupt:
         # Ctrl-C (SIGINT): one line, the shell's 128 + SIGINT, no traceback

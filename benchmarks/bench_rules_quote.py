@@ -42,8 +42,8 @@ def main() -> None:
         _process(["validate", _quote_file(base, 40)], 15),
     )
     print(
-        "advisor validate on a 10,000-line text quote (whole process):",
-        _process(["validate", _quote_file(base, 10000)], 5),
+        "advisor validate on a 5,000-line text quote (whole process):",
+        _process(["validate", _quote_file(base, 5000)], 5),
     )
     print(
         "advisor workload (example build, --train 1.3b --json, whole process):",

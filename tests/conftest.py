@@ -34,6 +34,12 @@ def pytest_addoption(parser):
         default=None,
         help="run tests/test_fuzz.py as a random search for this long instead of its fixed inputs",
     )
+    parser.addoption(
+        "--fuzz-coverage",
+        action="store_true",
+        default=False,
+        help="with --fuzz-minutes: report the share of each reader's lines the inputs reached (coverage.py)",
+    )
 
 
 def pytest_configure(config):

@@ -22,7 +22,10 @@ class Problem:
         text = where + (f"{self.field}: " if self.field else "") + self.message
         if self.hint:
             text += f" ({self.hint})"
-        return text
+        # a file name or a value quoted from an input may hold a terminal escape: every face prints this
+        from advisor.base.text import visible
+
+        return visible(text)
 
 
 class UserError(Exception):

@@ -1,7 +1,10 @@
-"""Text that came from a user's file, made safe to print: no terminal control sequences."""
+"""Text that came from a user's file, made safe to show: `plain` for a terminal (no control sequences),
+`for_markdown` for a Markdown or HTML document (no markup, no links). Every face shows input text
+through one of the two."""
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -38,6 +41,25 @@ def visible(text: str) -> str:
     return _HIDDEN.sub(lambda m: _name(m.group()), text)
 
 
+# what may reach a terminal from advisor's own output: rich's colours and styles (SGR, ESC [ ... m) and
+# nothing else; every other control character, the bidirectional overrides and the Unicode line
+# separators are written out
+_SGR = r"\x1b\[[0-9;:]*m"
+_UNSAFE_OUT = re.compile(
+    f"({_SGR})|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+
+def for_output(text: str) -> str:
+    """What a command writes to stdout or stderr, with any control character that is not a colour
+    written out as \\uXXXX (a valid escape inside a JSON string too). The last guard before the
+    terminal: input text is made safe where it is read and where it is shown, and a file name in an
+    error where the error is rendered; this catches whatever a new message forgets."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNSAFE_OUT.sub(lambda m: m.group(1) or f"\\u{ord(m.group()):04x}", text)
+
+
 def _name(ch: str) -> str:
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -45,6 +67,44 @@ def _name(ch: str) -> str:
 
 def has_hidden(text: str) -> bool:
     return bool(_HIDDEN.search(text))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+# what a GFM renderer turns into a link without any markup: a scheme's "://" and a bare "www."
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9+.-])://|\bwww\.")
+
+
+def for_markdown(text: object) -> str:
+    """Text from an input (a quote, a build's name, a part's name) as inert Markdown and HTML: HTML is
+    shown, not run (no <script>, no <img onerror>); no link, emphasis, heading or table cell can be made
+    from it (no [x](javascript:...)); and a bare address is written so that no renderer links it
+    ("http[:]//...", "www[.]..."). Control characters are written out, as on a terminal. One line."""
+    s = html.escape(plain(str(text)), quote=False)
+    s = _AUTOLINK.sub(lambda m: "[:]//" if m.group().startswith(":") else m.group()[:3] + "[.]", s)
+    return _MD_SPECIAL.sub(r"\\\1", s).replace("\n", " ")
+
+
+# A part's name, id or alias in the catalog is at most about 60 characters ("RTX 4090 48GB (modified,
+# aftermarket clamshell rework, blower)"); a name far longer names no part, and matching it fuzzily
+# against every catalog name takes time in proportion to its length times theirs
+MAX_NAME = 200
+
+
+def clip(text: str, most: int = 60) -> str:
+    """`text` shortened for a message: its first `most` characters and how long it was."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text):,} characters)"
+
+
+def long_name(text: str, what: str = "part") -> str | None:
+    """Why `text` cannot be a `what`'s name (longer than any name in the catalog), or None."""
+    if len(text) <= MAX_NAME:
+        return None
+    return (
+        f"a {what} name of {len(text):,} characters is longer than any in the catalog (at most {MAX_NAME}): "
+        f"{plain(clip(text))!r}"
+    )
 
 
 # Cyrillic and Greek letters drawn like Latin ones: "RТX 4090" with a Cyrillic Т reads as RTX 4090 to

@@ -144,9 +144,8 @@ def loads(text: str, filename: str = "<string>") -> Any:
 # file has a few thousand values; a 600-byte "billion laughs" file expands to billions, and printing
 # or walking it would never end.
 MAX_EXPANDED_VALUES = 200_000
-# and how deep it may nest: a real file nests a few levels (a PCIe tree of switches a dozen); a
-# thousand levels is not a machine, and building it would exhaust Python's recursion limit
-MAX_DEPTH = 100
+# and how deep it may nest: the one limit of every document (advisor.base.inputs.MAX_DEPTH)
+from advisor.base.inputs import MAX_DEPTH  # noqa: E402
 
 
 def _check_expansion(root: Any, filename: str) -> None:
@@ -204,18 +203,11 @@ def _refuse(node: Any, filename: str, what: str, aliases: bool = True) -> None:
 
 
 def read_text(path: str | Path) -> str:
-    """A user's text file; what goes wrong reading it becomes a UserError naming the file."""
-    path = Path(path)
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file", hint="check the path") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: is not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+    """A user's text file, bounded and checked (advisor.base.inputs.read_input); what goes wrong reading
+    it becomes a UserError naming the file."""
+    from advisor.base.inputs import read_input
+
+    return read_input(path)
 
 
 def load_file(path: str | Path) -> Any:

@@ -62,7 +62,7 @@ def cmd_doctor(args) -> int:
     import subprocess
 
     from advisor.base.errors import UserError
-    from advisor.base.yamlio import read_text
+    from advisor.base.inputs import MAX_LINE, read_input
     from advisor.measure.doctor import diagnose
 
     recorded = bool(args.lspci or args.cmdline or args.sysfs)
@@ -71,7 +71,8 @@ def cmd_doctor(args) -> int:
     if root is not None and args.sysfs and not root.is_dir():
         raise UserError(f"--sysfs {args.sysfs}: not a folder", hint="give the folder that holds sys/bus/pci")
     if args.lspci:
-        lspci, note = read_text(args.lspci), f"lspci: {args.lspci}"
+        lspci = read_input(args.lspci, "lspci's output", max_line=MAX_LINE)
+        note = f"lspci: {args.lspci}"
     elif recorded:
         lspci, note = None, "lspci: not given"
     elif shutil.which("lspci"):
@@ -85,7 +86,7 @@ def cmd_doctor(args) -> int:
     else:
         lspci, note = None, "lspci is not installed (package pciutils): links from sysfs only, no ACS"
     if args.cmdline:
-        cmdline = read_text(args.cmdline)
+        cmdline = read_input(args.cmdline, "a kernel command line", max_line=MAX_LINE)
         from advisor.measure.parsers.cmdline import command_line
 
         cmdline = command_line(cmdline)
@@ -116,23 +117,27 @@ def cmd_doctor(args) -> int:
 
 
 def _print_doctor(report) -> None:
+    from rich.markup import escape
+
     from advisor.render.layout import hang, terminal_console
 
+    # every text here may quote the files read (a device's name, a file's name): rich markup in it
+    # ("[link=...]") is shown as written, never drawn
     con = terminal_console()
     for line in report.read:
-        hang(con, "read: ", line)
+        hang(con, "read: ", escape(line))
     for g in report.gpus:
         now = "Gen{}x{}".format(*g["link_now"]) if g["link_now"] else "?"
         top = "Gen{}x{}".format(*g["link_max"]) if g["link_max"] else "?"
         extra = f", NUMA node {g['numa_node']}" if g["numa_node"] is not None else ""
         extra += f", BAR1 {g['bar1_mib']} MiB" if g["bar1_mib"] is not None else ""
-        hang(con, f"GPU{g['index']} ", f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}")
+        hang(con, f"GPU{g['index']} ", escape(f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}"))
     if not report.findings and not report.nothing_to_check:
         con.print("No problem found in what was read.")
     for f in report.findings:
         colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
-        hang(con, f"[{colour}]{f.severity.upper():7}[/] ", f"{f.id} {f.subject}: {f.message}")
-        hang(con, "        fix: ", f.fix)
+        hang(con, f"[{colour}]{f.severity.upper():7}[/] ", escape(f"{f.id} {f.subject}: {f.message}"))
+        hang(con, "        fix: ", escape(f.fix))
 
 
 def cmd_from_machine(args) -> int:

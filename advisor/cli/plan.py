@@ -117,6 +117,12 @@ def _formats(args, task: str) -> dict:
 
 def workload_from_args(args):
     """The Workload the flags describe, or None when neither --train nor --infer is given."""
+    for flag in ("train", "infer"):
+        given = getattr(args, flag, None)
+        if given is not None and not given.strip():
+            raise UserError(
+                f"--{flag}: empty; give a model", hint="a preset (8b, 70b, bert-large, ...) or a size (3b)"
+            )
     name = args.train or args.infer
     if name is None:
         return None

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.base.inputs import MAX_BYTES, decode, read_bytes
 
 
 def cmd_validate(args) -> int:
@@ -18,22 +19,12 @@ def cmd_validate(args) -> int:
     fmt = "json" if args.json else args.format
     start_report(args.output, fmt)
     if args.quote == "-":
-        raw, name = (
-            sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(),
-            "<stdin>",
-        )
+        name = "<stdin>"
+        raw = _read_stdin(MAX_BYTES)
     else:
         name = args.quote
-        try:
-            raw = Path(args.quote).read_bytes()
-        except OSError as exc:
-            raise UserError(f"{args.quote}: cannot read the quote: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(
-            f"{name}: this is not a text file (not UTF-8)", hint="save the quote as text, CSV or YAML"
-        ) from None
+        raw = read_bytes(args.quote)
+    text = decode(raw, name, "a quote")
     catalog = load_catalog([Path(d) for d in args.catalog])
     quote = read_quote(text, name, catalog)
     result = evaluate_quote(quote, catalog, tuple(args.rules))
@@ -77,3 +68,18 @@ def _save_prices(args, quote, name: str) -> None:
         )
     atomic_write(args.save_prices, price_list_yaml(prices))
     print(f"{len(prices)} price(s) saved to {args.save_prices}", file=sys.stderr)
+
+
+def _read_stdin(limit: int) -> bytes:
+    """A quote piped in, read up to `limit` bytes: more is refused, never read to its end."""
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+    if stream is None:
+        raw = sys.stdin.read(limit + 1).encode()
+    else:
+        raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise UserError(
+            f"<stdin>: is more than {limit:,} bytes; advisor reads files of at most {limit:,} bytes",
+            hint="is this the right file? A quote is far smaller",
+        )
+    return raw

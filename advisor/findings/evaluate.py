@@ -18,7 +18,7 @@ from advisor.base.errors import UserError
 from advisor.findings.collect import prediction_facts
 from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts, contradicted
 from advisor.findings.finding import JOB_SCOPES, Finding, Rule
-from advisor.findings.rules import FUNCTIONS, fill, load_rules, user_rule_dirs
+from advisor.findings.rules import BOUNDS_HINT, RuleError, RuleEval, fill, load_rules, user_rule_dirs
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
 
@@ -105,10 +105,7 @@ def _run(
     unjudged: dict[str, set[str]] | None = None,
 ) -> list[Finding]:
     # One evaluator per subject, shared by every rule of its scope (building one is the costly part).
-    evaluators = {
-        scope: [(names, EvalWithCompoundTypes(names=names, functions=FUNCTIONS)) for names in subs]
-        for scope, subs in subjects.items()
-    }
+    evaluators = {scope: [(names, RuleEval(names)) for names in subs] for scope, subs in subjects.items()}
     findings: list[Finding] = []
     for rule in rules:
         parsed = _parsed(rule.when)
@@ -124,6 +121,15 @@ def _run(
                     ) from None
                 unjudged.setdefault(f"{rule.id} {rule.title}", set()).update(missing)
                 continue
+            except RuleError as exc:  # a call or a format beyond the rules language's bounds
+                raise UserError(
+                    f"rule {rule.id}: condition {rule.when!r} failed: {exc}", hint=BOUNDS_HINT
+                ) from None
+            except MemoryError:
+                raise UserError(
+                    f"rule {rule.id}: condition {rule.when!r} failed: it needs more memory than a rule may use",
+                    hint="compare facts with numbers, strings and short lists",
+                ) from None
             except Exception as exc:  # e.g. a user rule comparing a number with a string: say which rule
                 raise UserError(
                     f"rule {rule.id}: condition {rule.when!r} failed: {exc}",

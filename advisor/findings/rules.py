@@ -23,7 +23,61 @@ from advisor.base.yamlio import LineDict, load_bundled, load_file
 from advisor.findings.facts import SCOPE_NAMES, SUPPOSITIONS
 from advisor.findings.finding import Check, CheckFile, Rule, RuleFile
 
-FUNCTIONS = {"min": min, "max": max, "round": round}
+# Bounds on what one call of the rules language may be given: facts are a few dozen numbers, strings and
+# lists, and arguments far beyond them are a mistake or an attack (`round(x, -99999999)` computes
+# 10**99999999 and never ends)
+MAX_ROUND_DIGITS = 15
+MAX_ARGUMENTS = 1000
+
+
+class RuleError(ValueError):
+    """A call or a format in a condition outside the rules language's bounds."""
+
+
+def _numbers_or_text(args: tuple, what: str) -> list:
+    items = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple, set, dict)) else list(args)
+    if not items:
+        raise RuleError(f"{what}() of nothing")
+    if len(items) > MAX_ARGUMENTS:
+        raise RuleError(f"{what}() of {len(items):,} values, more than {MAX_ARGUMENTS:,}")
+    return items
+
+
+def _min(*args):
+    return min(_numbers_or_text(args, "min"))
+
+
+def _max(*args):
+    return max(_numbers_or_text(args, "max"))
+
+
+def _round(number, ndigits=None):
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise RuleError(f"round() of {type(number).__name__}, not a number")
+    if ndigits is None:
+        return round(number)
+    if isinstance(ndigits, bool) or not isinstance(ndigits, int) or abs(ndigits) > MAX_ROUND_DIGITS:
+        raise RuleError(f"round() to {str(ndigits)[:20]} digits; at most {MAX_ROUND_DIGITS} either way")
+    return round(number, ndigits)
+
+
+FUNCTIONS = {"min": _min, "max": _max, "round": _round}
+
+
+class RuleEval(EvalWithCompoundTypes):
+    """simpleeval's evaluator for rule conditions, with every call bounded at the time it is made, not only
+    the constants written (FUNCTIONS above), and every f-string format held to a short, simple one."""
+
+    def __init__(self, names=None) -> None:
+        super().__init__(names=names, functions=FUNCTIONS)
+
+    def _eval_formattedvalue(self, node):
+        if node.format_spec:
+            spec = str(self._eval(node.format_spec))
+            if bad := _spec_problem(spec):
+                raise RuleError(f"format {{:{spec[:30]}}}: {bad}")
+            return format(self._eval(node.value), spec)
+        return self._eval(node.value)
 
 
 def user_rule_dirs() -> tuple[str, ...]:
@@ -269,13 +323,21 @@ def template_problem(template: str) -> str | None:
             return f"template field {{{field}}} must name one fact, as {{scope.fact}}"
         if conversion:
             return f"template field {{{field}!{conversion}}}: no conversions"
-        if spec:
-            m = _SPEC.match(spec)
-            if not m or "{" in spec:
-                return f"template field {{{field}:{spec}}}: not a simple format"
-            width, precision = int(m.group(1) or 0), int(m.group(3) or 0)
-            if width > MAX_FORMAT_WIDTH or precision > 20:
-                return f"template field {{{field}:{spec}}}: a width or precision that large is not allowed"
+        if spec and (bad := _spec_problem(spec)):
+            return f"template field {{{field}:{spec}}}: {bad}"
+    return None
+
+
+def _spec_problem(spec: str) -> str | None:
+    """Why a format spec (":>10", ".1f") is not allowed in a rule, or None."""
+    m = _SPEC.match(spec)
+    if not m or "{" in spec:
+        return "not a simple format"
+    if len(m.group(1) or "") > 4 or len(m.group(3) or "") > 4:
+        return "a width or precision that large is not allowed"
+    width, precision = int(m.group(1) or 0), int(m.group(3) or 0)
+    if width > MAX_FORMAT_WIDTH or precision > 20:
+        return "a width or precision that large is not allowed"
     return None
 
 

@@ -19,6 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.base.inputs import one_newline
+from advisor.base.text import plain
 from advisor.findings.rules import load_checks
 from advisor.measure.parsers.lspci import GEN_BY_SPEED
 
@@ -161,16 +163,23 @@ def read_sysfs(root: Path | None, devs: dict[str, Dev]) -> list[str]:
     if root is None:
         return ["sysfs: not read (recorded files only)"]
     base = root / "sys" / "bus" / "pci" / "devices"
-    if not base.is_dir():
+    if not base.is_dir() or not _inside(base, root):
         return [f"{base}: not found (no sysfs read)"]
     read = 0
-    for entry in sorted(base.iterdir()):
+    entries = []
+    for entry in base.iterdir():
+        if len(entries) >= SYSFS_MAX_DEVICES:
+            return [
+                f"{base}: more than {SYSFS_MAX_DEVICES:,} entries, not a machine's devices (no sysfs read)"
+            ]
+        entries.append(entry)
+    for entry in sorted(entries):
         bdf = entry.name.lower()
-        if not re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bdf):
+        if not re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bdf) or not _inside(entry, root):
             continue
         d = devs.get(bdf)
         if d is None:
-            cls = _file(entry / "class") or ""
+            cls = _file(entry / "class", root) or ""
             kind = (
                 "VGA compatible controller"
                 if cls.startswith("0x0300")
@@ -180,41 +189,74 @@ def read_sysfs(root: Path | None, devs: dict[str, Dev]) -> list[str]:
                 if cls.startswith("0x0604")
                 else cls
             )
-            vendor = (_file(entry / "vendor") or "").removeprefix("0x") or None
+            vendor = (_file(entry / "vendor", root) or "").removeprefix("0x") or None
             d = devs[bdf] = Dev(
-                bdf, kind, "", vendor, (_file(entry / "device") or "").removeprefix("0x") or None
+                bdf, kind, "", vendor, (_file(entry / "device", root) or "").removeprefix("0x") or None
             )
         read += 1
-        gen_now = _gen(_file(entry / "current_link_speed"))
-        width_now = _int(_file(entry / "current_link_width"))
+        gen_now = _gen(_file(entry / "current_link_speed", root))
+        width_now = _int(_file(entry / "current_link_width", root))
         if gen_now or width_now:
             d.sta = (gen_now, width_now)
-        gen_max, width_max = _gen(_file(entry / "max_link_speed")), _int(_file(entry / "max_link_width"))
+        gen_max, width_max = (
+            _gen(_file(entry / "max_link_speed", root)),
+            _int(_file(entry / "max_link_width", root)),
+        )
         if gen_max or width_max:
             d.cap = (gen_max, width_max)
-        numa = _int(_file(entry / "numa_node"))
+        numa = _int(_file(entry / "numa_node", root))
         if numa is not None and numa >= 0:
             d.numa = numa
         for kind in ("correctable", "nonfatal", "fatal"):
-            text = _file(entry / f"aer_dev_{kind}")
+            text = _file(entry / f"aer_dev_{kind}", root)
             if text:
                 total = next(
                     (line.split()[-1] for line in text.splitlines() if line.startswith("TOTAL_ERR")), None
                 )
                 if total is not None and total.isdigit():
                     d.aer_counts[kind] = int(total)
-        real = entry.resolve()
-        up = real.parent.name.lower()
+        up = Path(os.path.realpath(entry)).parent.name.lower()
         if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", up):
             d.parent = up
     return [f"{base}: {read} devices"]
 
 
-def _file(path: Path) -> str | None:
+# A sysfs attribute is one short line (a link speed, a class code; an AER counter file a few lines): this
+# much is read at most, whatever the file's size says
+SYSFS_MAX_BYTES = 16 * 1024
+# the PCI devices a machine has: a few hundred on the largest servers
+SYSFS_MAX_DEVICES = 4096
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path`, its links followed, is inside the tree at `root` (a recorded tree's links never
+    lead out of it: one that does would read this machine's files, or /dev/zero)."""
+    top = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return top == os.sep or real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _file(path: Path, root: Path | None = None) -> str | None:
+    """A sysfs attribute's text, or None when it is not there or cannot be read: only a regular file inside
+    the tree at `root`, at most SYSFS_MAX_BYTES of it, and UTF-8. A FIFO, a device, a link out of the tree
+    or a file that is not text is not read (it would block, never end, or read another machine's)."""
+    import stat
+
+    if root is not None and not _inside(path, root):
+        return None
     try:
-        return path.read_text().strip()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.read(fd, SYSFS_MAX_BYTES)
+        return plain(raw.decode("utf-8")).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _int(text: str | None) -> int | None:
@@ -537,14 +579,16 @@ def process_nodes(root: Path | None, cpus: set[int] | None = None) -> set[int] |
     if base is None or not base.is_dir():
         return None
     for node in base.glob("node[0-9]*"):
-        text = _file(node / "cpulist") or ""
+        if not re.fullmatch(r"node[0-9]{1,4}", node.name):
+            continue
+        text = _file(node / "cpulist", root) or ""
         mine = set()
+        # a range past the most CPUs Linux numbers (CONFIG_NR_CPUS is at most 8192) is not a machine's:
+        # skipped, never expanded
         for part in text.split(","):
-            if "-" in part:
-                a, b = part.split("-")
-                mine |= set(range(int(a), int(b) + 1))
-            elif part.strip().isdigit():
-                mine.add(int(part))
+            m = re.fullmatch(r"([0-9]{1,4})(?:-([0-9]{1,4}))?", part.strip())
+            if m:
+                mine |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
         if mine & cpus:
             nodes.add(int(node.name[4:]))
     return nodes or None
@@ -599,6 +643,12 @@ def diagnose(
     """Read what there is, load the GPUs when asked and possible, and check. `loader(reread)` loads the
     GPUs, calls `reread()` while they are busy and returns how (advisor.bench.load: the core never imports
     torch); it raises NoLoad with the reason when it cannot."""
+    # what lspci printed and the command line, as read: every line break one kind, and no control
+    # character left in a device's name to reach a terminal
+    if lspci_text is not None:
+        lspci_text = plain(one_newline(lspci_text))
+    if cmdline is not None:
+        cmdline = plain(one_newline(cmdline))
     read = [lspci_note]
     devs = read_lspci(lspci_text) if lspci_text else {}
     read += read_sysfs(root, devs)

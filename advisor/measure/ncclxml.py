@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.inputs import check_xml_depth
 from advisor.measure.parsers._common import fail
 from advisor.measure.parsers.lspci import (
     GEN_BY_SPEED,
@@ -177,6 +178,7 @@ def read(text: str, filename: str) -> Topology:
         raise fail(
             filename, "this XML declares a DTD or entities; it is refused for safety (NCCL never writes them)"
         )
+    check_xml_depth(text, filename)
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from advisor.base.text import lookalikes
+from advisor.base.text import long_name, lookalikes
 from advisor.model.catalog.models import Strict
 
 # Sane ranges of a build's numbers: a number outside them is a typo or a hostile
@@ -20,6 +20,11 @@ MAX_DEVICES = 64  # NVMe drives or NICs in one build
 MAX_DEVICES_PER_ENTRY = 16  # one `nics` entry
 MAX_NODES = 1024  # identical nodes of a multi-node build
 MAX_GPUS = 64  # the whole build, every entry and tree device together
+# an explicit tree: the largest machines have 8 sockets, a few dozen root ports a socket (128-160 lanes),
+# and a dozen PCIe switches (an 8-GPU server has 4 to 8; two levels of them, 12)
+MAX_SOCKETS = 8
+MAX_ROOT_PORTS = 64
+MAX_SWITCHES = 64
 PSU_W = (100, 20000)  # a PSU's (or redundant PSUs' usable) watts
 RAM_GB = (1, 65536)  # system memory: 64 TB is beyond any one machine
 DIMMS = (1, 128)
@@ -31,6 +36,8 @@ def _latin_name(cls, value: str | None) -> str | None:
     """A part name that mixes Latin with Cyrillic or Greek lookalikes ("RТX 4090" with a Cyrillic Т)
     would match the Latin part only by chance: refused at its line, with the Latin spelling."""
     if isinstance(value, str):
+        if too_long := long_name(value):
+            raise ValueError(too_long)
         found = lookalikes(value)
         if found:
             raise ValueError(found.sentence(value))
@@ -243,6 +250,55 @@ class Topology(Strict):
     sockets: list[TreeSocket] = Field(min_length=1)
     inter_socket: Literal["UPI", "xGMI", "QPI"] | None = None
     chipset: TreeChipset | None = None
+
+    @model_validator(mode="after")
+    def _machine_sized(self) -> Topology:
+        """An explicit tree is bounded to what one machine has, before any work is done on it: a tree of
+        300 GPUs on 100 sockets took a minute and printed 160,000 lines. Counted without recursion (the
+        file's nesting is bounded where it is read)."""
+        if len(self.sockets) > MAX_SOCKETS:
+            raise ValueError(
+                f"the topology has {len(self.sockets)} sockets; a machine has at most {MAX_SOCKETS}: "
+                "split a cluster into its machines"
+            )
+        counts = {"root ports": 0, "switches": 0, "GPUs": 0, "NICs": 0, "NVMe drives": 0}
+        stack: list[TreeNode] = []
+        for sock in self.sockets:
+            if len(sock.root_ports) > MAX_ROOT_PORTS:
+                raise ValueError(
+                    f"a socket of the topology has {len(sock.root_ports)} root ports; a CPU has at most "
+                    f"{MAX_ROOT_PORTS}"
+                )
+            counts["root ports"] += len(sock.root_ports)
+            for rp in sock.root_ports:
+                stack += rp.children
+        if self.chipset is not None:
+            stack += self.chipset.children
+        while stack:
+            node = stack.pop()
+            if isinstance(node, TreeSwitch):
+                counts["switches"] += 1
+                stack += node.children
+            elif node.gpu:
+                counts["GPUs"] += 1
+            elif node.nvme:
+                counts["NVMe drives"] += 1
+            else:
+                counts["NICs"] += 1
+        most = {
+            "root ports": MAX_SOCKETS * MAX_ROOT_PORTS,
+            "switches": MAX_SWITCHES,
+            "GPUs": MAX_GPUS,
+            "NICs": MAX_DEVICES,
+            "NVMe drives": MAX_DEVICES,
+        }
+        for what, n in counts.items():
+            if n > most[what]:
+                raise ValueError(
+                    f"the topology has {n} {what}; advisor plans machines of up to {most[what]} {what} "
+                    "(one box or chassis): split a cluster into its machines"
+                )
+        return self
 
 
 TreeSwitch.model_rebuild()

@@ -121,7 +121,7 @@ def quantities(text: str) -> list[tuple[int, str]]:
     leading = re.match(r"^\s*(?:[-*•·]\s*)?(\d{1,2})\s{2,}(?=[^\d\s])", text)
     if leading and 1 <= int(leading.group(1)) <= MAX_QTY:
         return [(int(leading.group(1)), "a leading qty column")]
-    trailing = re.search(r"(?:\s{2,}|\|\s*)(\d{1,2})\s*$", text)
+    trailing = re.search(r"(?:(?<!\s)\s{2,}|\|\s*)(\d{1,2})\s*$", text)
     if trailing and 1 <= int(trailing.group(1)) <= MAX_QTY:
         return [(int(trailing.group(1)), "a trailing qty column")]
     return []

@@ -42,7 +42,7 @@ _CAP = re.compile(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
 _SIZE = re.compile(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
 _SPEC = re.compile(
     r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w(?![a-z0-9])|ddr\d(?:-\d+)?"
-    r"|\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|gb/s|gbps|tflops|tops|tb|cores?|threads?)(?![a-z0-9])"
+    r"|(?<!\d)\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|gb/s|gbps|tflops|tops|tb|cores?|threads?)(?![a-z0-9])"
 )
 _BEFORE_CJK = re.compile(r"([a-z0-9])(?=[\u4e00-\u9fff])")
 _AFTER_CJK = re.compile(r"([\u4e00-\u9fff])(?=[a-z0-9])")

@@ -11,12 +11,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.inputs import check_lines, one_newline
 from advisor.quote.formats import read_document
 from advisor.quote.items import item_of
 from advisor.quote.match import KINDS, Found, Matcher, kind_of_words, other_kinds
 from advisor.quote.vocab import vocab
 
-MAX_LINES = 20000
+# A quote lists a build's parts: the longest of the real corpus has 147 lines. Each line is read through
+# every stage (about half a millisecond), so a cap far above any quote keeps the whole read to seconds.
+MAX_LINES = 5000
+# the parts one line may list ("CPU: ... 显卡: ... 内存: ..."): a line split into more pieces than this names
+# no parts of a build, and reading each piece as one would make a long line's work grow with its pieces
+MAX_SEGMENTS = 32
 
 
 @dataclass
@@ -99,6 +105,10 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         )
     if not text.strip():
         raise UserError(problems=[Problem("the quote is empty", file=filename)])
+    # every line break one kind ("\r" alone, U+2028 and U+0085 too), so that the cap counts every line;
+    # and no line longer than any real quote's, so that each stage's work on a line stays small
+    text = one_newline(text)
+    check_lines(text, filename, "a quote")
     if text.count("\n") > MAX_LINES:
         raise UserError(
             problems=[
@@ -390,7 +400,7 @@ def _repeat_of(q: Quote, matcher: Matcher, x, seen: set[str], gpu_items: list) -
     if (
         matcher.model_number_of(text)
         or _words(re.sub(r"[=+]", " ", text)) > 3
-        or re.search(r"\d+(?:\.\d+)?\s*(?:tb|gb|t|g)\b", text, re.I)
+        or re.search(r"(?<!\d)\d+(?:\.\d+)?\s*(?:tb|gb|t|g)\b", text, re.I)
     ):
         return  # a model, a size ("NVMe SSD 4TB") or more words than a kind's name: an item of its own
     if x.status == "recognized":
@@ -414,12 +424,12 @@ def strip_for_kind(text: str) -> str:
 
 
 # Clause breaks of a line: Chinese punctuation anywhere, ASCII only before a space (not "38,999", "4.0").
-_CLAUSE = re.compile(r"\s*(?:[，；。！、]|[,;!.](?=\s|$))\s*")
+_CLAUSE = re.compile(r"(?<!\s)\s*(?:[，；。！、]|[,;!.](?=\s|$))\s*")
 
 
 # Clause breaks of a sentence of prose: Chinese punctuation, and ASCII commas and semicolons written between
 # Chinese words ("功率建议,不过 ..."), not inside a number ("38,999")
-_PROSE_CLAUSE = re.compile(r"\s*(?:[，；。！、]|[,;!](?!\d)|[.](?=\s|$))\s*")
+_PROSE_CLAUSE = re.compile(r"(?<!\s)\s*(?:[，；。！、]|[,;!](?!\d)|[.](?=\s|$))\s*")
 
 
 def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
@@ -450,7 +460,8 @@ def _separator(text: str) -> bool:
 
 def _labelled(text: str) -> bool:
     """A line that starts with a label ("GPU:", "显卡：", "Memory -")."""
-    return bool(re.match(r"^\s*[-*•·]?\s*[\w\u4e00-\u9fff /.&+-]{1,24}\s*[:：]", text))
+    # leading blanks cut first: the pattern never tries each way to split them
+    return bool(re.match(r"[-*•·]?\s*[\w\u4e00-\u9fff /.&+-]{1,24}\s*[:：]", text.lstrip()))
 
 
 def _words(text: str) -> int:
@@ -480,7 +491,9 @@ def _prose_sentence(it, raw) -> bool:
     return bool(vocab().prose.search(text)) and _words(text) >= 8
 
 
-_SPLIT = re.compile(r"\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+|\s+[—–]\s+")
+# every alternative begins where a run of blanks begins ((?<!\s)): a pattern that could begin inside the
+# run tried the rest of it from every one of its positions (quadratic in a long run)
+_SPLIT = re.compile(r"(?<!\s)(?:\s*(?<!\d)[+＋](?!\d)\s*|\s*、\s*|\s+/\s+|\s+[—–]\s+)")
 PART_LABELS = ("cpu", "board", "gpu", "psu", "ram", "nvme", "nic")
 # A one-line config names each part after its label: "CPU:2× EPYC 9554 显卡:8× RTX 4090 内存:1TB".
 _LABEL_AT = re.compile(
@@ -497,7 +510,7 @@ _HOST = re.compile(
 )
 # phrases of a sentence that names several parts ("a TRX40-E motherboard paired with a 3960X and a pair of A4500s")
 _PHRASE = re.compile(
-    r"\s*(?:[,，;；、(（)）]|\s(?:and|with|plus|paired\s+with|along\s+with|over|instead\s+of|rather\s+than|than|vs\.?|versus)\s|以及|及|和|搭配|配合|配上|加上|(?<!\d)[+＋](?!\d))\s*",
+    r"(?<!\s)\s*(?:[,，;；、(（)）]|\s(?:and|with|plus|paired\s+with|along\s+with|over|instead\s+of|rather\s+than|than|vs\.?|versus)\s|以及|及|和|搭配|配合|配上|加上|(?<!\d)[+＋](?!\d))\s*",
     re.I,
 )
 
@@ -593,6 +606,8 @@ def _parts_of(
         segments = [s for piece in pieces for s in _SPLIT.split(piece) if s.strip()] or [desc]
         if len(segments) == 1 and desc.count("/") >= 2 and not re.search(r"x\d+\s*/\s*x\d+", desc, re.I):
             segments = [s for s in desc.split("/") if s.strip()]
+        if len(segments) > MAX_SEGMENTS:
+            segments = [desc]  # not a list of parts: a line of a table or a log, read as one piece
     several = len(segments) > 1
     out: list[Found] = []
     for written in segments:

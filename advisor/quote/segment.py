@@ -32,17 +32,32 @@ COUNTED = ("part", "recognized", "not_in_catalog")
 _RULE = re.compile(r"\s*(?:[-=_*~#^]\s*){3,}")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _BULLET = re.compile(r"^\s*(?:[-*•·+>]|\d{1,2}[.、)]|\(\d{1,2}\)|[①-⑳])\s+\S|^\s*[•·]\S")
-_LABEL = re.compile(
-    r"^\s*(?:[-*•·+>]\s+|\d{1,2}[.、)]\s*)?[*_]{0,2}\s*(?P<label>[^:：|*\n]{1,32}?)\s*[*_]{0,2}\s*[:：]"
+_LABEL_AT = re.compile(
+    r"^(?:[-*•·+>]\s+|\d{1,2}[.、)]\s*)?[*_]{0,2}\s*(?P<label>[^:：|*\n]{1,32}?)\s*[*_]{0,2}\s*[:：]"
     r"\s*[*_]{0,2}\s*(?P<value>\S.*)?$"
 )
+
+
+class _Label:
+    """`_LABEL.match(line)`: a labelled line ("- **GPU**: 2x RTX 4090"), matched after its leading blanks
+    are cut. A pattern that began with them (and with the blanks around a bullet and the label) tried every
+    way to split a long run of them: seconds on a few hundred spaces."""
+
+    @staticmethod
+    def match(text: str):
+        if ":" not in text and "：" not in text:
+            return None  # no label without its colon: most lines, answered without the pattern
+        return _LABEL_AT.match(text.lstrip())
+
+
+_LABEL = _Label()
 _DASH_LABEL = re.compile(
     r"^\s*[-*•]\s+(?P<label>[A-Za-z\u4e00-\u9fff][\w ()/\u4e00-\u9fff]{0,28}?)\s+[-–—]\s+(?P<value>\S.*)$"
 )
-_TAIL_LABEL = re.compile(r"(?:^|\s{2,})(?P<label>[A-Z][A-Za-z ]{1,15}):\s+(?P<value>\S.*)$")
+_TAIL_LABEL = re.compile(r"(?:^|(?<!\s)\s{2,})(?P<label>[A-Z][A-Za-z ]{1,15}):\s+(?P<value>\S.*)$")
 _EMOJI = re.compile(r"[^\w\s+/.()（）&-]", re.U)
-_PAREN = re.compile(r"\s*[(（][^)）]*[)）]\s*$")
-_TRAILING = re.compile(r"(?:\s*#?\d{1,2}|\s+(?:primary|secondary|main|extra|\d))+$")
+_PAREN = re.compile(r"(?<!\s)\s*[(（][^)）]*[)）]\s*$")
+_ORDINAL_WORDS = ("primary", "secondary", "main", "extra")
 _PRICE = re.compile(r"[$€£¥￥]\s?\d|\d\s?(?:元|€)|@\s+\w")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[.;；])(?=\s+[A-Z\u4e00-\u9fff\"“(])")
 _WORDS = re.compile(r"[^\W\d_]{2,}|[\u4e00-\u9fff]")
@@ -66,10 +81,32 @@ def label_kind(label: str) -> str | None:
     table = vocab().label_kinds
     t = _EMOJI.sub(" ", label).lower().replace("*", " ").replace("_", " ")
     t = re.sub(r"\s+", " ", t).strip(" .-/")
-    for cand in (t, _PAREN.sub("", t).strip(), _TRAILING.sub("", _PAREN.sub("", t)).strip()):
+    for cand in (t, _PAREN.sub("", t).strip(), _without_ordinal(_PAREN.sub("", t)).strip()):
         if cand in table:
             return table[cand]
     return None
+
+
+def _without_ordinal(t: str) -> str:
+    """A label without the numbers and ordinal words after it ("GPU #1", "显卡 2", "SSD primary"), cut from
+    the end a piece at a time: a pattern of repeated optional pieces would try every way to split a run of
+    digits, which takes exponential time on a long one."""
+    end = len(t)
+    while end:
+        s = t[:end]
+        word = next((w for w in _ORDINAL_WORDS if s.endswith(w) and s[: -len(w)][-1:].isspace()), None)
+        if word is not None:
+            end = len(s[: -len(word)].rstrip())
+            continue
+        k = end
+        while k and s[k - 1].isdigit():
+            k -= 1
+        if k == end:
+            break
+        if k and s[k - 1] == "#":
+            k -= 1
+        end = len(s[:k].rstrip())
+    return t[:end]
 
 
 def shape_of(text: str, table_row: bool, structured: bool) -> Shape:

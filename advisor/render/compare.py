@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from advisor.base.text import for_markdown as md
 from advisor.base.text import visible
 from advisor.outputs.compare import CompareOutput
 
@@ -23,21 +24,23 @@ def render_compare(out: CompareOutput, markdown: bool = False, width: int | None
         flag = "OFF" if r.flagged else "not judged" if r.predicted is None else "ok"
         predicted = "unknown" if r.predicted is None else r.predicted
         if markdown:
-            lines.append(f"| {r.metric} | {r.where} | {predicted} | {r.measured} | {ratio} | {flag} |")
+            lines.append(
+                f"| {md(r.metric)} | {md(r.where)} | {md(predicted)} | {md(r.measured)} | {ratio} | {flag} |"
+            )
         else:
             lines.append(
                 f"{r.metric:{mw}} {r.where:{ww}} {str(predicted):>10} {str(r.measured):>10} {ratio:>6}  {flag}"
             )
         for c in r.causes:
             if markdown:
-                lines.append(f"  - {c.id}: {c.message} Check: {c.fix}")
+                lines.append(f"  - {md(c.id)}: {md(c.message)} Check: {md(c.fix)}")
                 continue
             lines += _wrap(f"{c.id}: {c.message}", "    ", "      ", width)
             lines += _wrap(f"Check: {c.fix}", "      ", "             ", width)
     if not out.rows and not out.settled:
         lines.append("no metric in the measurement matches a predicted one")
     for note in map(visible, out.notes):  # a note names the file as it was given: no control characters
-        lines += [f"- note: {note}"] if markdown else _wrap(note, "note: ", "      ", width)
+        lines += [f"- note: {md(note)}"] if markdown else _wrap(note, "note: ", "      ", width)
     lines += _readiness(out, markdown, width)
     return "\n".join(lines) + "\n"
 
@@ -53,18 +56,18 @@ def _readiness(out: CompareOutput, markdown: bool, width: int | None) -> list[st
         else "P2P readiness with what the files show:",
     ]
     for s in out.settled:
-        lines += [f"- {s}"] if markdown else _wrap(s, "  read: ", "        ", width)
+        lines += [f"- {md(s)}"] if markdown else _wrap(s, "  read: ", "        ", width)
     decided = set(out.settled_layers)
     for r in out.readiness:
         head = f"GPU{r.a}-GPU{r.b} ({r.path}): {r.summary}"
-        lines.append(f"**{head}**" if markdown else head)
+        lines.append(f"**{md(head)}**" if markdown else head)
         for x in r.layers:
             mark = " (from the files)" if f"GPU{r.a}-GPU{r.b} {x.layer}" in decided else ""
             text = f"{x.verdict:7} {x.layer:8} {x.why}{mark}"
-            lines += [f"- {text}"] if markdown else _wrap(text, "  ", "                   ", width)
+            lines += [f"- {md(text)}"] if markdown else _wrap(text, "  ", "                   ", width)
             if x.verdict == "UNKNOWN" and x.check:
                 lines += (
-                    [f"  - check: {x.check}"]
+                    [f"  - check: {md(x.check)}"]
                     if markdown
                     else _wrap(
                         f"check: {x.check}", "                   ", "                          ", width

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from advisor.base.text import for_markdown as md
 from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict_line
@@ -279,7 +280,7 @@ def _readiness_markdown(pred: Prediction) -> list[str]:
     out = ["", "## P2P readiness", ""]
     for pairs, r in grouped(rows):
         out += [
-            f"**{_pairs(pairs)}**: {r.summary}",
+            f"**{md(_pairs(pairs))}**: {md(r.summary)}",
             "",
             "| layer | verdict | why | fix | check |",
             "|---|---|---|---|---|",
@@ -287,13 +288,15 @@ def _readiness_markdown(pred: Prediction) -> list[str]:
         for x in r.layers:
             why = x.why if len(pairs) == 1 else (x.generic or x.why)
             cells = [x.layer, x.verdict, why, x.fix or "", x.check or ""]
-            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            out.append("| " + " | ".join(md(c) for c in cells) + " |")
         out.append("")
     return out
 
 
 def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> str:
-    """The plan as a Markdown report: links, P2P paths, all-reduce, findings, assumptions."""
+    """The plan as a Markdown report: links, P2P paths, all-reduce, findings, assumptions. Every text in
+    it that a build, a catalog entry or a rule wrote goes through advisor.base.text.for_markdown (`md`):
+    nothing in an input becomes HTML, a link or a table cell of its own."""
     m = pred.machine
     title = (
         (m.build.name if m.build and m.build.name else None)
@@ -301,19 +304,19 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         or "explicit PCIe tree"
     )
     # the same headline as the text and the JSON: the first thing a reader of the report sees
-    out = [f"# {title}", "", f"**{verdict_line(pred, list(findings or []))}**", ""]
+    out = [f"# {md(title)}", "", f"**{md(verdict_line(pred, list(findings or [])))}**", ""]
     if m.cpu or m.board or m.system:
         board = m.system.name if m.system is not None else m.board.name if m.board else "explicit PCIe tree"
         out += [
-            f"- CPU: {m.cpu.name if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
-            f"- {'System' if m.system is not None else 'Board'}: {board}",
+            f"- CPU: {md(m.cpu.name) if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
+            f"- {'System' if m.system is not None else 'Board'}: {md(board)}",
         ]
         if m.node_count > 1:
             out.append(f"- Nodes: {m.node_count}, joined by their NICs")
         out.append("")
     if m.notes or m.unlinked:
         out += ["## What the lane allocation did", ""]
-        out += [f"- {n}" for n in m.notes] + [f"- {u}: no lanes" for u in m.unlinked] + [""]
+        out += [f"- {md(n)}" for n in m.notes] + [f"- {md(u)}: no lanes" for u in m.unlinked] + [""]
     out += [
         "## Host <-> GPU (pinned copies, GB/s)",
         "",
@@ -324,8 +327,9 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         n = p.node
         limit = p.limit
         out.append(
-            f"| {n.index} | {n.gpu.name if n.gpu else '?'} | {n.connector or '-'} | {n.link.label} | "
-            f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | {limit} |"
+            f"| {n.index} | {md(n.gpu.name) if n.gpu else '?'} | {md(n.connector or '-')} | {md(n.link.label)} | "
+            f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | "
+            f"{md(limit)} |"
         )
     if pred.host_sum:
         out += [
@@ -344,8 +348,8 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
             out.append(
-                f"| {p.a}-{p.b} | {p.nvml_path} | {'yes' if p.p2p else 'no'} | {p.nccl_transport} | "
-                f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {why} |"
+                f"| {p.a}-{p.b} | {md(p.nvml_path)} | {'yes' if p.p2p else 'no'} | {md(p.nccl_transport)} | "
+                f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {md(why)} |"
             )
     if pred.nics:
         out += [
@@ -358,31 +362,33 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
         for n in pred.nics:
             nic = n.nic
             out.append(
-                f"| {nic.index} | {nic.label} | {nic.nic.gbps if nic.nic and nic.nic.gbps else '?'} | "
-                f"{(nic.nic.fabric if nic.nic else None) or '?'} | GPU{n.gpu} | {n.path} | "
-                f"{'yes' if n.gdr else 'no'} | {_num(n.rate.value)} | {n.gdr_reason} |"
+                f"| {nic.index} | {md(nic.label)} | {nic.nic.gbps if nic.nic and nic.nic.gbps else '?'} | "
+                f"{md((nic.nic.fabric if nic.nic else None) or '?')} | GPU{n.gpu} | {md(n.path)} | "
+                f"{'yes' if n.gdr else 'no'} | {_num(n.rate.value)} | {md(n.gdr_reason)} |"
             )
     if pred.allreduce:
         a = pred.allreduce
         out += [
             "",
-            f"All-reduce bus bandwidth over {allreduce_scope(pred)}: "
+            f"All-reduce bus bandwidth over {md(allreduce_scope(pred))}: "
             + (
-                f"**{unknown_because(a.missing)}**."
+                f"**{md(unknown_because(a.missing))}**."
                 if a.value is None
-                else f"**{a.value:.1f} GB/s** ({allreduce_how(pred)})."
+                else f"**{a.value:.1f} GB/s** ({md(allreduce_how(pred))})."
             ),
         ]
     out += _readiness_markdown(pred)
     out += ["", "## Findings", ""]
     if findings:
         for f in findings:
-            out.append(f"- **{f.severity.upper()} {f.id}** ({f.subject}): {f.message}")
+            out.append(f"- **{f.severity.upper()} {f.id}** ({md(f.subject)}): {md(f.message)}")
             if f.fix:
-                out.append(f"  - Fix: {f.fix}")
+                out.append(f"  - Fix: {md(f.fix)}")
     else:
         out.append("No findings.")
-    out += ["", "## Assumptions", ""] + [f"- {a}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]
+    out += (
+        ["", "## Assumptions", ""] + [f"- {md(a)}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]
+    )
     return "\n".join(out)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import html
-import re
-
+from advisor.base.text import for_markdown, plain
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import QuoteLineOut, ValidateOutput
 
@@ -31,7 +29,7 @@ def money(x: QuoteLineOut) -> str:
 
 
 def _parts(x: QuoteLineOut) -> str:
-    return " + ".join(p.part_id or p.name for p in x.parts)
+    return " + ".join(md(p.part_id or p.name) for p in x.parts)
 
 
 def why_verdict(r: ValidateOutput) -> str:
@@ -198,19 +196,14 @@ def render_text(r: ValidateOutput, width: int | None = None, explain: bool = Fal
     return "\n".join(lines) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
-
-
 def md(text: object) -> str:
-    """Text from the quote (or built from it) as inert Markdown: HTML is shown, not run (no <script>,
-    no <img onerror>), and no link, emphasis or table cell can be made from it (no javascript: link)."""
-    s = html.escape(str(text), quote=False)
-    return _MD_SPECIAL.sub(r"\\\1", s).replace("\n", " ")
+    """Text from the quote (or built from it) as inert Markdown (advisor.base.text.for_markdown)."""
+    return for_markdown(text)
 
 
 def render_markdown(r: ValidateOutput) -> str:
     q = r.quote
-    file = str(q.file).replace("`", "'")
+    file = plain(str(q.file)).replace("`", "'")
     out = [f"# Quote review: {r.verdict}", "", f"**{md(r.summary)}**", "", f"Quote: `{file}`.", ""]
     if r.false_claims:
         out += ["## Claims in the quote that do not hold", ""]

@@ -159,6 +159,7 @@ class AdvisorApp(App):
         self._startup_notes: list[tuple[str, str]] = []  # (message, severity), said once mounted
         self._autosave_off: str | None = None  # why autosave is off, when it is
         self._autosave_timer: Timer | None = None
+        self._claim = autosave.Claim(None, None, None)  # this app's autosave file, held while it runs
         self.planner = self._start_planner()
 
     # ------------------------------------------------------------------ start-up
@@ -175,7 +176,7 @@ class AdvisorApp(App):
             )
         if self.build_path:
             planner = Planner.open(self.build_path, self.catalog, HINTS)
-            saved = self._pending(planner.path)
+            saved = self._recover(planner.path)
             if saved is not None:
                 self._restore(
                     planner,
@@ -184,18 +185,46 @@ class AdvisorApp(App):
                     "'Revert to saved file' in the palette drops them",
                 )
             return planner
-        saved = self._pending(None)
+        saved = self._recover(None)
         planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog, hints=HINTS)
         if saved is not None:
             self._restore(planner, saved, "restored your unsaved build from the last session")
         return planner
 
-    def _pending(self, origin: Path | None) -> str | None:
-        try:
-            return autosave.pending(origin)
-        except autosave.Damaged as damaged:
+    def _recover(self, origin: Path | None) -> str | None:
+        """This app's autosave of `origin` claimed, and the unsaved work to restore, if any (the newest of
+        the apps that have gone; the others' kept aside and named). Another live app's is left to it."""
+        found = autosave.recover(origin)
+        self._claim = found.claim
+        for damaged in found.damaged:
             self._unreadable_autosave(damaged, origin)
-            return None
+        what = "the untitled build" if origin is None else str(origin)
+        if found.busy:
+            self._startup_notes.append(
+                (
+                    f"another advisor app is editing {what}: its unsaved changes stay its own, and this "
+                    "app keeps its own in an autosave of its own",
+                    "warning",
+                )
+            )
+        for kept in found.kept:
+            self._startup_notes.append(
+                (
+                    f"unsaved changes to {what} from another session are kept, unchanged, as {kept}; "
+                    "open it to compare (Ctrl+O)",
+                    "warning",
+                )
+            )
+        if found.claim.path is None and self._autosave_off is None:
+            self._autosave_off = f"{autosave.MAX_APPS} other advisor apps hold an autosave of {what}"
+        return found.text
+
+    def _claim_for(self, origin: Path | None) -> None:
+        """Move this app's autosave to `origin`'s build (a build opened or saved under another name)."""
+        if self._claim.origin == origin:
+            return
+        self._claim.release()
+        self._claim = autosave.claim(origin)
 
     def _restore(self, planner: Planner, text: str, message: str) -> None:
         origin = planner.path
@@ -208,7 +237,7 @@ class AdvisorApp(App):
             # and the autosave is kept aside
             why = exc.render() if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
             why = why.splitlines()[0] if why.strip() else "it is not a build"
-            self._unreadable_autosave(autosave.set_aside(origin, why[:300]), origin)
+            self._unreadable_autosave(autosave.set_aside(self._claim, why[:300]), origin)
 
     def _unreadable_autosave(self, damaged: autosave.Damaged, origin: Path | None) -> None:
         """An autosave that cannot be read back: it was moved aside (never overwritten, never deleted),
@@ -244,6 +273,9 @@ class AdvisorApp(App):
                         yield cls(id=wid) if tab == "machine" else LazyView(cls(id=wid))
         yield Static(id="summary")
         yield Footer(compact=True)
+
+    def on_unmount(self) -> None:
+        self._claim.release()  # the lock goes with the process anyway; its file goes here
 
     def on_mount(self) -> None:
         self.query_one("#build").border_title = "Build"
@@ -321,8 +353,9 @@ class AdvisorApp(App):
 
     def flush_autosave(self) -> None:
         if self.planner.dirty and self._autosave_off is None:
+            self._claim_for(self.planner.path)
             try:
-                autosave.write(self.planner.path, self.planner.yaml)
+                autosave.write(self._claim, self.planner.yaml)
             except OSError as exc:  # a WriteError says the path and what is wrong
                 self.notify(f"autosave failed: {exc}", severity="warning", markup=False)
 
@@ -719,14 +752,15 @@ class AdvisorApp(App):
         )
 
     def save_to(self, path: str, parents: bool = False) -> bool:
-        old = self.planner.path
         try:
             saved = self.planner.save(path, parents=parents)
         except UserError as exc:
             self.notify(exc.render(), title="not saved", severity="error", timeout=10)
             return False
-        autosave.discard(old)
-        autosave.discard(saved)
+        # this app's autosave of the build as it was goes; the saved file's is this app's from now on
+        self._claim.discard()
+        self._claim_for(saved)
+        self._claim.discard()
         self.refresh_views()
         self.notify(f"saved {saved}")
         return True
@@ -735,7 +769,7 @@ class AdvisorApp(App):
         if self.planner.path is None:
             self.notify("this build has no file to revert to", severity="warning")
             return
-        autosave.discard(self.planner.path)
+        self._claim.discard()
         self.open_build(str(self.planner.path))
         self.planner.dirty = False
         self.refresh_views()
@@ -1019,7 +1053,7 @@ class AdvisorApp(App):
 
         def done(choice: str | None) -> None:
             if choice == "discard":
-                autosave.discard(self.planner.path)
+                self._claim.discard()  # this app's own autosave: never another live app's
                 self.exit()
             elif choice == "save":
                 if self.planner.path is not None:

@@ -9,6 +9,27 @@ from advisor.base.errors import UserError
 
 # set by `advisor serve` (advisor/tui/serve.py) for the app processes it starts: the server's pid
 SERVE_PARENT = "ADVISOR_SERVE_PARENT"
+# The largest terminal a session may ask for, in cells: an 8K screen at a small font is under 1000 columns
+# and 400 rows. A session's size comes from its browser (the WebSocket's URL, its resize messages); one of
+# 100,000 columns made its app draw, and grow, without end.
+MAX_COLUMNS = 1000
+MAX_ROWS = 400
+
+
+def terminal_size(width: object, height: object) -> tuple[int, int]:
+    """A session's terminal size as the app gets it: whole numbers from 1 up to MAX_COLUMNS x MAX_ROWS;
+    what is not a number is the usual 80 x 24."""
+    return _cells(width, 80, MAX_COLUMNS), _cells(height, 24, MAX_ROWS)
+
+
+def _cells(value: object, default: int, most: int) -> int:
+    n = default
+    if isinstance(value, (int, float, str, bytes)) and not isinstance(value, bool):
+        try:
+            n = int(value)
+        except (ValueError, OverflowError):
+            n = default
+    return max(1, min(most, n))
 
 
 def cmd_tui(args) -> int:
@@ -46,8 +67,9 @@ def _wait_for_session() -> tuple[str, str] | None:
         if not byte:
             return None
         line += byte
-    width, height = line.split()
-    return str(int(width)), str(int(height))
+    fields = line.split()
+    width, height = terminal_size(*(fields + [b"", b""])[:2])
+    return str(width), str(height)
 
 
 def cmd_serve(args) -> int:

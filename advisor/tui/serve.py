@@ -56,7 +56,7 @@ from aiohttp.web_runner import GracefulExit
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from advisor.tui.launch import SERVE_PARENT  # set for the app processes: the server's pid
+from advisor.tui.launch import SERVE_PARENT, terminal_size  # SERVE_PARENT: the server's pid, for its apps
 
 log = logging.getLogger("textual-serve")
 
@@ -272,6 +272,10 @@ class AdvisorAppService(AppService):
         self._process, self._stdin = process, process.stdin
         return process
 
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        """A browser's resize, bounded as the session's first size is (launch.terminal_size)."""
+        await super().set_terminal_size(*terminal_size(width, height))
+
     async def on_data(self, payload: bytes) -> None:
         # the browser may have gone: keep reading the app's output anyway, or it blocks writing
         # into a full pipe and can never quit
@@ -459,8 +463,7 @@ class AdvisorServer(Server):
         if refusal is not None:
             return refusal
         websocket = web.WebSocketResponse(heartbeat=15, timeout=2)
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
+        width, height = terminal_size(request.query.get("width", "80"), request.query.get("height", "24"))
         service: AdvisorAppService | None = None
         self._open += 1  # no await since the count was checked
         try:

@@ -73,6 +73,10 @@ class Analysis:
 
 
 def check(w: Workload, build_gpus: int) -> int:
+    if w.task == "infer" and w.model.kind != "decoder":
+        # before any step that needs a decoder's dimensions (the KV cache of --max-concurrency and
+        # --request-rate): the model has none, and none may stand in for them
+        raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {w.model.key}")
     allowed = TRAIN_STRATEGIES if w.task == "train" else INFER_STRATEGIES
     if w.strategy not in allowed:
         raise UserError(

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from advisor.base.errors import Problem, UserError
-from advisor.base.text import strip_ansi
+from advisor.base.inputs import check_lines, one_newline
+from advisor.base.text import plain
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import (
     bandwidthtest,
@@ -47,7 +48,12 @@ TOOLS: tuple[str, ...] = tuple(READERS)
 
 def parse(tool: str, text: str, filename: str) -> Measurement:
     """Read `text` (the content of `filename`) as the output of `tool`, or of the detected tool."""
-    text = strip_ansi(text)  # a copy from a terminal keeps its colours and underlines
+    # one kind of line break; a copy from a terminal keeps its colours and underlines, which go, and any
+    # other control character is written out (\x1b), so no name read from the file can reach a terminal
+    # as an escape; a line-oriented output's lines are bounded (a JSON or XML document is read whole)
+    text = plain(one_newline(text.removeprefix("\ufeff")))
+    if not text.lstrip().startswith(("{", "<", "[")):
+        check_lines(text, filename, "a measurement tool's output")
     if tool == "auto":
         check_not_empty(text, filename, "a measurement tool's")
         found = detect(text)

@@ -29,7 +29,6 @@ from advisor.measure.parsers._common import (
 TOOL = "query-gpu"
 _COMMAND = re.compile(r"--query-gpu[=\s]+([A-Za-z0-9_.,]{1,2000})")
 _FIELD = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
-_UNIT = re.compile(r"\s*\[[^\]]{0,20}\]\s*$")
 _NOT_AVAILABLE = {"N/A", "[N/A]", "Not Supported", "[Not Supported]", "Unknown", "[Unknown]"}
 _ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id"}
 
@@ -123,7 +122,13 @@ def parse(text: str, filename: str) -> Measurement:
 
 
 def _field(name: str) -> str:
-    name = _UNIT.sub("", name).strip()
+    # the unit nvidia-smi writes after a column's name ("memory.total [MiB]"): cut from the end, never by
+    # a pattern that would try every run of spaces in a long header cell
+    name = name.strip()
+    if name.endswith("]"):
+        at = name.rfind("[")
+        if at >= 0 and len(name) - at - 2 <= 20:
+            name = name[:at].strip()
     return _ALIASES.get(name, name)
 
 

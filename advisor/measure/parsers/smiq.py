@@ -15,6 +15,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from advisor.base.inputs import check_xml_depth
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     check_not_empty,
@@ -222,6 +223,7 @@ def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | Non
     doctypes = re.findall(r"<!DOCTYPE[^>]*>", text, re.IGNORECASE)
     if any(not _DOCTYPE.fullmatch(d) for d in doctypes):
         raise fail(filename, "this XML has a DOCTYPE that is not nvidia-smi's; it is refused for safety")
+    check_xml_depth(text, filename)
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:

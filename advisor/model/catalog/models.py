@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from advisor.base.text import has_hidden, visible
+from advisor.base.text import clip, has_hidden, long_name, visible
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
@@ -22,6 +22,7 @@ BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
 MAX_LANES = 256  # PCIe lanes of one socket, lane group or switch (the largest sockets have 128-160)
 MAX_WATTS = 5000  # a CPU's or GPU's power
 MAX_PRICE = 10_000_000  # US dollars
+MAX_TEXT = 4096  # characters of one text (a name, a note, a rule's message); the longest written is 1,600
 
 
 class Strict(BaseModel):
@@ -33,6 +34,9 @@ class Strict(BaseModel):
         """Text in a part, a build or a rule is printed: a terminal escape or other control character
         in it would reach the user's terminal, so it is refused where it is written."""
         for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and len(text) > MAX_TEXT:
+                # every text here is printed, wrapped and matched: one this long is no name or note
+                raise ValueError(f"{len(text):,} characters long, more than {MAX_TEXT:,}: {clip(text)!r}")
             if isinstance(text, str) and has_hidden(text):
                 shown = visible(text)
                 raise ValueError(
@@ -135,6 +139,16 @@ class Part(Strict):
         "does not rest on a primary page among `sources` (secondary or inferred, with its source and "
         "reasoning). A value not named here rests on the entry's sources, primary where they are.",
     )
+
+    @field_validator("name", "aliases", "part_numbers")
+    @classmethod
+    def _name_sized(cls, value):
+        """A part's names are matched against every name a user writes: one longer than any real part
+        name is a mistake (or a file made to slow every lookup down), refused at its line."""
+        for text in value if isinstance(value, list) else [value]:
+            if too_long := long_name(text):
+                raise ValueError(too_long)
+        return value
 
     @model_validator(mode="after")
     def _basis_names_fields(self) -> Part:

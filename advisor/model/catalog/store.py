@@ -16,7 +16,7 @@ from pathlib import Path
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.resources import bundled
-from advisor.base.text import lookalikes
+from advisor.base.text import long_name, lookalikes
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
 from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, Cpu, Gpu, Part, System
@@ -24,11 +24,16 @@ from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, C
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
 
 
+_GB_SPACE = re.compile(r"(?<=\d)\s+(?=gb\b)")
+
+
 def normalize(text: str) -> str:
     """A comparison key for part names: lower case, vendor words and punctuation dropped."""
     t = text.lower().replace("™", "").replace("®", "")
     t = _NOISE.sub(" ", t)
-    t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
+    # "48 GB" -> "48gb"; the space is matched only right after a digit (a lookbehind), so a run of
+    # digits is never backtracked through: linear on any name
+    t = _GB_SPACE.sub("", t)
     t = re.sub(r"[^a-z0-9+]+", "", t)
     return t
 
@@ -94,6 +99,8 @@ class Catalog:
 
     def search(self, text: str, kind: str | None = None, limit: int = 5) -> list[Match]:
         """Best matches for a name as people write it, best first, with a 0-100 score."""
+        if too_long := long_name(text):
+            raise UserError(too_long, hint="give a part's name or id, e.g. from `advisor catalog list`")
         query = normalize(text)
         if not query:
             return []
@@ -133,6 +140,19 @@ class Catalog:
                 _note_reading(text, part, at)
             return part
         label = what or kind
+        if too_long := long_name(text, label):
+            # refused before any matching: no name in the catalog is this long
+            raise UserError(
+                problems=[
+                    Problem(
+                        too_long,
+                        file,
+                        line,
+                        field_name,
+                        hint=f"`advisor catalog list --kind {kind}` shows the names",
+                    )
+                ]
+            )
         look = lookalikes(text)
         if look is not None:
             # "RТX 4090" (a Cyrillic Т) would match RTX 4090 only because the letter is dropped: a name

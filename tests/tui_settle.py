@@ -37,12 +37,23 @@ def pending(app) -> list[str]:
     return out
 
 
+def steady_cursors(app) -> None:
+    """Stop every text cursor blinking, so that it is drawn in one steady state. A blinking cursor flips
+    every half second: two screenshots 20 ms apart can agree in either phase, and which one a snapshot
+    caught depended on how loaded the machine was (the quote box, focused on opening, failed so)."""
+    for screen in app.screen_stack:
+        for widget in screen.query("*"):
+            if getattr(widget, "cursor_blink", False):
+                widget.cursor_blink = False
+
+
 async def settle(pilot, timeout: float = 30.0) -> None:
     app = pilot.app
     deadline = time.monotonic() + timeout
     previous = None
     while True:
         await pilot.pause()
+        steady_cursors(app)
         if not app.is_running or app._exit_renderables or app.return_code is not None:
             return  # the app is closing (a quit key): nothing more will be drawn
         await pilot.wait_for_scheduled_animations()

@@ -83,6 +83,22 @@ def test_aliases_of_ordinary_size_still_read(tmp_path):
     assert code in (0, 1, 2)
 
 
+def test_a_rules_file_of_one_rule_repeated_is_refused_before_it_is_checked(tmp_path):
+    """A user's rules folder holding the bundled rules with one line repeated 150,000 times (a mutation
+    the long fuzz run found): each repeat is a rule to check, and checking them took 20 s and 2 GB, past
+    the fuzz budget; the file is refused as soon as it is read, under the same caps as any command."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    text = (ROOT / "rules" / "findings.yaml").read_text(encoding="utf-8")
+    head, sep, tail = text.partition("rules:\n")
+    assert sep, "rules/findings.yaml has a top-level rules list"
+    (rules / "findings.yaml").write_text(head + sep + "  - id: MEM002\n" * 150_000 + tail, encoding="utf-8")
+    code, out, err = run("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), "--rules", str(rules))
+    assert code == 2 and out == "", err
+    assert re.search(r"findings\.yaml:\d+: this YAML cannot be read: it holds more than 100,000 values", err)
+    assert "Traceback" not in err
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_a_rules_folder_does_not_block(tmp_path):
     rules = tmp_path / "rules"

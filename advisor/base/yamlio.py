@@ -144,6 +144,9 @@ def loads(text: str, filename: str = "<string>") -> Any:
 # file has a few thousand values; a 600-byte "billion laughs" file expands to billions, and printing
 # or walking it would never end.
 MAX_EXPANDED_VALUES = 200_000
+# and how many values it may hold written out: the largest bundled file (a rules file) holds under 2,000;
+# a file of 150,000 repeated rules took 20 s and 2 GB to check, one problem per rule
+MAX_VALUES = 100_000
 # and how deep it may nest: the one limit of every document (advisor.base.inputs.MAX_DEPTH)
 from advisor.base.inputs import MAX_DEPTH  # noqa: E402
 
@@ -168,6 +171,14 @@ def _check_expansion(root: Any, filename: str) -> None:
             continue
         if key in sizes:
             continue
+        if len(sizes) + len(open_nodes) > MAX_VALUES:
+            _refuse(
+                node,
+                filename,
+                f"it holds more than {MAX_VALUES:,} values",
+                aliases=False,
+                hint="a build, quote, catalog or rules file holds a few thousand; split it or cut what repeats",
+            )
         if key in open_nodes:
             _refuse(node, filename, "an alias refers to the value that contains it")
         open_nodes.add(key)
@@ -187,16 +198,20 @@ def _children(node: Any) -> list:
     return []
 
 
-def _refuse(node: Any, filename: str, what: str, aliases: bool = True) -> None:
+def _refuse(node: Any, filename: str, what: str, aliases: bool = True, hint: str | None = None) -> None:
+    if hint is None:
+        hint = (
+            "write the values out instead of repeating them through aliases"
+            if aliases
+            else "a build, quote or catalog file nests a few levels; check the indentation and brackets"
+        )
     raise UserError(
         problems=[
             Problem(
                 f"this YAML cannot be read: {what}" + (" (&name ... *name)" if aliases else ""),
                 file=filename,
                 line=node.start_mark.line + 1,
-                hint="write the values out instead of repeating them through aliases"
-                if aliases
-                else "a build, quote or catalog file nests a few levels; check the indentation and brackets",
+                hint=hint,
             )
         ]
     )

@@ -460,3 +460,30 @@ def test_a_price_breakdown_repeats_the_items_but_two_drives_stay_two(cli, write)
     )
     _, out, _ = validate_json(cli, str(drives))
     assert [x["status"] for x in out["quote"]["lines"]][3:5] == ["recognized", "recognized"]
+
+
+def test_each_kind_of_claim_is_a_registered_check_whose_id_the_verdict_carries(cli):
+    """Every kind of claim the reader finds is judged by one check registered beside the rules: the code's
+    registry and rules/quote-claims.yaml name the same ids for the same kinds, `rules list --scope quote`
+    lists them, and each claim in `validate --json` carries the id of its kind, which `rules explain`
+    documents."""
+    import yaml
+
+    from advisor.quote.claim_checks import CLAIM_CHECKS
+    from advisor.quote.claims import ORDER
+
+    documented = yaml.safe_load((ROOT / "rules" / "quote-claims.yaml").read_text())["checks"]
+    assert {c["claim"]: c["id"] for c in documented} == {k: c.id for k, c in CLAIM_CHECKS.items()}
+    assert list(CLAIM_CHECKS) == list(ORDER)  # every kind the reader finds has its judge, none more
+    code, out, _ = cli("rules", "list", "--scope", "quote")
+    assert code == 0
+    listed = [line.split()[0] for line in out.splitlines() if line[:1].isalnum()]
+    assert {"QTE001", "QTE002", "QTE003"} | {c.id for c in CLAIM_CHECKS.values()} == set(listed)
+    code, r, _ = validate_json(cli, str(QUOTES / "2x4090-z790-hero-email.txt"))
+    assert code == 1 and r["claims"]
+    for claim in r["claims"]:
+        assert claim["id"] == CLAIM_CHECKS[claim["about"]].id
+    pooled = next(c for c in r["claims"] if c["about"] == "pooled_memory")
+    code, out, _ = cli("rules", "explain", pooled["id"])
+    assert code == 0 and out.startswith(f"{pooled['id']} (memory, error): Claim: the GPUs' memory is pooled")
+    assert "each pooled_memory claim in a quote" in out

@@ -324,7 +324,9 @@ def test_every_id_the_tool_can_print_is_explained(cli):
     for path in (ROOT / "advisor").rglob("*.py"):
         code_ids |= set(re.findall(r'\bid="([A-Z][A-Z0-9-]*)"', path.read_text()))
     ids = code_ids | {r.id for r in load_rules()} | {c.id for c in load_checks()}
-    assert {c.id for c in load_checks()} == {i for i in code_ids if i.startswith(("DOC", "QTE"))}
+    assert {c.id for c in load_checks() if c.claim is None} == {
+        i for i in code_ids if i.startswith(("DOC", "QTE"))
+    }
     for rule_id in sorted(ids):
         code, out, err = cli("rules", "explain", rule_id)
         assert code == 0 and out.startswith(rule_id) and "Why it matters" in out, (rule_id, err)

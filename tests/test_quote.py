@@ -487,3 +487,45 @@ def test_each_kind_of_claim_is_a_registered_check_whose_id_the_verdict_carries(c
     code, out, _ = cli("rules", "explain", pooled["id"])
     assert code == 0 and out.startswith(f"{pooled['id']} (memory, error): Claim: the GPUs' memory is pooled")
     assert "each pooled_memory claim in a quote" in out
+
+
+QUOTE_CHECKS = ROOT / "tests" / "fixtures" / "quote-checks"
+# a check that never calls a claim false, and why: it has a quiet fixture only
+NEVER_FIRES = {"CLM010": "a parts list never settles a claim of linear scaling"}
+
+
+def _quote_check_ids() -> list[str]:
+    from advisor.findings.rules import load_checks
+
+    return sorted(c.id for c in load_checks() if c.scope == "quote")
+
+
+@pytest.mark.parametrize("check", _quote_check_ids())
+def test_each_quote_check_fires_on_its_fixture_and_its_twin_stays_quiet(cli, check):
+    """A claim check fires when it judges a claim of its kind false; a check of the named parts when it
+    reports. The quiet twin has the claim judged (true or cannot tell), or the check made and silent."""
+
+    def fired(path) -> tuple[bool, list]:
+        code, r, err = validate_json(cli, str(path))
+        assert code in (0, 1), err
+        judged = [c for c in r["claims"] if c["id"] == check]
+        return any(c["verdict"] is False for c in judged) or any(
+            c["id"] == check for c in r["part_checks"]
+        ), judged
+
+    if check in NEVER_FIRES:
+        assert not (QUOTE_CHECKS / f"{check}-fires.txt").exists()
+    else:
+        assert fired(QUOTE_CHECKS / f"{check}-fires.txt")[0], f"{check} should fire"
+    quiet, judged = fired(QUOTE_CHECKS / f"{check}-quiet.txt")
+    assert not quiet, f"{check} must stay quiet"
+    assert judged or check.startswith("QTE"), f"{check}-quiet.txt has no claim of its kind"
+
+
+def test_the_quote_check_fixtures_are_the_registered_checks_and_nothing_else():
+    names = {p.name for p in QUOTE_CHECKS.iterdir()} - {"README.md"}
+    want = {f"{c}-quiet.txt" for c in _quote_check_ids()}
+    want |= {f"{c}-fires.txt" for c in _quote_check_ids() if c not in NEVER_FIRES}
+    assert names == want
+    readme = (QUOTE_CHECKS / "README.md").read_text()
+    assert all(f"`{n}`" in readme for n in names)  # each fixture says what it holds

@@ -24,7 +24,7 @@ from advisor.outputs.validate import (
     ValidateOutput,
 )
 from advisor.quote.claim_checks import claim_id, judge
-from advisor.quote.reader import Quote, QuoteLine
+from advisor.quote.document import Quote, QuoteLine
 
 
 def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = ()) -> ValidateOutput:

@@ -18,7 +18,7 @@ from typing import Any
 
 from advisor.findings.finding import Finding
 from advisor.model.predict import Prediction
-from advisor.quote.reader import Claim
+from advisor.quote.document import Claim
 
 # A judge's answer: True, False or "unknown", and the reason in words.
 Judged = tuple[Any, str]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from advisor.quote.reader import Claim
+from advisor.quote.document import Claim
 from advisor.quote.vocab import vocab
 
 ORDER = (

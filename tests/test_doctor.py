@@ -280,3 +280,26 @@ def test_a_virtual_machine_guest_is_named_with_the_clique_fix(cli, tmp_path):
     assert "x-nv-gpudirect-clique=0" in vm["fix"] and "NCCL_P2P_DISABLE=1" in vm["fix"]
     _, bare = _doctor(cli)
     assert "DOC009" not in _ids(bare)
+
+
+def test_doctor_and_the_lspci_reader_read_each_gpu_the_same():
+    """One lspci reader: `advisor doctor` builds its devices on the one `advisor import` uses, so each
+    NVIDIA GPU's link (now and at most) and BAR1 read the same by both, on every recorded dump."""
+    from advisor.measure.parsers.lspci import parse
+
+    dumps = sorted((ROOT / "tests" / "fixtures" / "doctor" / "lspci").glob("*.txt"))
+    dumps += [ROOT / "tests" / "fixtures" / "tools" / "lspci" / "stelline_2x6000ada_downgraded_plus_raid.txt"]
+    compared = 0
+    for path in dumps:
+        text = path.read_text()
+        m = parse(text, str(path))
+        devs = read_lspci(text)
+        for info in m.machine.gpus:
+            d = devs[info.bus_id]
+            assert d.is_gpu, path.name
+            assert d.sta == (info.pcie_gen_current, info.pcie_width_current), (path.name, info.bus_id)
+            assert d.cap == (info.pcie_gen_max, info.pcie_width_max), (path.name, info.bus_id)
+            bar1 = [r.value for r in m.results if r.metric == "bar1_mb" and r.gpu == info.index]
+            assert [d.bar1_mb] == bar1, (path.name, info.bus_id)
+            compared += 1
+    assert compared >= 5  # the WRX90E's two GPUs, the ProArt's one, the Stelline box's two

@@ -267,7 +267,7 @@ TOOL_FOLDERS = {
 }
 # the module that reads each tool's output, where it is not named after the tool
 READER_MODULES = {
-    "nccl-topo": "advisor/measure/ncclxml.py",
+    "nccl-topo": "advisor/measure/parsers/ncclxml.py",
     "nccl-log": "advisor/measure/parsers/nccllog.py",
     "nccl-tests": "advisor/measure/parsers/nccltests.py",
     "query-gpu": "advisor/measure/parsers/querygpu.py",

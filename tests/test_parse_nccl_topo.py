@@ -12,7 +12,7 @@ import pytest
 from advisor.base.errors import UserError
 from advisor.base.yamlio import load_file
 from advisor.measure import detect, parse
-from advisor.measure.ncclxml import export, nccl_class, paths, read
+from advisor.measure.parsers.ncclxml import export, nccl_class, paths, read
 from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import load_catalog
 from advisor.model.engine import evaluate

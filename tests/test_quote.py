@@ -460,3 +460,72 @@ def test_a_price_breakdown_repeats_the_items_but_two_drives_stay_two(cli, write)
     )
     _, out, _ = validate_json(cli, str(drives))
     assert [x["status"] for x in out["quote"]["lines"]][3:5] == ["recognized", "recognized"]
+
+
+def test_each_kind_of_claim_is_a_registered_check_whose_id_the_verdict_carries(cli):
+    """Every kind of claim the reader finds is judged by one check registered beside the rules: the code's
+    registry and rules/quote-claims.yaml name the same ids for the same kinds, `rules list --scope quote`
+    lists them, and each claim in `validate --json` carries the id of its kind, which `rules explain`
+    documents."""
+    import yaml
+
+    from advisor.quote.claim_checks import CLAIM_CHECKS
+    from advisor.quote.claims import ORDER
+
+    documented = yaml.safe_load((ROOT / "rules" / "quote-claims.yaml").read_text())["checks"]
+    assert {c["claim"]: c["id"] for c in documented} == {k: c.id for k, c in CLAIM_CHECKS.items()}
+    assert list(CLAIM_CHECKS) == list(ORDER)  # every kind the reader finds has its judge, none more
+    code, out, _ = cli("rules", "list", "--scope", "quote")
+    assert code == 0
+    listed = [line.split()[0] for line in out.splitlines() if line[:1].isalnum()]
+    assert {"QTE001", "QTE002", "QTE003"} | {c.id for c in CLAIM_CHECKS.values()} == set(listed)
+    code, r, _ = validate_json(cli, str(QUOTES / "2x4090-z790-hero-email.txt"))
+    assert code == 1 and r["claims"]
+    for claim in r["claims"]:
+        assert claim["id"] == CLAIM_CHECKS[claim["about"]].id
+    pooled = next(c for c in r["claims"] if c["about"] == "pooled_memory")
+    code, out, _ = cli("rules", "explain", pooled["id"])
+    assert code == 0 and out.startswith(f"{pooled['id']} (memory, error): Claim: the GPUs' memory is pooled")
+    assert "each pooled_memory claim in a quote" in out
+
+
+QUOTE_CHECKS = ROOT / "tests" / "fixtures" / "quote-checks"
+# a check that never calls a claim false, and why: it has a quiet fixture only
+NEVER_FIRES = {"CLM010": "a parts list never settles a claim of linear scaling"}
+
+
+def _quote_check_ids() -> list[str]:
+    from advisor.findings.rules import load_checks
+
+    return sorted(c.id for c in load_checks() if c.scope == "quote")
+
+
+@pytest.mark.parametrize("check", _quote_check_ids())
+def test_each_quote_check_fires_on_its_fixture_and_its_twin_stays_quiet(cli, check):
+    """A claim check fires when it judges a claim of its kind false; a check of the named parts when it
+    reports. The quiet twin has the claim judged (true or cannot tell), or the check made and silent."""
+
+    def fired(path) -> tuple[bool, list]:
+        code, r, err = validate_json(cli, str(path))
+        assert code in (0, 1), err
+        judged = [c for c in r["claims"] if c["id"] == check]
+        return any(c["verdict"] is False for c in judged) or any(
+            c["id"] == check for c in r["part_checks"]
+        ), judged
+
+    if check in NEVER_FIRES:
+        assert not (QUOTE_CHECKS / f"{check}-fires.txt").exists()
+    else:
+        assert fired(QUOTE_CHECKS / f"{check}-fires.txt")[0], f"{check} should fire"
+    quiet, judged = fired(QUOTE_CHECKS / f"{check}-quiet.txt")
+    assert not quiet, f"{check} must stay quiet"
+    assert judged or check.startswith("QTE"), f"{check}-quiet.txt has no claim of its kind"
+
+
+def test_the_quote_check_fixtures_are_the_registered_checks_and_nothing_else():
+    names = {p.name for p in QUOTE_CHECKS.iterdir()} - {"README.md"}
+    want = {f"{c}-quiet.txt" for c in _quote_check_ids()}
+    want |= {f"{c}-fires.txt" for c in _quote_check_ids() if c not in NEVER_FIRES}
+    assert names == want
+    readme = (QUOTE_CHECKS / "README.md").read_text()
+    assert all(f"`{n}`" in readme for n in names)  # each fixture says what it holds

@@ -138,9 +138,11 @@ PLAN_FIXTURES = [r for r in RULES_WITH_FIXTURES if r not in COMPARE_FIXTURES]
 
 
 def _fixture_args(path: Path) -> list[str]:
-    """A fixture's first line may carry plan flags (a workload): `# args: --train 1b --batch 1`."""
+    """A fixture's first line may carry plan flags (a workload, or a catalog folder of test parts, from the
+    repository's root): `# args: --train 1b --batch 1`, `# args: --catalog tests/fixtures/rules-catalog`."""
     first = path.read_text().splitlines()[0]
-    return shlex.split(first.split("# args:", 1)[1]) if first.startswith("# args:") else []
+    args = shlex.split(first.split("# args:", 1)[1]) if first.startswith("# args:") else []
+    return [str(ROOT / a) if i and args[i - 1] == "--catalog" else a for i, a in enumerate(args)]
 
 
 @pytest.mark.parametrize("rule", PLAN_FIXTURES)
@@ -177,36 +179,19 @@ def test_compare_rule_fixture_fires_and_its_twin_does_not(cli, tmp_path, rule):
 
 
 def test_every_rule_has_a_firing_and_a_quiet_example():
+    """Every rule of the bundled files has its `-fires` and `-quiet` fixture, which the two tests above
+    run: a rule without one is a rule nobody has seen fire."""
     import yaml
 
     from advisor.base.resources import bundled
     from advisor.findings.rules import load_rules
 
-    covered = set(RULES_WITH_FIXTURES) | {
-        "LANE001",
-        "LANE002",
-        "P2P001",
-        "P2P002",
-        "PLAT001",
-        "NVL001",
-        "PWR001",
-        "MEM001",
-        "FIT001",
-        "CAT001",
-        "LANE009",  # needs a CPU without a lane count: tests/test_lane_budget.py makes one in a tmp catalog
-        "PWR005",  # needs a CPU without a power figure, made in a tmp catalog below
-        "CAT002",  # needs a null catalog value: tests/test_unknown_figures.py nulls each in turn
-        "CAT003",  # below: a part with a value on a secondary or inferred basis
-        "FIT003",  # a card without a slot width, made in a tmp catalog: tests/test_cards.py
-        "FIT004",  # an SXM module, made in a tmp catalog: tests/test_cards.py
-    }
-    assert {r.id for r in load_rules()} <= covered
     # read independently: every rule of the `kind: rules` files is loaded, exactly once
     files = [yaml.safe_load(p.read_text()) for p in sorted(bundled("rules").glob("*.yaml"))]
     ids = [r["id"] for d in files if d.get("kind") == "rules" for r in d["rules"]]
     assert sorted(r.id for r in load_rules()) == sorted(ids) and len(set(ids)) == len(ids)
-    # each fixture names a real rule and comes as a firing and a quiet twin, nothing else in the folder
-    assert set(RULES_WITH_FIXTURES) <= set(ids)
+    assert sorted(RULES_WITH_FIXTURES) == sorted(ids), set(ids) ^ set(RULES_WITH_FIXTURES)
+    # each fixture comes as a firing and a quiet twin, nothing else in the folder
     assert sorted(p.name for p in FIXTURES.iterdir()) == sorted(
         f"{rule}-{twin}.yaml" for rule in RULES_WITH_FIXTURES for twin in ("fires", "quiet")
     )
@@ -312,22 +297,79 @@ def test_a_cpu_without_a_power_figure_is_said_to_be_left_out_of_the_psu_check(pl
     assert not [f for f in plan["findings"] if f["id"] == "PWR005"]  # the bundled one: AMD's 400 W
 
 
+# Words shaped like an id (letters, then three digits or more) that name parts, never a check: the code and
+# the rule texts mention them, and none is an id a user looks up.
+NOT_IDS = {
+    "A4500": "NVIDIA RTX A4500",
+    "A5000": "NVIDIA RTX A5000",
+    "A6000": "NVIDIA RTX A6000",
+    "RTX4090": "a GeForce RTX 4090 as a part number writes it",
+    "GA100": "NVIDIA's Ampere data-centre die",
+    "GA102": "NVIDIA's Ampere consumer die",
+    "GB200": "NVIDIA's Grace Blackwell superchip",
+    "PEX88096": "a Broadcom PCIe switch",
+    "PEX89104": "a Broadcom PCIe switch",
+    "PM50100": "a Microchip PCIe switch",
+}
+ID_SHAPE = r"\b[A-Z][A-Z0-9]{1,4}[0-9]{3,}\b"
+
+
+def _strings_in_code() -> list[str]:
+    """Every string the package's code holds (f-strings' literal parts too): an id the tool prints is
+    written in one of them, or read from the rule files."""
+    import ast
+
+    out = []
+    for path in sorted((ROOT / "advisor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.append(node.value)
+    return out
+
+
+def _strings_in_rule_files() -> list[str]:
+    """Every string of rules/*.yaml (ids, titles, messages, fixes): a finding's text may name another id."""
+    import yaml
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield from walk(k)
+                yield from walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from walk(v)
+        elif isinstance(x, str):
+            yield x
+
+    return [s for p in sorted((ROOT / "rules").glob("*.yaml")) for s in walk(yaml.safe_load(p.read_text()))]
+
+
 def test_every_id_the_tool_can_print_is_explained(cli):
-    """A finding's id is what a user looks up: every id a rule file or the code can print answers
-    `advisor rules explain ID` (the doctor's checks too, registered beside the rules), and every
-    registered check is one the code makes."""
+    """A finding's id is what a user looks up: every id any output can hold (a rule's, a check's of the
+    doctor or of a quote, a claim check's, an id a message names) answers `advisor rules explain ID`.
+    The ids are gathered from everything the tool can print from: every string in the code and in the
+    rule files; a word shaped like an id that is neither registered nor a part's name fails here."""
     import re
 
     from advisor.findings.rules import load_checks, load_rules
+    from advisor.quote.claim_checks import CLAIM_CHECKS
 
-    code_ids = set()
-    for path in (ROOT / "advisor").rglob("*.py"):
-        code_ids |= set(re.findall(r'\bid="([A-Z][A-Z0-9-]*)"', path.read_text()))
-    ids = code_ids | {r.id for r in load_rules()} | {c.id for c in load_checks()}
-    assert {c.id for c in load_checks()} == {i for i in code_ids if i.startswith(("DOC", "QTE"))}
-    for rule_id in sorted(ids):
+    registered = {r.id for r in load_rules()} | {c.id for c in load_checks()}
+    written = {m for s in _strings_in_code() + _strings_in_rule_files() for m in re.findall(ID_SHAPE, s)}
+    assert written - registered - set(NOT_IDS) == set(), "ids printed but not registered"
+    assert not set(NOT_IDS) & registered
+    # every registered check is one the code makes: the doctor's and the parts checks' ids are written
+    # in the code, and each claim check is the judge of its kind
+    code_ids = {m for s in _strings_in_code() for m in re.findall(ID_SHAPE, s)}
+    checks = load_checks()
+    assert {c.id for c in checks if c.claim is None} <= code_ids
+    assert {(c.id, c.claim) for c in checks if c.claim} == {(c.id, k) for k, c in CLAIM_CHECKS.items()}
+    assert len(registered) == len(load_rules()) + len(checks)  # no id registered twice
+    for rule_id in sorted(registered | (written - set(NOT_IDS))):
         code, out, err = cli("rules", "explain", rule_id)
         assert code == 0 and out.startswith(rule_id) and "Why it matters" in out, (rule_id, err)
+        assert re.search(r"\nSources\n  \S", out), rule_id  # every id names where it comes from
 
 
 def test_values_from_a_review_or_reasoning_are_said_and_lower_the_confidence(plan_json, write):

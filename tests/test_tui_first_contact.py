@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input, Label, OptionList, Tab, TabbedContent
 
 import advisor.tui.app as app_module
-from advisor.base.yamlio import atomic_write
+from advisor.base.files import atomic_write
 from advisor.tui.app import AdvisorApp
 from advisor.tui.dialogs import ChoicePicker, ConfirmQuit, HelpScreen, PathPrompt
 from tests.conftest import ROOT

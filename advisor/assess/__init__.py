@@ -26,8 +26,8 @@ from advisor.model.engine import evaluate
 from advisor.model.predict import Prediction
 
 if TYPE_CHECKING:
-    from advisor.workload.analyse import Analysis
     from advisor.workload.models import Workload
+    from advisor.workload.result import Analysis
 
 Job = Literal["plan", "workload", "compare"]
 

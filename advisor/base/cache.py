@@ -43,7 +43,7 @@ def read_cached(path: Path) -> Any:
 
 
 def write_cached(path: Path, value: Any, prefix: str) -> None:
-    from advisor.base.yamlio import atomic_write
+    from advisor.base.files import atomic_write
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -145,6 +145,8 @@ def cmd_rules(args, ap) -> int:
             + (
                 "a check `advisor doctor` makes of the machine it runs on"
                 if rule.scope == "doctor"
+                else f"a check `advisor validate` makes of each {rule.claim} claim in a quote"
+                if rule.claim
                 else "a check `advisor validate` makes of a quote's named parts"
             )
             + ")"

@@ -31,7 +31,7 @@ def cmd_export(args) -> int:
 
     from advisor.assess import Request, assess
     from advisor.cli.plan import build_from_args
-    from advisor.measure.ncclxml import export
+    from advisor.measure.parsers.ncclxml import export
     from advisor.model.catalog.store import load_catalog
 
     check_output(args.output)
@@ -190,8 +190,8 @@ def cmd_compare(args) -> int:
 
 def cmd_accuracy(args) -> int:
     if args.workload and args.write_intervals:
+        from advisor.base.files import atomic_write
         from advisor.base.resources import bundled
-        from advisor.base.yamlio import atomic_write
         from advisor.workload.accuracy import run_cases, write_intervals
 
         rows, _ = run_cases()
@@ -212,8 +212,8 @@ def cmd_accuracy(args) -> int:
         render_workload_accuracy()
         return 0
     if args.write_intervals:
+        from advisor.base.files import atomic_write
         from advisor.base.resources import bundled
-        from advisor.base.yamlio import atomic_write
         from advisor.model.accuracy import leave_one_out, run_cases, write_intervals
 
         rows, _ = run_cases()

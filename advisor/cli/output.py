@@ -12,7 +12,7 @@ STDOUT = "-"
 def check_output(path: str) -> None:
     """Before a long run (`advisor bench`): a path that surely cannot be written is said now, not after."""
     if path != STDOUT:
-        from advisor.base.yamlio import check_writable
+        from advisor.base.files import check_writable
 
         check_writable(path)
 
@@ -23,7 +23,7 @@ def write_output(path: str, text: str | bytes) -> bool:
     if path == STDOUT:
         sys.stdout.write(text)
         return False
-    from advisor.base.yamlio import atomic_write
+    from advisor.base.files import atomic_write
 
     atomic_write(path, text)
     return True

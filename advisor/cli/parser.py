@@ -493,8 +493,9 @@ def parser() -> argparse.ArgumentParser:
     rl = rsub.add_parser("list", help="every rule with its id, severity, scope and title")
     rl.add_argument(
         "--scope",
-        choices=[*SCOPES, "doctor"],
-        help="only rules of this scope (doctor: its registered checks)",
+        choices=[*SCOPES, "doctor", "quote"],
+        help="only rules of this scope (doctor, quote: the checks registered for `advisor doctor` and "
+        "for a quote's parts and claims)",
     )
     rl.add_argument("--json", action="store_true", help="JSON for scripts")
     re_ = rsub.add_parser("explain", help="a rule's documentation: what, why, example, fix, sources")

@@ -50,7 +50,7 @@ def _save_prices(args, quote, name: str) -> None:
     out, and why, on stderr."""
     import datetime as dt
 
-    from advisor.base.yamlio import atomic_write
+    from advisor.base.files import atomic_write
     from advisor.model.prices import price_list_yaml
     from advisor.quote.prices import quote_prices
 

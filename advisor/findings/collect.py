@@ -16,7 +16,7 @@ from advisor.model.machine import Machine, Node
 from advisor.model.predict import Prediction
 
 if TYPE_CHECKING:
-    from advisor.workload.analyse import Analysis
+    from advisor.workload.result import Analysis
 
 
 def prediction_facts(
@@ -176,7 +176,8 @@ def assumed_job(pred: Prediction, catalog: Catalog | None, n: int) -> dict:
         return out
     from advisor.base.errors import UserError
     from advisor.workload import defaults
-    from advisor.workload.analyse import configure, ratio
+    from advisor.workload.result import ratio
+    from advisor.workload.run import configure
     from advisor.workload.train import gradient_size, gradient_traffic
 
     w = defaults.workload("train")

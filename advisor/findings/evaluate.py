@@ -23,7 +23,7 @@ from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
 
 if TYPE_CHECKING:
-    from advisor.workload.analyse import Analysis
+    from advisor.workload.result import Analysis
 
 
 _FACT = re.compile(r"\b([a-z_]+)\.([a-z_0-9]+)\b")

@@ -77,6 +77,9 @@ class Check(Strict):
     category: Category
     severity: Severity
     scope: Literal["doctor", "quote"] = "doctor"
+    claim: str | None = Field(
+        None, description="The kind of quote claim it judges (pcie, p2p, ...); none for a check of parts"
+    )
     title: str
     what: str = Field(description="What the check looks at and when it fires, in words")
     why: str

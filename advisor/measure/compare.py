@@ -289,7 +289,7 @@ def compare(
             continue
         want = pair.nvml_path  # as nvidia-smi and NVML print it
         if r.tool == "nccl-topo":  # NCCL's classes: NODE is its PHB, NV# its NVL
-            from advisor.measure.ncclxml import nccl_class
+            from advisor.measure.parsers.ncclxml import nccl_class
 
             want = nccl_class(pair.nccl_path)
         row = Row("path", f"GPU{pair.a}-GPU{pair.b}", want, str(r.value), None, str(r.value) != want)

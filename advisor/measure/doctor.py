@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.base.inputs import one_newline
 from advisor.base.text import plain
 from advisor.findings.rules import load_checks
-from advisor.measure.parsers.lspci import GEN_BY_SPEED
+from advisor.measure.parsers.lspci import GEN_BY_SPEED, read_devices
 
 Severity = Literal["error", "warning", "info"]
 
@@ -30,21 +30,6 @@ Severity = Literal["error", "warning", "info"]
 # does not know it and refuses peer access behind it
 QEMU_Q35_HOST_BRIDGE = ("8086", "29c0")
 
-_DEVICE = re.compile(
-    r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:\[]{1,80}?)(?:\s*\[[0-9a-fA-F]{4}\])?:\s+(.*)$"
-)
-_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
-_BUS = re.compile(
-    r"Bus:\s*primary=([0-9a-fA-F]{2}),\s*secondary=([0-9a-fA-F]{2}),\s*subordinate=([0-9a-fA-F]{2})"
-)
-_LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
-_SPEED = re.compile(r"Speed\s+([0-9.]+)\s*GT/s")
-_WIDTH = re.compile(r"Width\s+x([0-9]{1,2})\b")
-_ACS = re.compile(r"^\s*ACSCtl:\s*(.*)$")
-_STA = re.compile(r"^\s*(CESta|UESta):\s*(.*)$")
-_NUMA = re.compile(r"^\s*NUMA node:\s*([0-9]+)")
-_REGION1 = re.compile(r"^\s*Region 1: Memory at \S+ \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]")
-_UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
 _GPU_CLASS = ("VGA compatible controller", "3D controller", "Display controller")
 
 
@@ -102,50 +87,32 @@ class DoctorReport(BaseModel):
 # ----------------------------------------------------------------------------- reading
 
 
-def _bdf(raw: str) -> str:
-    raw = raw.lower()
-    return raw if raw.count(":") == 2 else f"0000:{raw}"
-
-
-def _link(rest: str) -> tuple[int | None, int | None]:
-    s, w = _SPEED.search(rest), _WIDTH.search(rest)
-    return (GEN_BY_SPEED.get(s.group(1)) if s else None, int(w.group(1)) if w else None)
+_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 
 
 def read_lspci(text: str) -> dict[str, Dev]:
-    """Devices from `lspci -vvv` (or -vvvnn) text, with each one's parent bridge."""
+    """Devices from `lspci -vvv` (or -vvvnn) text, with each one's parent bridge: every device the lspci
+    reader finds (advisor/measure/parsers/lspci.py), read leniently (a speed that is not a PCIe rate is an
+    unknown generation, never an error: the other checks still run)."""
     devs: dict[str, Dev] = {}
-    cur: Dev | None = None
-    for raw in text.replace("\r", "").split("\n"):
-        if m := _DEVICE.match(raw):
-            ids = _IDS.findall(m.group(3))
-            vendor, device = (ids[-1][0].lower(), ids[-1][1].lower()) if ids else (None, None)
-            name = re.sub(r"\s*\(rev [0-9a-f]+\).*$|\s*\(prog-if.*$", "", m.group(3)).strip()
-            cur = Dev(_bdf(m.group(1)), m.group(2).strip(), name, vendor, device)
-            devs[cur.bdf] = cur
-            continue
-        if cur is None:
-            continue
-        if b := _BUS.search(raw):
-            cur.secondary = int(b.group(2), 16)
-        elif lk := _LINK.match(raw):
-            value = _link(lk.group(2))
-            if lk.group(1) == "LnkCap":
-                cur.cap = value
+    for p in read_devices(text):
+        ids = _IDS.findall(p.description)
+        vendor, device = (ids[-1][0].lower(), ids[-1][1].lower()) if ids else (None, None)
+        name = re.sub(r"\s*\(rev [0-9a-f]+\).*$|\s*\(prog-if.*$", "", p.description).strip()
+        d = Dev(p.bus_id, p.cls, name, vendor, device, secondary=p.secondary, numa=p.numa)
+        for kind, _, _, read in p.links:
+            value = (read.gen, read.width) if read is not None else (None, None)
+            if kind == "LnkCap":
+                d.cap = value
             else:
-                cur.sta = value
-        elif a := _ACS.match(raw):
-            cur.acs_redirect = "ReqRedir+" in a.group(1)
-        elif st := _STA.match(raw):
-            bits = [t[:-1] for t in st.group(2).split() if t.endswith("+")]
-            if st.group(1) == "CESta":
-                cur.errors += [f"CESta {b}" for b in bits if b != "AdvNonFatalErr"]
-            else:
-                cur.uncorrectable += [f"UESta {b}" for b in bits]
-        elif n := _NUMA.match(raw):
-            cur.numa = int(n.group(1))
-        elif r := _REGION1.match(raw):
-            cur.bar1_mb = max(1, round(int(r.group(1)) * _UNIT_MB[r.group(2)]))
+                d.sta = value
+        if p.acs is not None:
+            d.acs_redirect = "ReqRedir+" in p.acs
+        d.errors = [f"CESta {b}" for b in p.status.get("CESta", []) if b != "AdvNonFatalErr"]
+        d.uncorrectable = [f"UESta {b}" for b in p.status.get("UESta", [])]
+        bar1 = [mb for number, _, mb in p.regions if number == "1"]
+        d.bar1_mb = bar1[-1] if bar1 else None
+        devs[d.bdf] = d
     _parents(devs)
     return devs
 

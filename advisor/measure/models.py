@@ -16,8 +16,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.files import atomic_write
 from advisor.base.numbers import json_loads
-from advisor.base.yamlio import atomic_write, read_text
+from advisor.base.yamlio import read_text
 
 Metric = Literal[
     "h2d_gbps",

@@ -40,7 +40,7 @@ class Figure:
     formula: str
     inputs: dict[str, Any] = field(default_factory=dict)
     constants: list[str] = field(default_factory=list)
-    confidence: str = "calibrated"  # calibrated | low
+    confidence: str = "calibrated"  # calibrated | low | spec (read from a specification, not fitted)
     keys: dict[str, str] = field(default_factory=dict)  # the entry each keyed constant was read at
     interval: tuple[float, float] | None = None  # typical range, from leave-one-out residuals
     # the facts a figure of value None could not be computed without ("NVIDIA H200 NVL:
@@ -90,6 +90,9 @@ class GpuPrediction:
     h2d_all: Figure
     d2h_all: Figure
     bottleneck: str
+    # the raw rate of the narrowest link between the GPU and its CPU, per direction: the ceiling its host
+    # copies reach a fraction of (h2d_efficiency), which the copies' figures are read against
+    host_link: Figure | None = None
 
     @property
     def limit(self) -> str:
@@ -200,6 +203,29 @@ def _bottleneck(g: MachineGraph, path: list[str]) -> tuple[float, str]:
             owner = "its own" if g.nodes[lower]["kind"] == "gpu" else f"of {g.nodes[lower]['label']}:"
             best = (e["gbps"], f"{owner} {kind}" if owner == "its own" else f"{kind} {owner[:-1]}")
     return best or (0.0, "no link")
+
+
+def _host_link(
+    g: MachineGraph, machine: Machine, path: list[str], raw: float, where: str, gen: int
+) -> Figure:
+    """The raw rate of the narrowest link from the GPU to its CPU, per direction (PCIe after line encoding,
+    before protocol overhead). Unknown, with the board's missing value named, where the path crosses a
+    chipset whose uplink the catalog lacks: the uplink every device behind the chipset shares may be the
+    narrowest link, and its rate is not a guess."""
+    formula = "pcie_lane_gbps[gen] x width of the narrowest link between the GPU and its CPU"
+    inputs = {"bottleneck": where, "gen": gen}
+    missing = []
+    if any(
+        g.nodes[u]["kind"] == "chipset" and g.edges[u, v]["kind"] == "internal" for u, v in pairwise(path)
+    ):
+        missing.append(
+            f"{machine.board.name if machine.board else 'the board'}: chipset_uplink (and the CPU's)"
+        )
+    if where == "no link":
+        missing.append("the GPU's link")
+    fig = _fig(None if missing else raw, "GB/s", formula, inputs, ["pcie_lane_gbps"], confidence="spec")
+    fig.missing = missing
+    return fig
 
 
 def max_min_share(
@@ -319,7 +345,7 @@ def predict(machine: Machine) -> Prediction:
             h2d, d2h = (_remote(f, name, machine.inter_socket) for f, name in ((h2d, "h2d"), (d2h, "d2h")))
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
-        gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where))
+        gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where, _host_link(g, machine, path, raw, where, gen)))
     cap, cap_key = _bridge_cap(machine)
     if len(gpus) > 1:
         caps = {

@@ -33,7 +33,10 @@ class Derivation(Output):
     formula: str = Field(description="The formula in words and symbols")
     inputs: dict[str, Any] = Field(description="The inputs of the formula, by name")
     constants: list[str] = Field(description="Names of the constants used (see `constants`)")
-    confidence: str = Field(description="calibrated (fitted on published measurements) or low")
+    confidence: str = Field(
+        description="calibrated (fitted on published measurements), low, or spec (read from a specification: "
+        "a PCIe link's raw rate)"
+    )
     typical: list[float] | None = Field(
         default=None, description="Typical range [lo, hi], from leave-one-out errors (rules/intervals.yaml)"
     )

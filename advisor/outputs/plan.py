@@ -40,6 +40,12 @@ class GpuOut(Output):
     d2h_gbps: float | None
     h2d_all_gbps: float | None = Field(description="Pinned host->device with every GPU copying at once, GB/s")
     d2h_all_gbps: float | None
+    host_link_gbps: float | None = Field(
+        default=None,
+        description="Raw rate of the narrowest link between this GPU and its CPU, per direction (PCIe after "
+        "line encoding, before protocol overhead), GB/s: the ceiling the host copies reach a fraction of; "
+        "null where a link on the way is not known (a chipset uplink the catalog lacks)",
+    )
     bottleneck: str
     typical: dict[str, list[float]] | None = Field(
         default=None,
@@ -268,7 +274,13 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
     for p in pred.gpus:
         n = p.node
         extra = (
-            {"derivation": {k: Derivation.of(getattr(p, k)) for k in ("h2d", "d2h", "h2d_all", "d2h_all")}}
+            {
+                "derivation": {
+                    k: Derivation.of(getattr(p, k))
+                    for k in ("h2d", "d2h", "h2d_all", "d2h_all", "host_link")
+                    if getattr(p, k) is not None
+                }
+            }
             if explain
             else {}
         )
@@ -289,6 +301,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
                 d2h_gbps=r1(p.d2h.value),
                 h2d_all_gbps=r1(p.h2d_all.value),
                 d2h_all_gbps=r1(p.d2h_all.value),
+                host_link_gbps=r1(p.host_link.value) if p.host_link is not None else None,
                 bottleneck=p.bottleneck,
                 **_typical(h2d_gbps=p.h2d, d2h_gbps=p.d2h, h2d_all_gbps=p.h2d_all, d2h_all_gbps=p.d2h_all),
                 **extra,

@@ -54,10 +54,14 @@ class QuoteLineOut(Output):
 
 
 class ClaimVerdict(Output):
+    id: str = Field(
+        description="The check that judged the claim, one per kind of claim (CLM001...): `advisor rules explain ID`"
+    )
     claim: str
     line: int
     about: str = Field(
-        description="pcie, p2p, nvlink, pooled_memory, numa, numa_split, psu, full_speed or fit (slot spacing, airflow)"
+        description="pooled_memory, p2p, nvlink, numa, numa_split, psu, full_speed, pcie, memory_channels, "
+        "scaling or fit (slot spacing, airflow)"
     )
     verdict: bool | Literal["unknown"] = Field(description="true: holds; false: does not hold; 'unknown'")
     why: str

@@ -11,11 +11,10 @@ from advisor.model.constants import constants
 from advisor.outputs.common import ConstantOut, Derivation, Output
 
 if TYPE_CHECKING:  # the model's types; importing the workload model itself is not needed to print it
-    from advisor.workload.analyse import Analysis, Change
     from advisor.workload.memory import Memory
     from advisor.workload.models import Workload
     from advisor.workload.rate import Serving
-    from advisor.workload.result import Config
+    from advisor.workload.result import Analysis, Change, Config
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from advisor.quote.reader import Quote
+from advisor.quote.document import Quote
 
 
 def assemble(q: Quote, catalog) -> None:

@@ -23,8 +23,8 @@ from advisor.outputs.validate import (
     SpecCheckOut,
     ValidateOutput,
 )
-from advisor.quote.claims import judge
-from advisor.quote.reader import Quote, QuoteLine
+from advisor.quote.claim_checks import claim_id, judge
+from advisor.quote.document import Quote, QuoteLine
 
 
 def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = ()) -> ValidateOutput:
@@ -69,6 +69,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     stated_cpu_w = _stated_cpu_w(quote)
     claims = [
         ClaimVerdict(
+            id=claim_id(c.about),
             claim=c.text,
             line=c.line,
             about=c.about,
@@ -435,6 +436,7 @@ def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict], listed:
     judged = {c.line for c in claims if c.about == "nvlink"}
     return [
         ClaimVerdict(
+            id=claim_id("nvlink"),
             claim=x.text.strip()[:300],
             line=x.line,
             about="nvlink",

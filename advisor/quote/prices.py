@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from advisor.model.prices import CURRENCIES
-from advisor.quote.reader import Quote
+from advisor.quote.document import Quote
 
 PRICED_KINDS = ("cpu", "board", "gpu")
 

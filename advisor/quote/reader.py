@@ -7,11 +7,13 @@ claims). Every input line that holds anything is one QuoteLine, reported exactly
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.inputs import check_lines, one_newline
+from advisor.quote.assemble import assemble
+from advisor.quote.claims import claims_in
+from advisor.quote.document import Claim, Quote, QuoteLine
 from advisor.quote.formats import read_document
 from advisor.quote.items import item_of
 from advisor.quote.match import KINDS, Found, Matcher, kind_of_words, other_kinds
@@ -23,71 +25,6 @@ MAX_LINES = 5000
 # the parts one line may list ("CPU: ... 显卡: ... 内存: ..."): a line split into more pieces than this names
 # no parts of a build, and reading each piece as one would make a long line's work grow with its pieces
 MAX_SEGMENTS = 32
-
-
-@dataclass
-class QuoteLine:
-    line: int
-    text: str
-    status: str  # part | recognized | not_in_catalog | title | total | claim | header | continued | other
-    parts: list[Found] = field(default_factory=list)
-    qty: int = 1
-    qty_source: str = ""
-    qty_unclear: bool = False
-    qty_readings: tuple[int, ...] = ()  # the counts an unclear quantity could be, the one used first
-    price: float | None = None
-    currency: str | None = None
-    shape: str = (
-        ""  # row | bullet | label | inline | heading | rule | prose | short (advisor/quote/segment.py)
-    )
-    read_as: str = (
-        ""  # how the line was read, for --explain ("a mention outside the parts list: not counted")
-    )
-    mentions: list = field(default_factory=list)  # a prose line's sentences that name parts (segment.Mention)
-
-
-@dataclass
-class Claim:
-    text: str
-    line: int
-    about: str  # pcie, p2p, nvlink, pooled_memory, psu, numa, numa_split, full_speed, fit
-    negated: bool = False
-    gen: int | None = None
-    width: int | None = None  # x16, x8
-    runs_at: tuple[int, int] | None = None  # the link the claim itself says it runs at
-    scope: str = "all"  # all | one | pairs (every pair, for NVLink)
-    margin: bool = False  # a PSU claim of headroom ("plenty of headroom"), not only of enough power
-    sustained: bool = False  # a PSU claim about the sustained load only ("für die Dauerlast")
-    memory_gb: int | None = None  # the GPU memory a pooled-memory claim says the cards make ("叠加成48G")
-    channels: int | None = (
-        None  # the memory channels a claim says the platform has ("四通道", "8-Channel DDR5")
-    )
-    # a pooled-memory claim read from a size alone ("48G显存"): one only if no single card holds that much
-    size_only: bool = False
-
-
-@dataclass
-class Quote:
-    filename: str
-    format: str
-    lines: list[QuoteLine] = field(default_factory=list)
-    claims: list[Claim] = field(default_factory=list)
-    build_data: dict = field(default_factory=dict)
-    build: Any = None  # advisor.model.build.Build, or None when incomplete
-    missing: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    details: dict = field(default_factory=dict)  # a structured quote's other keys (vendor, title, totals)
-    unplaced_nvme: int = 0  # drives whose M.2 socket the quote does not name
-    selected: bool = False  # the parts list was chosen among the lines: titles fill nothing more
-    build_error: str = ""  # why the parts read make no valid build (reported, never an exit)
-    title_mismatch: list[str] = field(default_factory=list)
-
-    @property
-    def matched(self) -> list[QuoteLine]:
-        return [x for x in self.lines if x.status in ("part", "recognized")]
-
-    def of_status(self, status: str) -> list[QuoteLine]:
-        return [x for x in self.lines if x.status == status]
 
 
 def read_quote(text: str, filename: str, catalog) -> Quote:
@@ -125,7 +62,6 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         raise UserError(problems=[Problem("the quote is nested too deeply", file=filename)]) from None
     q = Quote(filename=filename, format=doc.format, details=doc.details)
     matcher = Matcher.of(catalog)
-    from advisor.quote.claims import claims_in
     from advisor.quote.segment import select, shape_of
 
     structured = doc.format in ("yaml", "json", "csv")
@@ -345,8 +281,6 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         )
     select(q, shapes)
     _repeats(q, matcher)
-    from advisor.quote.assemble import assemble
-
     assemble(q, catalog)
     _sized_claims(q, catalog)
     return q
@@ -435,7 +369,6 @@ _PROSE_CLAUSE = re.compile(r"(?<!\s)\s*(?:[，；。！、]|[,;!](?!\d)|[.](?=\s
 def _clause_claims(matcher: Matcher, text: str, line: int) -> list[Claim]:
     """The claims in the clauses of a line that name no part. A clause that lists a board's slots is its
     spec; a PCIe link without a word that asserts it ("PCIe 5.0 x16") is a part's spec too."""
-    from advisor.quote.claims import claims_in
 
     v = vocab()
     out: list[Claim] = []
@@ -542,7 +475,6 @@ def _model_words(name: str) -> str:
 
 def _mentions(matcher: Matcher, text: str, line: int) -> list:
     """The sentences of a prose line that name parts, each part with the count written beside it."""
-    from advisor.quote.claims import claims_in
     from advisor.quote.items import quantities, strip_prices
     from advisor.quote.segment import Mention, sentences
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.quote.reader import Quote
+from advisor.quote.document import Quote
 from advisor.quote.vocab import vocab
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from advisor.assess import Request, assess
 from advisor.base.errors import UserError
-from advisor.base.yamlio import WriteError, atomic_write, load_file
+from advisor.base.files import WriteError, atomic_write
+from advisor.base.yamlio import load_file
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.models import Board, Cpu

@@ -4,8 +4,6 @@ card or an NVLink bridge)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from advisor.base.errors import UserError
 from advisor.base.text import unknown_because
 from advisor.model.build import Build
@@ -13,9 +11,8 @@ from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
 from advisor.model.suggest import plan_problem, x16_platform
 from advisor.workload.models import STRATEGY_NAMES, Workload
-
-if TYPE_CHECKING:
-    from advisor.workload.analyse import Analysis, Change
+from advisor.workload.result import Analysis, Change, ratio
+from advisor.workload.run import run
 
 
 def _gb(x: float) -> str:
@@ -860,8 +857,6 @@ def _rerun(
     """The change predicted: the model re-run on the changed build and job. None when it does not run
     (or fit), or changes nothing; other hardware also when a card gets no link or the coolers overlap
     (a build that cannot be assembled)."""
-    from advisor.workload.analyse import Change, analyse, ratio
-
     try:
         if hardware:  # other parts: only a build the advisor can plan cleanly is offered
             pred, problem = plan_problem(build, catalog)
@@ -869,7 +864,7 @@ def _rerun(
                 return None
         else:
             pred = evaluate(build, catalog)
-        r = analyse(build, w, catalog, pred, advise=False)
+        r = run(build, w, catalog, pred)
     except UserError:
         return None
     if (r.gpus != a.gpus and not other_gpus) or not r.many.fits or r.many.throughput.value is None:

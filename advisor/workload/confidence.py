@@ -17,8 +17,7 @@ from advisor.base.resources import bundled
 from advisor.base.yamlio import load_bundled
 
 if TYPE_CHECKING:
-    from advisor.workload.analyse import Analysis
-    from advisor.workload.result import Config
+    from advisor.workload.result import Analysis, Config
 
 CLASSES = ("compute-bound", "staged comm-bound", "P2P", "NVLink", "serving")
 # a training step that spends less than this share exposed in communication and bubbles is compute-bound:

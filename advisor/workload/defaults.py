@@ -18,25 +18,40 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from advisor.workload.assumed import (
+    ACCUM,
+    BATCH,
+    GEN,
+    MODEL,
+    PARAMS,
+    PARAMS_TEXT,
+    PRECISION,
+    PROMPT,
+    SEQ,
+    STRATEGY,
+)
+
 if TYPE_CHECKING:
     from advisor.workload.models import ModelSpec, Workload
 
-# the model the Job view opens with and WL001 assumes: GPT-3 XL's size (arXiv 2005.14165), a size
-# people fine-tune on 2-8 consumer GPUs; its shape is OPT-1.3B's config.json (rules/workload.yaml)
-MODEL = "opt-1.3b"
-PRECISION = "bf16"  # mixed precision under torch.autocast, what current training scripts default to
-# DDP: what PyTorch recommends over DataParallel (pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead);
-# TP: vLLM's multi-GPU default (docs.vllm.ai/en/latest/serving/parallelism_scaling.html)
-STRATEGY = {"train": "ddp", "infer": "tp"}
-BATCH = {"train": 1, "infer": 1}  # micro-batch per GPU (train), concurrent sequences (infer): see above
-SEQ = 1024  # training tokens per sequence, where the preset has no length of its own (BERT: 512)
-ACCUM = 1  # no gradient accumulation unless asked: what a training loop does unless told
-PROMPT = 512  # inference prompt tokens
-GEN = 256  # inference generated tokens
-# the parameter counts advisor models: a 100K-parameter toy to a 10T-parameter model (the largest
-# published are about 2T); nan, inf and 1e308 are refused before any arithmetic
-PARAMS = (1e5, 1e13)
-PARAMS_TEXT = "1e5 (100K) to 1e13 (10T)"
+# the values themselves live in assumed.py, below the model that reads them; the faces read them here.
+# The model is imported only when a default job is built: the command line reads these values for every
+# command's argument help.
+__all__ = [
+    "ACCUM",
+    "BATCH",
+    "GEN",
+    "MODEL",
+    "PARAMS",
+    "PARAMS_TEXT",
+    "PRECISION",
+    "PROMPT",
+    "SEQ",
+    "STRATEGY",
+    "describe",
+    "seq_for",
+    "workload",
+]
 
 
 def seq_for(spec: ModelSpec | None) -> int:

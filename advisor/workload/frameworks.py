@@ -7,12 +7,24 @@ maps a job to their keys."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from advisor.model.constants import const
 
-if TYPE_CHECKING:
-    from advisor.workload.models import Workload
+
+class Job(Protocol):
+    """What these functions read of a job (a models.Workload): its framework, its strategy and the
+    user's --accum-sync. Named here rather than imported, as the Workload itself asks this module."""
+
+    @property
+    def framework(self) -> str | None: ...
+
+    @property
+    def strategy(self) -> str: ...
+
+    @property
+    def accum_sync(self) -> str | None: ...
+
 
 W = "workload.yaml"
 
@@ -32,7 +44,7 @@ FRAMEWORKS = {
 ZERO = ("zero2", "zero3")
 
 
-def overlap_key(w: Workload) -> str:
+def overlap_key(w: Job) -> str:
     """The overlap_fraction entry of the job's framework and strategy (rules/workload.yaml)."""
     f = w.framework
     if f == "deepspeed":
@@ -42,7 +54,7 @@ def overlap_key(w: Workload) -> str:
     return f or "default"
 
 
-def bucket_bytes(w: Workload, gradient_bytes: float) -> float:
+def bucket_bytes(w: Job, gradient_bytes: float) -> float:
     """Bytes per reduction bucket of a DDP-style (bucketed) gradient reduction: the framework's bucket or
     fusion buffer, or the whole gradient where the framework packs it into one all-reduce."""
     b = const("gradient_bucket_bytes", w.framework or "default", file=W)
@@ -51,7 +63,7 @@ def bucket_bytes(w: Workload, gradient_bytes: float) -> float:
     return float(b)
 
 
-def syncs_every_micro_step(w: Workload) -> bool:
+def syncs_every_micro_step(w: Job) -> bool:
     """Whether the gradients are reduced on every accumulation micro-step: the user's --accum-sync, else the
     framework's default (Horovod's backward_passes_per_step=1, Keras' fit without accumulation, torchtune's
     FSDP recipes), else no_sync on all but the last."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from advisor.workload import defaults
+from advisor.workload import assumed as defaults
+from advisor.workload.frameworks import syncs_every_micro_step
 
 TRAIN_STRATEGIES = ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp")
 INFER_STRATEGIES = ("tp", "pp", "replicas", "ep", "row")
@@ -212,8 +213,6 @@ class Workload:
     @property
     def sync_every(self) -> bool:
         """Gradients reduced on every accumulation micro-step (advisor.workload.frameworks)."""
-        from advisor.workload.frameworks import syncs_every_micro_step
-
         return syncs_every_micro_step(self)
 
     @property

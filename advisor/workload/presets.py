@@ -63,7 +63,7 @@ def parse_count(text: str) -> float | None:
 
 def _check_params(value: float, given: str) -> float:
     """A parameter count in PARAMS, else a UserError: nan, inf or 1e400 never reach the arithmetic."""
-    from advisor.workload.defaults import PARAMS, PARAMS_TEXT
+    from advisor.workload.assumed import PARAMS, PARAMS_TEXT
 
     if not (value == value and PARAMS[0] <= value <= PARAMS[1]):
         raise UserError(

@@ -29,7 +29,10 @@ GEN_BY_SPEED = {
     "64": 6,
     "64.0": 6,
 }
-_DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]{1,120}):\s+(.*)$")
+# a device's first line: its address, its class (with -nn a class code in brackets, dropped) and the rest
+_DEVICE = re.compile(
+    r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:\[]{1,120}?)(?:\s*\[[0-9a-fA-F]{4}\])?:\s+(.*)$"
+)
 _GPU_CLASS = re.compile(r"VGA compatible controller|3D controller|Display controller", re.IGNORECASE)
 _NVIDIA = re.compile(r"NVIDIA|\[10de:", re.IGNORECASE)
 _LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
@@ -38,12 +41,112 @@ _WIDTH = re.compile(r"Width\s+x([0-9]{1,2})\b(\s*\(downgraded\))?", re.IGNORECAS
 _BRIDGE_CLASS = re.compile(r"PCI bridge", re.IGNORECASE)
 _ACS_CTL = re.compile(r"^\s*ACSCtl:\s*(.*)$")
 _REQ_REDIR = re.compile(r"\bReqRedir([+-])")
-# BAR1 of an NVIDIA GPU: "Region 1: Memory at ... (64-bit, prefetchable) [size=32G]" (-vv), or with -v the
-# first 64-bit prefetchable memory line (tinygrad's README shows one: 32G on a 4090 with large BAR)
-_REGION = re.compile(
-    r"^\s*(?:Region\s+([0-9]):\s+)?Memory at [0-9a-fA-F]+ \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]"
+_BUS = re.compile(
+    r"Bus:\s*primary=([0-9a-fA-F]{2}),\s*secondary=([0-9a-fA-F]{2}),\s*subordinate=([0-9a-fA-F]{2})"
 )
+_STATUS = re.compile(r"^\s*(CESta|UESta):\s*(.*)$")  # AER: correctable, uncorrectable error status
+_NUMA_NODE = re.compile(r"^\s*NUMA node:\s*([0-9]+)")
+# a 64-bit prefetchable memory region: "Region 1: Memory at ... (64-bit, prefetchable) [size=32G]" (-vv), or
+# with -v the region without its number (tinygrad's README shows one: 32G on a 4090 with large BAR).
+# An NVIDIA GPU's BAR1 is its Region 1.
+_REGION = re.compile(
+    r"^\s*(?:Region\s+([0-9]):\s+)?Memory at (\S+) \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]"
+)
+_HEX = re.compile(r"[0-9a-fA-F]+")
 _UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+
+
+@dataclass
+class LinkLine:
+    """A LnkCap or LnkSta line as written: the speed in GT/s ("16"; None for "Speed unknown"), the width,
+    whether lspci says either is downgraded, and the line's number."""
+
+    speed: str | None
+    width: int | None
+    speed_downgraded: bool
+    width_downgraded: bool
+    line: int
+
+    @property
+    def gen(self) -> int | None:
+        """The PCIe generation of the speed, None for one that is not a PCIe rate."""
+        return GEN_BY_SPEED.get(self.speed or "")
+
+
+@dataclass
+class PciDevice:
+    """One device of `lspci -vv` (or -vvv, -vvvnn) as written: what the GPU reader below and `advisor
+    doctor` (advisor/measure/doctor.py) both read, each with its own strictness."""
+
+    bus_id: str  # 0000:bb:dd.f
+    cls: str  # "VGA compatible controller", "PCI bridge"
+    description: str  # the rest of its first line: vendor, device, [ids], (rev ..)
+    line: int
+    secondary: int | None = None  # a bridge's secondary bus
+    # (LnkCap or LnkSta, the rest of the line, its number, what it reads as: None for neither speed nor width)
+    links: list[tuple[str, str, int, LinkLine | None]] = field(default_factory=list)
+    acs: str | None = None  # the flags of its ACSCtl line
+    status: dict[str, list[str]] = field(default_factory=dict)  # CESta / UESta: the bits set ('RxErr')
+    numa: int | None = None
+    regions: list[tuple[str | None, str, int]] = field(default_factory=list)  # (number, address, MiB)
+    denied: bool = False  # lspci could not read its capabilities ("<access denied>")
+
+    @property
+    def is_nvidia_gpu(self) -> bool:
+        return bool(_GPU_CLASS.search(self.cls) and _NVIDIA.search(self.description))
+
+    @property
+    def is_bridge(self) -> bool:
+        return bool(_BRIDGE_CLASS.search(self.cls))
+
+    def link(self, kind: str) -> LinkLine | None:
+        """The last LnkCap or LnkSta line that reads as one."""
+        return next((read for k, _, _, read in reversed(self.links) if k == kind and read is not None), None)
+
+
+def read_devices(text: str) -> list[PciDevice]:
+    """Every device of `lspci -v/-vv/-vvv` text, in its order, with the lines both readers need."""
+    out: list[PciDevice] = []
+    cur: PciDevice | None = None
+    for line in numbered_lines(text):
+        if m := _DEVICE.match(line.text):
+            cur = PciDevice(_bus(m.group(1)), m.group(2).strip(), m.group(3), line.number)
+            out.append(cur)
+            continue
+        if cur is None:
+            continue
+        if "<access denied>" in line.text:
+            cur.denied = True
+        if b := _BUS.search(line.text):
+            cur.secondary = int(b.group(2), 16)
+        elif lk := _LINK.match(line.text):
+            cur.links.append((lk.group(1), lk.group(2), line.number, _link_line(lk.group(2), line.number)))
+        elif a := _ACS_CTL.match(line.text):
+            cur.acs = a.group(1)
+        elif st := _STATUS.match(line.text):
+            cur.status.setdefault(st.group(1), []).extend(
+                t[:-1] for t in st.group(2).split() if t.endswith("+")
+            )
+        elif n := _NUMA_NODE.match(line.text):
+            cur.numa = int(n.group(1))
+        elif r := _REGION.match(line.text):
+            cur.regions.append(
+                (r.group(1), r.group(2), max(1, round(int(r.group(3)) * _UNIT_MB[r.group(4)])))
+            )
+    return out
+
+
+def _link_line(rest: str, line: int) -> LinkLine | None:
+    speed, width = _SPEED.search(rest), _WIDTH.search(rest)
+    if speed is None and width is None:
+        return None
+    return LinkLine(
+        speed.group(1) if speed else None,
+        int(width.group(1)) if width else None,
+        bool(speed and speed.group(2)),
+        bool(width and width.group(2)),
+        line,
+    )
 
 
 @dataclass
@@ -60,33 +163,22 @@ def parse(text: str, filename: str) -> Measurement:
     """Read `lspci -vv` output into a Measurement (NVIDIA GPUs only)."""
     check_not_empty(text, filename, TOOL)
     devices: list[_Device] = []
-    current: _Device | None = None
-    bridge: str | None = None
     acs: dict[str, bool] = {}  # bridge bus id -> ACS P2P request redirect on (ACSCtl ReqRedir+)
-    any_device = False
-    for line in numbered_lines(text):
-        if m := _DEVICE.match(line.text):
-            any_device = True
-            current = None
-            bridge = _bus(m.group(1)) if _BRIDGE_CLASS.search(m.group(2)) else None
-            if _GPU_CLASS.search(m.group(2)) and _NVIDIA.search(m.group(3)):
-                current = _Device(_bus(m.group(1)), _name(m.group(3)), line.number)
-                devices.append(current)
+    found = read_devices(text)
+    any_device = bool(found)
+    for dev in found:
+        if dev.is_bridge and dev.acs is not None and (redir := _REQ_REDIR.search(dev.acs)):
+            acs[dev.bus_id] = redir.group(1) == "+"
+        if not dev.is_nvidia_gpu:
             continue
-        if bridge is not None and (a := _ACS_CTL.match(line.text)):
-            redir = _REQ_REDIR.search(a.group(1))
-            if redir:
-                acs[bridge] = redir.group(1) == "+"
-            continue
-        if current is None:
-            continue
-        if (r := _REGION.match(line.text)) and current.bar1_mb is None and r.group(1) in (None, "1"):
-            current.bar1_mb = max(1, round(int(r.group(2)) * _UNIT_MB[r.group(3)]))
-            continue
-        if "<access denied>" in line.text:
-            current.denied = True
-        if m := _LINK.match(line.text):
-            current.link[m.group(1)] = _link(m.group(2), m.group(1), filename, line.number)
+        current = _Device(dev.bus_id, _name(dev.description), dev.line, denied=dev.denied)
+        devices.append(current)
+        bar1 = [
+            mb for number, address, mb in dev.regions if number in (None, "1") and _HEX.fullmatch(address)
+        ]
+        current.bar1_mb = bar1[0] if bar1 else None
+        for kind, rest, number, read in dev.links:
+            current.link[kind] = _link(rest, number, read, kind, filename)
     if not any_device:
         grepped = [line for line in numbered_lines(text) if _ACS_CTL.match(line.text)]
         if (
@@ -159,28 +251,28 @@ def _acs_result(acs: dict[str, bool]) -> list[Result]:
     return [Result(metric="acs_on", value=bool(on), tool=TOOL, note=note)]
 
 
-def _link(rest: str, kind: str, filename: str, line: int) -> tuple[int | None, int | None, bool, bool, int]:
-    """(gen, width, speed downgraded, width downgraded, line) from a LnkCap / LnkSta line."""
-    speed = _SPEED.search(rest)
-    width = _WIDTH.search(rest)
-    if speed is None and width is None:
+def _link(
+    rest: str, line: int, read: LinkLine | None, kind: str, filename: str
+) -> tuple[int | None, int | None, bool, bool, int]:
+    """(gen, width, speed downgraded, width downgraded, line) from a LnkCap / LnkSta line, or the error
+    that says what is wrong with it."""
+    if read is None:
         raise fail(
             filename,
             f"expected 'Speed <n>GT/s, Width x<n>' on this {kind} line, found {rest.strip()!r}",
             line,
         )
     gen = None
-    if speed and speed.group(1):
-        key = speed.group(1)
-        if key not in GEN_BY_SPEED:
+    if read.speed is not None:
+        if read.gen is None:
             raise fail(
-                filename, f"{kind} speed {key} GT/s is not a PCIe rate (2.5, 5, 8, 16, 32 or 64)", line
+                filename, f"{kind} speed {read.speed} GT/s is not a PCIe rate (2.5, 5, 8, 16, 32 or 64)", line
             )
-        gen = GEN_BY_SPEED[key]
-    lanes = int(width.group(1)) if width else None
+        gen = read.gen
+    lanes = read.width
     if lanes is not None and not 1 <= lanes <= 32:
         raise fail(filename, f"{kind} width x{lanes} is not a PCIe link width", line)
-    return gen, lanes, bool(speed and speed.group(2)), bool(width and width.group(2)), line
+    return gen, lanes, read.speed_downgraded, read.width_downgraded, line
 
 
 def _device_results(device: _Device, index: int, info: GpuInfo) -> list[Result]:

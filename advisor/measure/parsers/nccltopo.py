@@ -1,7 +1,7 @@
 """Reader of NCCL's topology XML (`NCCL_TOPO_DUMP_FILE=system.xml`, or a file for `NCCL_TOPO_FILE`).
 
 Each GPU pair becomes a `path` result with NCCL's class for it (NVL, PIX, PXB, PHB, SYS; see
-advisor/measure/ncclxml.py), both directions; each GPU's bus id, NUMA node and the link NCCL read
+advisor/measure/parsers/ncclxml.py), both directions; each GPU's bus id, NUMA node and the link NCCL read
 (`link_speed`/`link_width`, the maximum the device and its port support) fill the machine. `advisor
 compare` then says where NCCL's view of the machine and the plan's differ.
 """
@@ -9,8 +9,8 @@ compare` then says where NCCL's view of the machine and the plan's differ.
 from __future__ import annotations
 
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
-from advisor.measure.ncclxml import paths, read
 from advisor.measure.parsers._common import MAX_GPUS, check_not_empty, fail
+from advisor.measure.parsers.ncclxml import paths, read
 
 TOOL = "nccl-topo"
 

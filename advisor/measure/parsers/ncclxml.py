@@ -1,5 +1,7 @@
 """NCCL's view of a machine: the topology XML of `NCCL_TOPO_FILE` / `NCCL_TOPO_DUMP_FILE`.
 
+The format itself, read and written; `nccltopo.py` beside it is the registered reader built on it.
+
 `export(pred)` writes the planned machine as the XML NCCL reads with `NCCL_TOPO_FILE`, so a user can
 hand NCCL the topology the plan describes; `read(text)` reads such a file back, or
 one NCCL dumped with `NCCL_TOPO_DUMP_FILE`, and `paths(topo)` gives each GPU pair's path the way

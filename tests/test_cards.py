@@ -210,3 +210,16 @@ def test_an_sxm_module_is_refused_a_slot(tmp_path, monkeypatch):
     assert f.severity == "error" and "is an SXM module, not a PCIe card" in f.message
     assert "HGX" in f.fix
     assert "FIT004" not in _findings(Build(**W790E, gpus=[{"model": "nvidia-h100-pcie", "count": 2}]))
+
+
+def test_a_name_written_as_a_part_number_is_refused_at_its_line(cli, tmp_path):
+    """A part number matches ahead of every name, so a seller's name put there by mistake would claim every
+    line naming the model ("技嘉 RTX 4090 魔鹰" reads as RTX4090): validate refuses it at its line."""
+    (tmp_path / "card.yaml").write_text(
+        "kind: card\nid: my-gaming-oc-4090\nname: My Gaming OC 4090\nvendor: GIGABYTE\ngpu: nvidia-rtx-4090\n"
+        'part_numbers: ["GV-N4090GAMING-OC-24GD", "技嘉 RTX 4090 魔鹰"]\n'
+        "sources: ['https://example.com']\nverified: false\n"
+    )
+    code, _, err = cli("catalog", "validate", "--catalog", str(tmp_path))
+    assert code == 1
+    assert f"{tmp_path / 'card.yaml'}:6: part_numbers:" in err and "belongs in `aliases`" in err

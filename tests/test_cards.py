@@ -107,6 +107,44 @@ def test_a_quote_line_naming_the_card_is_matched_to_it(cards):
     assert found.part_id == "nvidia-rtx-5090"
 
 
+BLOWER_5090D = """\
+kind: card
+id: my-blower-rtx-5090d
+name: Example Blower RTX 5090 D
+aliases: ["Example Blower RTX 5090 D"]
+vendor: Example
+gpu: nvidia-rtx-5090-d
+cooler: blower
+sources: ["https://www.techpowerup.com/review/example-blower-5090d/"]
+verified: false
+basis:
+  cooler:
+    basis: secondary
+    source: "https://www.techpowerup.com/review/example-blower-5090d/"
+    says: "TechPowerUp: a single radial fan exhausting through the bracket"
+"""
+
+
+def test_a_card_keeps_its_own_basis_and_never_borrows_the_reference_boards(tmp_path, monkeypatch):
+    """The RTX 5090 D's slot width rests on TechPowerUp's record of the reference board; a partner card of
+    unknown thickness must not show that basis (its slot width is unknown), while the chip's values and
+    the board power it inherits keep theirs, and the card's own basis for its cooler is carried."""
+    (tmp_path / "blower.yaml").write_text(BLOWER_5090D)
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path))
+    catalog, problems = load_catalog_checked()
+    assert not problems
+    ref, card = catalog.get("nvidia-rtx-5090-d"), catalog.get("my-blower-rtx-5090d")
+    assert {"slot_width", "length_mm", "vram_gb", "board_power_w"} <= set(ref.basis)
+    assert card.slot_width is None and card.length_mm is None
+    assert "slot_width" not in card.basis and "length_mm" not in card.basis
+    assert card.basis["vram_gb"] == ref.basis["vram_gb"]
+    assert (
+        card.inherited_fields == ["board_power_w"]
+        and card.basis["board_power_w"] == ref.basis["board_power_w"]
+    )
+    assert card.basis["cooler"].basis == "secondary" and "radial fan" in card.basis["cooler"].says
+
+
 def test_a_card_of_a_gpu_the_catalog_lacks_is_refused_at_its_line(tmp_path, cli, monkeypatch):
     (tmp_path / "bad.yaml").write_text(TUF.replace("gpu: nvidia-rtx-5090", "gpu: nvidia-rtx-5099"))
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path))
@@ -172,3 +210,16 @@ def test_an_sxm_module_is_refused_a_slot(tmp_path, monkeypatch):
     assert f.severity == "error" and "is an SXM module, not a PCIe card" in f.message
     assert "HGX" in f.fix
     assert "FIT004" not in _findings(Build(**W790E, gpus=[{"model": "nvidia-h100-pcie", "count": 2}]))
+
+
+def test_a_name_written_as_a_part_number_is_refused_at_its_line(cli, tmp_path):
+    """A part number matches ahead of every name, so a seller's name put there by mistake would claim every
+    line naming the model ("技嘉 RTX 4090 魔鹰" reads as RTX4090): validate refuses it at its line."""
+    (tmp_path / "card.yaml").write_text(
+        "kind: card\nid: my-gaming-oc-4090\nname: My Gaming OC 4090\nvendor: GIGABYTE\ngpu: nvidia-rtx-4090\n"
+        'part_numbers: ["GV-N4090GAMING-OC-24GD", "技嘉 RTX 4090 魔鹰"]\n'
+        "sources: ['https://example.com']\nverified: false\n"
+    )
+    code, _, err = cli("catalog", "validate", "--catalog", str(tmp_path))
+    assert code == 1
+    assert f"{tmp_path / 'card.yaml'}:6: part_numbers:" in err and "belongs in `aliases`" in err

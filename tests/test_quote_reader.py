@@ -100,8 +100,10 @@ def test_the_seed_case_as_a_taobao_listing(cli):
     b = r["quote"]["build"]
     assert b["cpu"] == "intel-core-i9-14900k" and b["board"] == "asus-rog-maximus-z790-hero"
     assert (
-        b["gpus"] == [{"model": "nvidia-rtx-4090", "count": 2}] and b["ram_gb"] == 128 and b["psu_w"] == 1250
-    )
+        b["gpus"] == [{"model": "colorful-igame-vulcan-oc-v-rtx-4090", "count": 2}]
+        and b["ram_gb"] == 128
+        and b["psu_w"] == 1250
+    )  # "七彩虹 RTX 4090 24G 火神": Colorful's Vulcan, a card of the RTX 4090
     assert [(g["link"]["gen"], g["link"]["width"]) for g in r["plan"]["gpus"]] == [(4, 8), (4, 8)]
     assert not any(p["p2p"] for p in r["plan"]["pairs"])
     false = {c["about"] for c in r["false_claims"]}

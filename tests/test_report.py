@@ -183,7 +183,8 @@ def test_the_quote_report_leads_with_the_false_claims_and_lists_the_parts_as_rea
     cells = [[words(td.text()) for td in tr.find("td")] for tr in parts.find("tr")[1:]]
     read = [x for x in result["quote"]["lines"] if x["status"] in ("part", "recognized", "not_in_catalog")]
     assert [c[0] for c in cells] == [str(x["line"]) for x in read]
-    assert ["显卡：七彩虹 RTX 4090 24G 火神 ×2", "NVIDIA GeForce RTX 4090", "2"] == cells[2][1:4]
+    vulcan = "COLORFUL iGame GeForce RTX 4090 Vulcan OC-V"  # "七彩虹 ... 火神": Colorful's Vulcan card
+    assert ["显卡：七彩虹 RTX 4090 24G 火神 ×2", vulcan, "2"] == cells[2][1:4]
     ids = [e.attrs["data-id"] for e in page.find("li", "finding")]
     assert ids == [f["id"] for f in result["plan"]["findings"]]
 

@@ -38,8 +38,11 @@ class Tokens:
         return frozenset(d for d in self.digits if not re.fullmatch(r"[a-z]?\d", d))
 
 
-_CAP = re.compile(r"(?<![\w.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
-_SIZE = re.compile(r"(?<![\w.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
+# A memory size stands after a space, a symbol or a Chinese character ("2080ti魔改22g"): a CJK character is
+# a word character to Python's \w, so the lookbehind names the Latin ones, or the size would go unread
+# and a 22 GB card match the 11 GB one.
+_CAP = re.compile(r"(?<![a-z0-9_.])(\d{1,3})\s*g(?:b)?(?![a-z0-9])")
+_SIZE = re.compile(r"(?<![a-z0-9_.])\d{1,4}\s*g(?:b)?(?![a-z0-9])")
 _SPEC = re.compile(
     r"pcie\s*(?:gen\s*)?\d(?:\.0)?|\bgen\s*\d\b|\bx\d{1,2}\b|\d{3,5}\s*w(?![a-z0-9])|ddr\d(?:-\d+)?"
     r"|(?<!\d)\d+(?:\.\d+)?\s*(?:ghz|mhz|mm|mt/s|gb/s|gbps|tflops|tops|tb|cores?|threads?)(?![a-z0-9])"
@@ -50,6 +53,7 @@ _SERIES = re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)")
 _SUFFIX = re.compile(r"(\d)[\s-]([a-wyz])\b")
 _TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
 
 def tokens(text: str) -> Tokens:
@@ -117,6 +121,9 @@ class Matcher:
     numbers: dict[str, object] = field(default_factory=dict)
     # GPUs named by words alone ("TITAN RTX"): matched when every word of the name is written
     word_named: list[_Key] = field(default_factory=list)
+    # Chinese words of the catalog's names and the brand vocabulary ("七彩虹", "火神", "涡轮版"), longest first:
+    # shops run them together ("七彩虹火神4090"), and a run of Chinese characters is one token otherwise
+    cjk_words: re.Pattern | None = None
 
     @classmethod
     def of(cls, catalog: Catalog) -> Matcher:
@@ -163,6 +170,7 @@ class Matcher:
                         m.index.setdefault(d, []).append(k)
                 for pn in getattr(part, "part_numbers", []) or []:
                     m.numbers[_pn(pn)] = part
+            m.cjk_words = _cjk_lexicon(catalog, v)
             catalog.derived[key] = m
         return catalog.derived[key]  # type: ignore[return-value]
 
@@ -189,7 +197,7 @@ class Matcher:
                 return [Found(part.kind, part.name, part.id, 100.0, how=f"part number {raw}")]
         # "four RTX 4090s": a plural, where the catalog has no model written that way ("2080S" is a SUPER)
         text = _PLURAL.sub(lambda m: m.group(1) if m.group(0).lower() not in self.index else m.group(0), text)
-        tok = tokens(text)
+        tok = tokens(self._split_cjk(text))
         best: dict[str, tuple[tuple, _Key]] = {}
         seen = set()
         for d in sorted(tok.digits):
@@ -259,6 +267,21 @@ class Matcher:
             cache[low] = [name for model, words, name in scored[:n] if model >= 70 or words >= 85]
         return cache[low]
 
+    def kind_of_model_number(self, text: str) -> str | None:
+        """The kind of part a line's model number belongs to in the catalog, when the line names no catalog
+        part ("H20 141G": the H20's model number with a size the catalog lacks is a GPU, not an Intel H20
+        chipset's board; "A800 40G PCIe" a GPU): the one kind every catalog name with that number has."""
+        text = self._split_cjk(text)
+        # letters with digits only ("h20", "a800"): a bare number is as often a price or a revision ("1.00")
+        codes = [d for d in tokens(text).required if re.search(r"[a-z]", d) and re.search(r"\d\d", d)]
+        kinds = {k.part.kind for d in codes for k in self.index.get(d, [])}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _split_cjk(self, text: str) -> str:
+        if self.cjk_words is not None and _CJK.search(text):
+            return self.cjk_words.sub(r" \g<0> ", text)
+        return text
+
     def model_number_of(self, text: str) -> bool:
         """Whether the text writes a model number (a part the catalog may lack): three digits or more, or
         letters with two or more ("A5000", "4080", "Z790"), or a long name with a digit inside ("GENOAD8X"),
@@ -269,6 +292,21 @@ class Matcher:
             )
             for d in tokens(text).required
         )  # the last: a board name with one digit inside ("GENOAD8X")
+
+
+def _cjk_lexicon(catalog: Catalog, v) -> re.Pattern | None:
+    """The Chinese words a quote line is split on: every run of two or more Chinese characters in a part's
+    names, the Chinese brand names and the partners' Chinese names. A pattern of literal words, longest
+    first, so "涡轮版" is read whole and not as "涡轮" and a stray "版"."""
+    words = {w for w in v.generic_words | frozenset(x for ws in v.card_vendors.values() for x in ws)}
+    for part in catalog.parts.values():
+        if part.kind in KINDS:
+            for name in _names(part):
+                words.update(_CJK_RUN.findall(name))
+    words = {w for w in words if _CJK_RUN.fullmatch(w) and len(w) >= 2}
+    if not words:
+        return None
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
 
 
 def _names(part) -> set[str]:

@@ -592,7 +592,8 @@ def _parts_of(
         if other is not None:
             out.append(other if not count else replace(other, count=count[0], count_source=count[1]))
             continue
-        k = kind if kind in KINDS else (kind_hint if kind_hint in KINDS else kind_of_words(seg))
+        k = kind if kind in KINDS else (kind_hint if kind_hint in KINDS else None)
+        k = k or matcher.kind_of_model_number(seg) or kind_of_words(seg)
         if k and kind_hint is None and kind is None and vocab().accessory.search(seg):
             continue  # "CPU Cooling: Noctua NH-U14S DX-4677": an accessory, not an unknown CPU
         if not k:
@@ -603,7 +604,9 @@ def _parts_of(
                 True,
             )  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
         else:
-            named = matcher.model_number_of(seg) or (kind is not None and _names_something(seg))
+            named = matcher.model_number_of(seg) or (
+                kind is not None and (_names_something(seg) or bool(_SHORT_MODEL.search(seg)))
+            )
         if named:
             lab = _LABEL.match(seg)
             value = (lab.group("value") or "") if lab and label_kind_of(lab.group("label")) else seg
@@ -629,6 +632,11 @@ def _paired(desc: str) -> list[tuple[str, str]] | None:
     if len(values) != len(kinds) or not all(k in PART_LABELS for k in kinds):
         return None
     return list(zip(kinds, values, strict=True))
+
+
+# A letter and a digit standing alone ("L2", "T4", "A2"): a model number only where a label says the kind,
+# as in "显卡：L2 24G": unlabelled, it is as often a PCIe width or a revision
+_SHORT_MODEL = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z]\d(?![A-Za-z0-9.])")
 
 
 def _names_something(seg: str) -> bool:

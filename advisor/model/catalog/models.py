@@ -16,6 +16,7 @@ from advisor.base.text import clip, has_hidden, long_name, visible
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9.+\-]*$"
 BIFURCATION_PATTERN = re.compile(r"^(x(?:1|2|4|8|16))+$")
+PART_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._/+()#-]*")
 
 # Sane ranges of a part's numbers: each numeric field below names its range; a value
 # outside it is refused at its file:line with the range, never carried into the model.
@@ -148,6 +149,20 @@ class Part(Strict):
         for text in value if isinstance(value, list) else [value]:
             if too_long := long_name(text):
                 raise ValueError(too_long)
+        return value
+
+    @field_validator("part_numbers")
+    @classmethod
+    def _part_numbers_are_codes(cls, value: list[str]) -> list[str]:
+        """A part number matches its part exactly wherever a quote writes it, ahead of every name: a name
+        put here by mistake ("技嘉 RTX 4090 魔鹰", read as RTX4090) would claim every line that names the
+        model. A vendor's code is Latin letters, digits and a little punctuation, with a digit."""
+        for pn in value:
+            if not PART_NUMBER.fullmatch(pn) or not re.search(r"\d", pn):
+                raise ValueError(
+                    f"{visible(pn)!r} is not a part number (Latin letters, digits and - . / + ( ) # _ or spaces, "
+                    "with a digit): a name people write belongs in `aliases`"
+                )
         return value
 
     @model_validator(mode="after")

@@ -473,8 +473,18 @@ def card_gpu(card: Card, base: Gpu) -> Gpu:
     if inherited:
         note += f" Board power is the reference {base.board_power_w} W (the card's own is not sourced)."
     data = base.model_dump()
+    # A reference value's basis follows only the values the card takes from its GPU (the chip's, and a
+    # board power it inherits); the card's own size, cooler and power rest on the card's basis: the
+    # Founders Edition's slot width in a review is no basis for a partner card's thickness.
+    basis = {
+        path: b
+        for path, b in data["basis"].items()
+        if path.split(".")[0] not in CARD_FIELDS or path.split(".")[0] in inherited
+    }
+    basis.update({path: b.model_dump() for path, b in card.basis.items()})
     data.update(
         own,
+        basis=basis,
         id=card.id,
         name=card.name,
         aliases=list(card.aliases),

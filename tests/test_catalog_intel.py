@@ -76,3 +76,15 @@ def test_every_cpu_has_a_board_with_a_slot_table_that_takes_it(cli, cpu_id):
     # and that board is one the user can plan on with this CPU, through the CLI
     code, out, err = cli("plan", "--cpu", cpu_id, "--board", boards[0].id, "--gpu", GPU)
     assert code == 0, err
+
+
+def test_the_audit_lists_without_a_board_exactly_the_cpus_of_the_families_above(cli):
+    """The audit's count of CPUs no board takes and the families listed above tell the same story: a family
+    that gets a board leaves both at once, and a CPU that loses its board shows in both."""
+    import json
+
+    code, out, _ = cli("catalog", "audit", "--json")
+    assert code == 0
+    row = {(n["kind"], n["field"]): n for n in json.loads(out)["nulls"]}[("cpu", "a board that takes it")]
+    expected = sorted(c.id for c in CATALOG.cpus if c.family in NO_SOURCED_BOARD)
+    assert row["parts"] == expected and row["missing"] == len(expected)

@@ -18,10 +18,12 @@ GPU = "nvidia-rtx-6000-ada"
 # Boards the catalog holds without a slot table, with what was sought. strict: the day one gets a sourced
 # slot table, its test passes and its line here has to go.
 NO_SLOT_TABLE = {
-    "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot, and neither "
-    "Supermicro's page nor a manual mirror with its slot list was reachable",
-    "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot, and neither "
-    "Gigabyte's spec page nor a manual mirror with its slot list was reachable",
+    "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot (whole snapshot "
+    "searched by board name), no dmidecode or lspci of one in a public repository, and neither Supermicro's page "
+    "nor a manual mirror nor a reputable review with its slot list was reachable",
+    "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot (whole snapshot "
+    "searched by board name), no dmidecode of one in a public repository, and neither Gigabyte's spec page nor a "
+    "manual mirror nor a reputable review with its slot list was reachable",
 }
 
 CATALOG = load_catalog()

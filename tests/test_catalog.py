@@ -317,6 +317,30 @@ def test_audit_shows_counts_nulls_and_sources_of_a_small_catalog(cli, tmp_path, 
     assert report["goal"]["nulls"]["cpu pcie.usable_lanes"] == 1 and not report["goal"]["nulls_met"]
 
 
+def test_the_audit_names_a_cpu_no_board_takes_and_counts_it_against_the_goal(cli, tmp_path, monkeypatch):
+    """A CPU of a family no board lists, and one whose only board has no slot table, cannot be planned:
+    the audit lists both under 'a board that takes it' and the goal is not met until a board takes them."""
+    folder = _small_catalog(tmp_path / "parts")
+    other_family = SMALL_CPU.replace("my-cpu-a", "my-cpu-c").replace("my-family", "new-family")
+    (folder / "c.yaml").write_text(other_family)
+    (folder / "d.yaml").write_text(SMALL_CPU.replace("my-cpu-a", "my-cpu-d").replace("LGA9999", "LGA8888"))
+    empty = SMALL_BOARD.replace("my-board", "empty-board").replace("LGA9999", "LGA8888")
+    (folder / "e.yaml").write_text(empty.split("slots:")[0] + "sources:" + empty.split("sources:")[1])
+    _only(monkeypatch, folder)
+    code, out, _ = cli("catalog", "audit", "--json")
+    assert code == 0
+    report = json.loads(out)
+    row = {(n["kind"], n["field"]): n for n in report["nulls"]}[("cpu", "a board that takes it")]
+    assert (row["missing"], row["of"], row["parts"], row["goal"]) == (2, 4, ["my-cpu-c", "my-cpu-d"], True)
+    assert report["goal"]["nulls"]["cpu a board that takes it"] == 2 and not report["goal"]["nulls_met"]
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = cli("catalog", "audit")
+    rows = {c[1]: c for c in map(_cells, out.splitlines()) if len(c) > 2 and c[0] == "cpu"}
+    assert rows["a board that takes it"][2:] == ["2/4", "plan has no board for it", "my-cpu-c, my-cpu-d"]
+    flat = " ".join(out.split())
+    assert "a board for every CPU: not met" in flat and "cpu a board that takes it 2" in flat
+
+
 def test_audit_of_the_bundled_catalog_runs_and_adds_up(cli, monkeypatch):
     monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
     monkeypatch.setenv("COLUMNS", "80")

@@ -18,10 +18,12 @@ GPU = "nvidia-rtx-6000-ada"
 # Boards the catalog holds without a slot table, with what was sought. strict: the day one gets a sourced
 # slot table, its test passes and its line here has to go.
 NO_SLOT_TABLE = {
-    "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot, and neither "
-    "Supermicro's page nor a manual mirror with its slot list was reachable",
-    "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot, and neither "
-    "Gigabyte's spec page nor a manual mirror with its slot list was reachable",
+    "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot (whole snapshot "
+    "searched by board name), no dmidecode or lspci of one in a public repository, and neither Supermicro's page "
+    "nor a manual mirror nor a reputable review with its slot list was reachable",
+    "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot (whole snapshot "
+    "searched by board name), no dmidecode of one in a public repository, and neither Gigabyte's spec page nor a "
+    "manual mirror nor a reputable review with its slot list was reachable",
 }
 
 CATALOG = load_catalog()
@@ -83,3 +85,54 @@ def test_the_catalog_has_the_boards_people_build_multi_gpu_machines_on():
         if b.segment == "consumer" and any("x8x8" in (g.bifurcation or []) for g in b.lane_groups)
     ]
     assert len(split) >= 8
+
+
+def test_a_cpu_no_board_takes_is_refused_with_the_way_to_add_its_board(cli, tmp_path):
+    """A CPU whose family no catalog board lists is refused on a board of its socket, and the message says
+    how a user whose board's BIOS runs it can plan anyway: a copy of the board's entry in their own catalog
+    folder, its cpu_families extended; with that copy the same build plans."""
+    import yaml
+
+    from advisor.base.resources import bundled
+    from advisor.base.yamlio import load_file, to_plain
+
+    cpu = to_plain(load_file(bundled("catalog") / "cpus" / "amd-ryzen-threadripper-7980x.yaml"))
+    cpu.update(
+        id="my-new-tr", name="My New Threadripper", aliases=[], part_numbers=[], family="my-new-family"
+    )
+    only_cpu = tmp_path / "my-cpu"
+    only_cpu.mkdir()
+    (only_cpu / "cpu.yaml").write_text(yaml.safe_dump(cpu, allow_unicode=True))
+    args = ("plan", "--catalog", str(only_cpu), "--cpu", "my-new-tr", "--board", "gigabyte-trx50-aero-d")
+    code, _, err = cli(*args, "--gpu", f"{GPU}:2")
+    assert code == 2
+    assert "Gigabyte TRX50 AERO D does not take My New Threadripper (family my-new-family)" in err
+    assert "no catalog board takes the my-new-family family yet" in err
+    assert "--catalog DIR" in err and "add my-new-family to its cpu_families" in err
+
+    # a second folder: the catalog of a folder is read once per process
+    mine = tmp_path / "with-my-board"
+    mine.mkdir()
+    (mine / "cpu.yaml").write_text((only_cpu / "cpu.yaml").read_text())
+    board = to_plain(load_file(bundled("catalog") / "boards" / "gigabyte-trx50-aero-d.yaml"))
+    board["cpu_families"] = [*board["cpu_families"], "my-new-family"]
+    (mine / "board.yaml").write_text(yaml.safe_dump(board, allow_unicode=True))
+    code, out, err = cli("plan", "--catalog", str(mine), *args[3:], "--gpu", f"{GPU}:2", "--json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert len(plan["gpus"]) == 2 and not plan["unlinked"]
+
+
+def test_a_cpu_another_board_takes_is_refused_with_those_boards_named(cli):
+    """A Threadripper 7000 on a WRX90 board, which lists PRO parts only: the message names the TRX50 boards
+    of the catalog that take it."""
+    code, _, err = cli(
+        "plan", "--cpu", "amd-ryzen-threadripper-7980x", "--board", "asus-pro-ws-wrx90e-sage-se"
+    )
+    assert code == 2
+    takers = sorted(
+        b.name
+        for b in BOARDS
+        if b.slots and b.socket == "sTR5" and b.cpu_families and "amd-threadripper-7000" in b.cpu_families
+    )
+    assert takers and f"or a board that takes this one: {', '.join(takers)}" in " ".join(err.split())

@@ -370,7 +370,8 @@ def _print_audit(report: dict) -> None:
         con,
         "[bold]Goal[/] ",
         f">= {pct(g['verified_share'])} verified: {pct(report['verified_share'])}, "
-        f"{'met' if g['verified_met'] else 'not met'}; no nulls in lane counts and slot tables: "
+        f"{'met' if g['verified_met'] else 'not met'}; "
+        "no nulls in lane counts and slot tables, a board for every CPU: "
         + ("met" if g["nulls_met"] else f"not met ({escape(nulls)})"),
         indent=2,
     )

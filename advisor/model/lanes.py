@@ -99,9 +99,24 @@ def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]
             hint="pick a board with the CPU's socket: `advisor catalog list --kind board`",
         )
     if board.cpu_families is not None and cpu.family not in board.cpu_families:
+        others = [
+            b.name
+            for b in catalog.boards
+            if b.slots
+            and b.socket.lower() == cpu.socket.lower()
+            and (b.cpu_families is None or cpu.family in b.cpu_families)
+        ]
+        hint = "pick a CPU of one of those families" + (
+            f", or a board that takes this one: {', '.join(sorted(others))}"
+            if others
+            # a board lists a family only where a source says its BIOS runs it; the user may know better
+            else f"; no catalog board takes the {cpu.family} family yet (no board's CPU support list naming "
+            "it was found). If your board's BIOS runs it, copy the board's entry into your own catalog "
+            f"folder (--catalog DIR) and add {cpu.family} to its cpu_families"
+        )
         raise UserError(
             f"{board.name} does not take {cpu.name} (family {cpu.family}); it takes: {', '.join(board.cpu_families)}",
-            hint="pick a CPU of one of those families",
+            hint=hint,
         )
     return cpu, board, gpus  # type: ignore[return-value]
 

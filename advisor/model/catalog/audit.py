@@ -1,7 +1,8 @@
 """`advisor catalog audit`: how complete and how well sourced the catalog is.
 
 Counts by kind, the verified share, the nulls in the fields the model reads (a CPU's lane counts, a
-board's slot table, slot positions and host bridges, a GPU's power and NVLink links), the sources by
+board that takes each CPU, a board's slot table, slot positions and host bridges, a GPU's power and
+NVLink links), the sources by
 domain (primary or secondary, from the kept lists in rules/sources.yaml), and the entries whose sources
 are refused or secondary only. The result is plain JSON data; the CLI draws it as tables.
 """
@@ -10,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from advisor.model.catalog.models import Board, Gpu
+from advisor.model.catalog.models import Board, Cpu, Gpu
 from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
 from advisor.model.catalog.store import Catalog
 
@@ -24,7 +24,8 @@ def kind_of(part) -> str:
     return "card" if getattr(part, "card_of", None) else part.kind
 
 
-# the goal the audit measures against: share of entries verified, and no nulls in lane counts and slot tables
+# the goal the audit measures against: share of entries verified, no nulls in lane counts and slot tables,
+# and a board for every CPU
 GOAL_VERIFIED = 0.9
 
 
@@ -33,8 +34,9 @@ class Check:
     kind: str
     field: str
     what: str  # what the model loses when it is null
-    counts: Callable[[Any], tuple[int, int]]  # (missing, checked) within one part
+    counts: Callable[..., tuple[int, int]]  # (missing, checked) within one part
     goal: bool = False  # part of the goal: no nulls here
+    with_catalog: bool = False  # counts(part, catalog): the check looks at other parts too
 
 
 def _one(missing: bool) -> tuple[int, int]:
@@ -55,6 +57,20 @@ def _cpu_groups_without_host_bridge(b: Board) -> tuple[int, int]:
     return sum(1 for g in groups if g.host_bridge is None), len(groups)
 
 
+def _takes(board: Board, cpu: Cpu) -> bool:
+    """The board takes the CPU and can be planned on: its socket, a family it lists (or none listed),
+    and a slot table. A board without one is refused at plan time, so it plans no CPU."""
+    return (
+        board.socket.lower() == cpu.socket.lower()
+        and (board.cpu_families is None or cpu.family in board.cpu_families)
+        and bool(board.slots)
+    )
+
+
+def _without_board(cpu: Cpu, catalog: Catalog) -> tuple[int, int]:
+    return _one(not any(_takes(b, cpu) for b in catalog.boards))
+
+
 def _nvlink_links(g: Gpu) -> tuple[int, int]:
     return (int(g.nvlink.links is None), 1) if g.nvlink.supported else (0, 0)
 
@@ -71,6 +87,8 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "cpu", "pcie.lanes_by_gen", "lanes per generation", lambda c: _one(c.pcie.lanes_by_gen is None), True
     ),
+    # a CPU no catalog board takes cannot be planned at all, however complete its own entry is
+    Check("cpu", "a board that takes it", "plan has no board for it", _without_board, True, True),
     Check("cpu", "memory.channels", "MEM rules", lambda c: _one(c.memory.channels is None)),
     Check(
         "cpu", "tdp_w / max_power_w", "PSU sizing", lambda c: _one(c.tdp_w is None and c.max_power_w is None)
@@ -130,7 +148,7 @@ def audit(catalog: Catalog) -> dict:
         missing = checked = 0
         ids = []
         for p in by_kind[c.kind]:
-            m, n = c.counts(p)
+            m, n = c.counts(p, catalog) if c.with_catalog else c.counts(p)
             missing, checked = missing + m, checked + n
             if m:
                 ids.append(p.id)

@@ -424,6 +424,12 @@ def parser() -> argparse.ArgumentParser:
         ),
     )
     ap.add_argument("--version", action="version", version=f"advisor {__version__}")
+    ap.add_argument(
+        "--lang",
+        choices=["en", "zh"],
+        help="the language advisor answers in (default: $ADVISOR_LANG, then the locale, then en); "
+        "before or after the command",
+    )
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")  # each a _Parser, as ap is
 
     p = sub.add_parser(

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict
+from advisor.i18n import N_, _
 from advisor.model.constants import constants
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Prediction, nic_matrix, topo_matrix
@@ -15,7 +16,8 @@ from advisor.model.readiness import PairReadiness, readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
-NOT_CHECKED = (
+# written whole here, translated where shown (`_(NOT_CHECKED)`)
+NOT_CHECKED = N_(
     "Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
     "driver and NCCL versions other than the defaults named, and network traffic other than the all-reduce "
     "across nodes (the switches between nodes are taken as non-blocking)."
@@ -396,7 +398,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         allocation_notes=list(m.notes),
         assumptions=list(pred.assumptions),
         findings=list(findings or []),
-        not_checked=NOT_CHECKED,
+        not_checked=_(NOT_CHECKED),
         **extra,
     )
 

@@ -163,11 +163,14 @@ _NO_START = set("，。；：、）」』》】！？%,.;:)")
 
 
 def _wrap(console: Console, text: Text, width: int) -> list[Text]:
-    """rich's word wrap, and for text with Chinese (wide) characters, which has no spaces between its
-    words, a wrap that may also break between two wide characters: rich would move a whole run of
+    """rich's word wrap, and for Chinese pages (text with wide characters, which has no spaces between its
+    words) a wrap that may also break between two wide characters: rich would move a whole run of
     Chinese to the next line, or cut it at the edge of the line in the middle of a word."""
+    from advisor.i18n import language
+
     plain = text.plain
-    if not any(unicodedata.east_asian_width(c) in ("W", "F") for c in plain):
+    # English pages keep rich's wrap even around Chinese quoted from an input: their lines stay as they were
+    if language() == "en" or not any(unicodedata.east_asian_width(c) in ("W", "F") for c in plain):
         return list(text.wrap(console, width, overflow="fold"))
     offsets: list[int] = []
     used, start, last = 0, 0, None  # cells on the line, where it starts, the last place it may break

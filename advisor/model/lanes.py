@@ -495,7 +495,9 @@ def _to_machine(
     def host_bridge(socket: int, hb: str | None) -> str:
         hid = ids.host_bridge(socket, hb)
         if hid not in nodes:
-            nodes[hid] = Node(hid, "host_bridge", ids.socket(socket), socket, f"host bridge {hb or '0'}")
+            nodes[hid] = Node(
+                hid, "host_bridge", ids.socket(socket), socket, _("host bridge {id}").format(id=hb or "0")
+            )
         return hid
 
     uplink = board.chipset_uplink or cpu.chipset_uplink
@@ -506,7 +508,14 @@ def _to_machine(
             hb = host_bridge(group.socket, group.host_bridge)
             rp = ids.root_port(hb, group.id, conn_name)
             nodes.setdefault(
-                rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})")
+                rp,
+                Node(
+                    rp,
+                    "root_port",
+                    hb,
+                    group.socket,
+                    _("root port {id} ({slot})").format(id=group.id, slot=conn_name),
+                ),
             )
             return rp
         if group.source == "chipset":

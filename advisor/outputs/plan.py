@@ -463,6 +463,10 @@ _KIND_WORDS = {
 }
 
 
+# the labels as the model writes them (advisor.model.lanes), each kind's words before {id}
+_KIND_LABELS = {"host_bridge": "host bridge {id}", "root_port": "root port {id}", "chipset": "", "switch": ""}
+
+
 def _name(m: Machine, n: Node) -> str | None:
     if n.kind == "socket":
         return m.cpu.name if m.cpu else None
@@ -471,7 +475,13 @@ def _name(m: Machine, n: Node) -> str | None:
     if n.kind == "switch" and n.chip:
         return n.chip
     if n.kind in _KIND_WORDS:
-        return n.label.removeprefix(_KIND_WORDS[n.kind]).strip() or None
+        label = n.label
+        # the label is in the language of the run: its kind's words are taken off in that language too
+        for words in (_KIND_LABELS[n.kind], _KIND_WORDS[n.kind]):
+            prefix = _(words).split("{id}")[0].strip() if words else ""
+            if prefix and label.startswith(prefix):
+                return label.removeprefix(prefix).strip() or None
+        return label.strip() or None
     if n.kind == "nvme":
         return None
     return n.label

@@ -12,6 +12,7 @@ import re
 
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
+from advisor.i18n import _, ngettext
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
@@ -113,22 +114,38 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
             or "part"
         )
         near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
+        values = dict(kinds=kinds, line=x.line, text=x.text.strip()[:60], near=", ".join(near[:3]))
         ask.append(
-            f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
-            + (f" (the catalog's nearest: {', '.join(near[:3])})" if near else "")
+            _(
+                'the exact model of the {kinds} on line {line} ("{text}") and its datasheet (the catalog\'s '
+                "nearest: {near})"
+            ).format(**values)
+            if near
+            else _('the exact model of the {kinds} on line {line} ("{text}") and its datasheet').format(
+                **values
+            )
         )
     for k in quote.missing:
-        ask.append(f"the exact {k} model")
+        ask.append(_("the exact {kind} model").format(kind=k))
     for x in unclear:
-        ask.append(f'how many of line {x.line} ("{x.text.strip()[:50]}"): {x.qty_source}')
-    ask += [f"which count is right: {m}" for m in quote.title_mismatch]
+        ask.append(
+            _('how many of line {line} ("{text}"): {source}').format(
+                line=x.line, text=x.text.strip()[:50], source=x.qty_source
+            )
+        )
+    ask += [_("which count is right: {mismatch}").format(mismatch=m) for m in quote.title_mismatch]
     if "psu_w" not in quote.build_data and build is not None:
-        ask.append("the PSU's model and wattage")
-    notes = list(quote.notes) + [f"title and items disagree: {m}" for m in quote.title_mismatch]
+        ask.append(_("the PSU's model and wattage"))
+    notes = list(quote.notes) + [
+        _("title and items disagree: {mismatch}").format(mismatch=m) for m in quote.title_mismatch
+    ]
     if unclear:
         notes.append(
-            "the prediction rests on quantities read as "
-            + ", ".join(f"{x.qty} on line {x.line}" for x in unclear)
+            _("the prediction rests on quantities read as {quantities}").format(
+                quantities=", ".join(
+                    _("{qty} on line {line}").format(qty=x.qty, line=x.line) for x in unclear
+                )
+            )
         )
     from advisor.quote.specs import slot_specs
 
@@ -136,8 +153,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     for s in specs:
         if not s.agrees:
             ask.append(
-                f"line {s.line} says the board has {s.says}; the catalog lists {s.catalog.split(',')[0]}: "
-                "which is right (a manual page or the exact board revision)"
+                _(
+                    "line {line} says the board has {says}; the catalog lists {catalog}: which is right (a "
+                    "manual page or the exact board revision)"
+                ).format(line=s.line, says=s.says, catalog=s.catalog.split(",")[0])
             )
     plan = plan_output(pred, findings) if pred is not None else None
     return ValidateOutput(
@@ -292,50 +311,56 @@ def _summary(
 ) -> str:
     bits = []
     if problems:
-        bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
+        bits.append(
+            _("the build cannot be evaluated: {problem}").format(
+                problem=_clip(problems[0].splitlines()[0], 160)
+            )
+        )
     bits += [_clip(c.message, 200) for c in part_checks if c.severity == "error"]
     if lim is not None:
         bits += lim.named()  # the same limits `plan`'s headline names, in the same words
         power = [f for f in errors if f.category == "power"]
         if power:
-            bits.append("the PSU is too small")
+            bits.append(_("the PSU is too small"))
         other = [f for f in errors if f.category != "power"]
         if other and not lim.low:
-            bits.append(other[0].message.split(":")[0][:100])
+            bits.append(other[0].message.split(":")[0].split("：")[0][:100])
     texts = list(dict.fromkeys(c.claim for c in false_claims))
     if texts:
         bits.append(
-            "the claim"
-            + ("s " if len(texts) > 1 else " ")
-            + ", ".join(f"'{_clip(t, 70)}'" for t in texts[:3])
-            + (" are" if len(texts) > 1 else " is")
-            + " false"
+            ngettext("the claim {claims} is false", "the claims {claims} are false", len(texts)).format(
+                claims=", ".join(f"'{_clip(t, 70)}'" for t in texts[:3])
+            )
         )
     if not_in_catalog:
         bits.append(
-            "not in the catalog: "
-            + ", ".join(
-                re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
-                if x.status == "not_in_catalog" and len(x.parts) == 1
-                else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
-                for x in not_in_catalog[:3]
+            _("not in the catalog: {parts}").format(
+                parts=", ".join(
+                    re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
+                    if x.status == "not_in_catalog" and len(x.parts) == 1
+                    else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
+                    for x in not_in_catalog[:3]
+                )
             )
         )
     if quote.missing:
-        bits.append("the quote names no " + " or ".join(quote.missing))
+        bits.append(_("the quote names no {kinds}").format(kinds=_(" or ").join(quote.missing)))
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     if unclear:
         bits.append(
-            "all this rests on an unclear quantity: "
-            + ", ".join(
-                f"line {x.line} is read as {x.qty}, but it writes {x.qty_source.removeprefix('unclear: ')}"
-                for x in unclear[:2]
+            _("all this rests on an unclear quantity: {lines}").format(
+                lines=", ".join(
+                    _("line {line} is read as {qty}, but it writes {source}").format(
+                        line=x.line, qty=x.qty, source=x.qty_source.removeprefix("unclear: ")
+                    )
+                    for x in unclear[:2]
+                )
             )
         )
     if not bits:
-        return "No problem found: every GPU gets its full link and every claim checked holds."
-    text = "; ".join(bits)
-    return text[0].upper() + text[1:] + "."
+        return _("No problem found: every GPU gets its full link and every claim checked holds.")
+    text = _("; ").join(bits)
+    return _("{summary}.").format(summary=text[0].upper() + text[1:])
 
 
 def _clip(text: str, n: int) -> str:

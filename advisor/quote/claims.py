@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from advisor.findings.finding import Finding
+from advisor.i18n import _
 from advisor.model.predict import Prediction
 from advisor.quote.reader import Claim
 from advisor.quote.vocab import vocab
@@ -145,7 +146,9 @@ def judge(
     `stated_cpu_w` is the CPUs' power as the quote itself writes it ("EPYC 9575F 64C 400W", times the CPU
     count), used only where the catalog has no power for the CPU."""
     verdict, why = _judge_any(c, pred, findings, psu_w, parts, stated_cpu_w)
-    if c.about == "p2p" and verdict is False and _PATCHED.search(c.text.lower()) and "stock" in why:
+    # the reason may be a sentence of the model in the run's language: its word for the stock driver
+    stock = "stock" in why or _("stock driver") in why
+    if c.about == "p2p" and verdict is False and _PATCHED.search(c.text.lower()) and stock:
         return "unknown", (
             "GeForce cards have no P2P with the stock driver; the claim says a patched kernel module enables "
             "it, which the parts cannot confirm (measure it: p2pBandwidthLatencyTest)"

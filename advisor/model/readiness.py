@@ -74,9 +74,11 @@ LAYER_NAMES = {
 
 def layer_name(layer: str) -> str:
     """A layer's name in the current language: 'hardware', 'driver', 'ACS', 'NCCL'."""
-    name = _(LAYER_NAMES[layer]) if layer in LAYER_NAMES else layer
-    # English keeps the id itself, as it always read
-    return layer if name == LAYER_NAMES.get(layer) else name
+    from advisor.i18n import language
+
+    if language() == "en" or layer not in LAYER_NAMES:
+        return layer  # English shows the id itself, as it always did
+    return _(LAYER_NAMES[layer])
 
 
 @dataclass

@@ -337,17 +337,18 @@ def _readiness_markdown(pred: Prediction) -> list[str]:
     rows = readiness(pred)
     if not rows:
         return []
-    out = ["", "## P2P readiness", ""]
+    out = ["", "## " + _("P2P readiness"), ""]
     for pairs, r in grouped(rows):
+        head = [_("layer"), _("verdict"), _("why"), _("fix"), _("check")]
         out += [
             f"**{md(_pairs(pairs))}**: {md(r.summary)}",
             "",
-            "| layer | verdict | why | fix | check |",
+            "| " + " | ".join(head) + " |",
             "|---|---|---|---|---|",
         ]
         for x in r.layers:
             why = x.why if len(pairs) == 1 else (x.generic or x.why)
-            cells = [x.layer, x.verdict, why, x.fix or "", x.check or ""]
+            cells = [layer_name(x.layer), _(_VERDICT[x.verdict]), why, x.fix or "", x.check or ""]
             out.append("| " + " | ".join(md(c) for c in cells) + " |")
         out.append("")
     return out
@@ -361,26 +362,35 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
     title = (
         (m.build.name if m.build and m.build.name else None)
         or " / ".join(x.name for x in (m.cpu, m.system or m.board) if x is not None)
-        or "explicit PCIe tree"
+        or _("explicit PCIe tree")
     )
     # the same headline as the text and the JSON: the first thing a reader of the report sees
     out = [f"# {md(title)}", "", f"**{md(verdict_line(pred, list(findings or [])))}**", ""]
     if m.cpu or m.board or m.system:
-        board = m.system.name if m.system is not None else m.board.name if m.board else "explicit PCIe tree"
+        board = (
+            m.system.name if m.system is not None else m.board.name if m.board else _("explicit PCIe tree")
+        )
+        cpu = md(m.cpu.name) if m.cpu else "?"
         out += [
-            f"- CPU: {md(m.cpu.name) if m.cpu else '?'} ({m.sockets} socket{'s' if m.sockets > 1 else ''})",
-            f"- {'System' if m.system is not None else 'Board'}: {md(board)}",
+            "- "
+            + ngettext("CPU: {cpu} ({n} socket)", "CPU: {cpu} ({n} sockets)", m.sockets).format(
+                cpu=cpu, n=m.sockets
+            ),
+            "- "
+            + (_("System: {name}") if m.system is not None else _("Board: {name}")).format(name=md(board)),
         ]
         if m.node_count > 1:
-            out.append(f"- Nodes: {m.node_count}, joined by their NICs")
+            out.append("- " + _("Nodes: {n}, joined by their NICs").format(n=m.node_count))
         out.append("")
     if m.notes or m.unlinked:
-        out += ["## What the lane allocation did", ""]
-        out += [f"- {md(n)}" for n in m.notes] + [f"- {md(u)}: no lanes" for u in m.unlinked] + [""]
+        out += ["## " + _("What the lane allocation did"), ""]
+        out += [f"- {md(n)}" for n in m.notes]
+        out += ["- " + _("{device}: no lanes").format(device=md(u)) for u in m.unlinked] + [""]
+    head = ["GPU", _("model"), _("slot"), _("link"), "H2D", "D2H", _("H2D all"), _("D2H all"), _("limit")]
     out += [
-        "## Host <-> GPU (pinned copies, GB/s)",
+        "## " + _("Host <-> GPU (pinned copies, GB/s)"),
         "",
-        "| GPU | model | slot | link | H2D | D2H | H2D all | D2H all | limit |",
+        "| " + " | ".join(head) + " |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pred.gpus:
@@ -394,61 +404,80 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
     if pred.host_sum:
         out += [
             "",
-            f"All GPUs copying at once: **{pred.host_sum['h2d'].value:.1f} GB/s** to the GPUs, "
-            f"**{pred.host_sum['d2h'].value:.1f} GB/s** from them.",
+            _("All GPUs copying at once: **{h2d} GB/s** to the GPUs, **{d2h} GB/s** from them.").format(
+                h2d=f"{pred.host_sum['h2d'].value:.1f}", d2h=f"{pred.host_sum['d2h'].value:.1f}"
+            ),
         ]
     if pred.pairs:
+        head = [
+            _("pair"),
+            _("path"),
+            "CUDA P2P",
+            _("NCCL uses"),
+            _("uni GB/s"),
+            _("bidi GB/s"),
+            _("latency us"),
+            _("why"),
+        ]
         out += [
             "",
             "## GPU <-> GPU",
             "",
-            "| pair | path | CUDA P2P | NCCL uses | uni GB/s | bidi GB/s | latency us | why |",
+            "| " + " | ".join(head) + " |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for p in pred.pairs:
             why = p.p2p_reason if not p.p2p else p.nccl_reason
+            yes = _("yes") if p.p2p else _("no")
             out.append(
-                f"| {p.a}-{p.b} | {md(p.nvml_path)} | {'yes' if p.p2p else 'no'} | {md(p.nccl_transport)} | "
+                f"| {p.a}-{p.b} | {md(p.nvml_path)} | {yes} | {md(p.nccl_transport)} | "
                 f"{_num(p.uni.value)} | {_num(p.bidi.value)} | {_num(p.latency.value)} | {md(why)} |"
             )
     if pred.nics:
+        head = ["NIC", _("model"), "Gb/s", _("fabric"), "GPU", _("path"), "GPUDirect RDMA"]
+        head += [_("GB/s per direction"), _("why")]
         out += [
             "",
-            "## NICs",
+            "## " + _("NICs"),
             "",
-            "| NIC | model | Gb/s | fabric | GPU | path | GPUDirect RDMA | GB/s per direction | why |",
+            "| " + " | ".join(head) + " |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for n in pred.nics:
             nic = n.nic
+            gdr = _("yes") if n.gdr else _("no")
             out.append(
                 f"| {nic.index} | {md(nic.label)} | {nic.nic.gbps if nic.nic and nic.nic.gbps else '?'} | "
                 f"{md((nic.nic.fabric if nic.nic else None) or '?')} | GPU{n.gpu} | {md(n.path)} | "
-                f"{'yes' if n.gdr else 'no'} | {_num(n.rate.value)} | {md(n.gdr_reason)} |"
+                f"{gdr} | {_num(n.rate.value)} | {md(n.gdr_reason)} |"
             )
     if pred.allreduce:
         a = pred.allreduce
+        scope = md(allreduce_scope(pred))
         out += [
             "",
-            f"All-reduce bus bandwidth over {md(allreduce_scope(pred))}: "
-            + (
-                f"**{md(unknown_because(a.missing))}**."
+            (
+                _("All-reduce bus bandwidth over {scope}: **{unknown}**.").format(
+                    scope=scope, unknown=md(unknown_because(a.missing))
+                )
                 if a.value is None
-                else f"**{a.value:.1f} GB/s** ({md(allreduce_how(pred))})."
+                else _("All-reduce bus bandwidth over {scope}: **{value} GB/s** ({how}).").format(
+                    scope=scope, value=f"{a.value:.1f}", how=md(allreduce_how(pred))
+                )
             ),
         ]
     out += _readiness_markdown(pred)
-    out += ["", "## Findings", ""]
+    out += ["", "## " + _("Findings"), ""]
     if findings:
         for f in findings:
-            out.append(f"- **{f.severity.upper()} {f.id}** ({md(f.subject)}): {md(f.message)}")
+            sev = _(_SEVERITY.get(f.severity, f.severity.upper()))
+            out.append(f"- **{sev} {f.id}** ({md(f.subject)}): {md(f.message)}")
             if f.fix:
-                out.append(f"  - Fix: {md(f.fix)}")
+                out.append("  - " + _("Fix: {fix}").format(fix=md(f.fix)))
     else:
-        out.append("No findings.")
-    out += (
-        ["", "## Assumptions", ""] + [f"- {md(a)}" for a in pred.assumptions] + ["", f"_{NOT_CHECKED}_", ""]
-    )
+        out.append(_("No findings."))
+    out += ["", "## " + _("Assumptions"), ""] + [f"- {md(a)}" for a in pred.assumptions]
+    out += ["", f"_{_(NOT_CHECKED)}_", ""]
     return "\n".join(out)
 
 

@@ -464,8 +464,10 @@ def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict], listed:
             line=x.line,
             about="nvlink",
             verdict=False,
-            why=f"an NVLink bridge is named, but {', '.join(without)} has no NVLink connector: there is "
-            "nothing for it to join, whatever the board",
+            why=_(
+                "an NVLink bridge is named, but {gpus} has no NVLink connector: there is nothing for it to join, "
+                "whatever the board"
+            ).format(gpus=", ".join(without)),
         )
         for x in quote.lines
         if (x.status == "mention" or (listed and x.status in ("part", "recognized")))
@@ -483,7 +485,9 @@ def _on_risers(quote: Quote, findings: list) -> list:
     fit = [f for f in findings if f.id in ("FIT001", "FIT002")]
     if fit:
         quote.notes.append(
-            f"the cards are on risers (line {lines[0]}): slot spacing ({', '.join(f.id for f in fit)}) is not judged"
+            _("the cards are on risers (line {line}): slot spacing ({ids}) is not judged").format(
+                line=lines[0], ids=", ".join(f.id for f in fit)
+            )
         )
     return [f for f in findings if f.id not in ("FIT001", "FIT002")]
 
@@ -512,15 +516,25 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
         own = cpu_power_w(cpu) if cpu is not None else None
         cpu_w = own * cpu_count if own else stated_cpu_w
         floor = system_power_w(gpu_w, cpu_w or 0)
-        cards = ", ".join(f"{k}x {g.name} at {g.board_power_w} W" for g, k in gpus)
+        cards = ", ".join(
+            _("{n}x {gpu} at {watts} W").format(n=k, gpu=g.name, watts=g.board_power_w) for g, k in gpus
+        )
         if psu_w < floor:
             out.append(
                 PartCheckOut(
                     id="QTE001",
                     severity="error",
-                    message=f"the {psu_w} W PSU is below the {floor} W the parts draw sustained ({cards}"
-                    + (f", the CPU at {cpu_w} W" if cpu_w else ", the CPU not counted")
-                    + ", 100 W for the rest), whatever the board",
+                    message=(
+                        _(
+                            "the {psu} W PSU is below the {floor} W the parts draw sustained ({cards}, the CPU at "
+                            "{cpu} W, 100 W for the rest), whatever the board"
+                        )
+                        if cpu_w
+                        else _(
+                            "the {psu} W PSU is below the {floor} W the parts draw sustained ({cards}, the CPU not "
+                            "counted, 100 W for the rest), whatever the board"
+                        )
+                    ).format(psu=psu_w, floor=floor, cards=cards, cpu=cpu_w),
                 )
             )
         elif cpu_w and psu_w < psu_needed_w(floor):
@@ -528,8 +542,10 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
                 PartCheckOut(
                     id="QTE001",
                     severity="warning",
-                    message=f"the {psu_w} W PSU carries the {floor} W the parts draw sustained but not the "
-                    f"{psu_needed_w(floor)} W with headroom for GPU power spikes ({cards})",
+                    message=_(
+                        "the {psu} W PSU carries the {floor} W the parts draw sustained but not the {need} W with "
+                        "headroom for GPU power spikes ({cards})"
+                    ).format(psu=psu_w, floor=floor, need=psu_needed_w(floor), cards=cards),
                 )
             )
     lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None) if cpu is not None else None
@@ -539,8 +555,10 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
             PartCheckOut(
                 id="QTE002",
                 severity="warning",
-                message=f"{cpu_count}x {cpu.name} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 "
-                f"on any board (x{max(1, total // n)} each at best, before SSDs and NICs)",
+                message=_(
+                    "{n_cpu}x {cpu} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 on any board "
+                    "(x{width} each at best, before SSDs and NICs)"
+                ).format(n_cpu=cpu_count, cpu=cpu.name, total=total, n=n, width=max(1, total // n)),
             )
         )
     return out

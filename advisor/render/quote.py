@@ -20,6 +20,8 @@ _STATUS = {
     "continued": N_("continued"),
     "other": N_("not a part"),
 }
+# a severity as a word in a sentence of the Markdown report
+_SEV_WORD = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
 # the verdict's word, first on the report (the JSON keeps the English word)
 _VERDICT = {
     "PROBLEMS": N_("PROBLEMS"),
@@ -249,39 +251,54 @@ def md(text: object) -> str:
 def render_markdown(r: ValidateOutput) -> str:
     q = r.quote
     file = plain(str(q.file)).replace("`", "'")
-    out = [f"# Quote review: {r.verdict}", "", f"**{md(r.summary)}**", "", f"Quote: `{file}`.", ""]
+    verdict = _(_VERDICT.get(r.verdict, r.verdict))
+    out = ["# " + _("Quote review: {verdict}").format(verdict=verdict), "", f"**{md(r.summary)}**", ""]
+    out += [_("Quote: `{file}`.").format(file=file), ""]
     if r.false_claims:
-        out += ["## Claims in the quote that do not hold", ""]
+        out += ["## " + _("Claims in the quote that do not hold"), ""]
         for c in r.false_claims:
-            out.append(f'- Line {c.line}: "{md(c.claim)}" - {md(c.why)}')
+            out.append(
+                "- "
+                + _('Line {line}: "{claim}" - {why}').format(line=c.line, claim=md(c.claim), why=md(c.why))
+            )
         out.append("")
     plan = r.plan
     errs = [f for f in (plan.findings if plan else []) if f.severity in ("error", "warning")]
     if errs:
-        out += ["## Problems with this configuration", ""]
+        out += ["## " + _("Problems with this configuration"), ""]
         for f in errs:
-            out.append(f"- **{f.id}** ({f.severity}): {md(f.message)} *Fix:* {md(f.fix)}")
+            sev = _(_SEV_WORD.get(f.severity, f.severity))
+            out.append(f"- **{f.id}** ({sev}): {md(f.message)} " + _("*Fix:* {fix}").format(fix=md(f.fix)))
         out.append("")
     if r.part_checks:
-        out += ["## Checked from the parts alone", ""]
-        out += [f"- **{c.id}** ({c.severity}): {md(c.message)}" for c in r.part_checks] + [""]
-    if r.ask_vendor:
-        out += ["## Please tell us", ""] + [f"- {md(a)}" for a in r.ask_vendor] + [""]
-    if r.missing or r.not_in_catalog or r.build_problems:
-        out += ["## Could not be checked", ""]
+        out += ["## " + _("Checked from the parts alone"), ""]
         out += [
-            f"- The quote names no {m} we could identify; please state the exact model." for m in r.missing
+            f"- **{c.id}** ({_(_SEV_WORD.get(c.severity, c.severity))}): {md(c.message)}"
+            for c in r.part_checks
+        ] + [""]
+    if r.ask_vendor:
+        out += ["## " + _("Please tell us"), ""] + [f"- {md(a)}" for a in r.ask_vendor] + [""]
+    if r.missing or r.not_in_catalog or r.build_problems:
+        out += ["## " + _("Could not be checked"), ""]
+        out += [
+            "- "
+            + _("The quote names no {kind} we could identify; please state the exact model.").format(kind=m)
+            for m in r.missing
         ]
         out += [
-            f'- Line {x.line}: "{md(x.text)}" is not a part we know; please give the exact model and a datasheet.'
+            "- "
+            + _(
+                'Line {line}: "{text}" is not a part we know; please give the exact model and a datasheet.'
+            ).format(line=x.line, text=md(x.text))
             for x in r.not_in_catalog
         ]
         out += [f"- {md(p)}" for p in r.build_problems]
         out.append("")
+    head = [_("Line"), _("Quote text"), _("Part"), _("Qty (read from)"), _("Price")]
     out += [
-        "## Parts as we read them",
+        "## " + _("Parts as we read them"),
         "",
-        "| Line | Quote text | Part | Qty (read from) | Price |",
+        "| " + " | ".join(head) + " |",
         "|---|---|---|---|---|",
     ]
     for x in q.lines:
@@ -291,22 +308,38 @@ def render_markdown(r: ValidateOutput) -> str:
             out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {money(x)} |")
     out.append("")
     if plan and _lanes(plan):
-        out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {md(s)}" for s in _lanes(plan)]
-        out += [f"- Depends on the quote: {md(a)}" for a in r.alternatives] + [""]
+        out += ["## " + _("Predicted PCIe links and bandwidth"), ""] + [f"- {md(s)}" for s in _lanes(plan)]
+        out += ["- " + _("Depends on the quote: {choice}").format(choice=md(a)) for a in r.alternatives] + [
+            ""
+        ]
     if r.spec_checks:
-        out += ["## Part specs in the quote, against our catalog", ""]
+        out += ["## " + _("Part specs in the quote, against our catalog"), ""]
         for s in r.spec_checks:
             out.append(
-                f"- Line {s.line}: {s.part_id} '{md(s.says)}' - {'agrees' if s.agrees else '**differs**'}: {md(s.catalog)}"
+                "- "
+                + (
+                    _("Line {line}: {part} '{says}' - agrees: {catalog}")
+                    if s.agrees
+                    else _("Line {line}: {part} '{says}' - **differs**: {catalog}")
+                ).format(line=s.line, part=s.part_id, says=md(s.says), catalog=md(s.catalog))
             )
         out.append("")
     if r.claims:
-        out += ["## All claims checked", ""]
+        out += ["## " + _("All claims checked"), ""]
         for c in r.claims:
-            v = {True: "holds", False: "does not hold", "unknown": "cannot be checked"}[c.verdict]
-            out.append(f'- Line {c.line}: "{md(c.claim)}" - {v}: {md(c.why)}')
+            v = {True: _("holds"), False: _("does not hold"), "unknown": _("cannot be checked")}[c.verdict]
+            out.append(
+                "- "
+                + _('Line {line}: "{claim}" - {verdict}: {why}').format(
+                    line=c.line, claim=md(c.claim), verdict=v, why=md(c.why)
+                )
+            )
         out.append("")
     out.append(
-        f"_Generated by advisor validate: predictions from the PCIe topology of the named parts. {NOT_CHECKED}_"
+        "_"
+        + _(
+            "Generated by advisor validate: predictions from the PCIe topology of the named parts. {not_checked}"
+        ).format(not_checked=_(NOT_CHECKED))
+        + "_"
     )
     return "\n".join(out) + "\n"

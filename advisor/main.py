@@ -106,7 +106,7 @@ def _raise_on_interrupt(argv: list[str] | None = None) -> None:
         if signal.getsignal(signal.SIGINT) is exit_interrupted:
             signal.signal(signal.SIGINT, _raise_interrupted)
         if signal.getsignal(signal.SIGTERM) is exit_terminated:
-            words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+            words = _words(sys.argv[1:] if argv is None else argv)
             # the app and its server handle SIGTERM themselves (they restore the terminal, end sessions)
             interactive = bool(words) and words[0] in ("tui", "serve")
             signal.signal(signal.SIGTERM, signal.SIG_DFL if interactive else _raise_terminated)
@@ -114,8 +114,13 @@ def _raise_on_interrupt(argv: list[str] | None = None) -> None:
         pass
 
 
+def _words(argv: list[str]) -> list[str]:
+    """The arguments that are not flags (the command first), the language flag's value left out."""
+    return [a for a in _language(list(argv))[1] if not a.startswith("-")]
+
+
 def main(argv: list[str] | None = None) -> int:
-    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    words = _words(sys.argv[1:] if argv is None else argv)
     interactive = bool(words) and words[0] in ("tui", "serve")  # the app draws its own screen
     streams = sys.stdout, sys.stderr, sys.unraisablehook
     if not interactive:
@@ -124,10 +129,14 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr = _SafeStream(sys.stderr)
     sys.unraisablehook = _unraisable(sys.unraisablehook)
     del _CAUGHT[:]
+    from advisor.i18n import language, set_language
+
+    before = language()  # a caller in the same process (a test, an embedding) keeps its own language
     try:
         return _main(argv)
     finally:
         sys.stdout, sys.stderr, sys.unraisablehook = streams
+        set_language(before)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -163,11 +172,48 @@ def _signalled(what: str, code: int) -> int:
     return code
 
 
+def _language(argv: list[str]) -> tuple[str | None, list[str], str | None]:
+    """`--lang CODE` (or `--lang=CODE`) taken out of the arguments wherever it stands (before or after
+    the command), so that the help and the parser's own errors are in that language too. Returns the
+    code, the other arguments, and an unknown code given (None when there is none)."""
+    from advisor.i18n import LANGUAGES
+
+    code, rest, error = None, [], None
+    it = iter(argv)
+    for a in it:
+        if a == "--":
+            rest += [a, *it]
+            break
+        if a == "--lang" or a.startswith("--lang="):
+            value = a.partition("=")[2] if "=" in a else next(it, "")
+            if value not in LANGUAGES:
+                error = value
+            else:
+                code = value
+            continue
+        rest.append(a)
+    return code, rest, error
+
+
 def _run(argv: list[str] | None) -> int:
+    from advisor.i18n import _, resolve, set_language
+
+    flag, argv, error = _language(list(sys.argv[1:] if argv is None else argv))
+    set_language(resolve(flag))
+    if error is not None:
+        from advisor.base.text import visible
+        from advisor.i18n import LANGUAGES
+
+        text = _("--lang {value}: advisor answers in {codes}").format(
+            value=repr(visible(error[:20])), codes=", ".join(LANGUAGES)
+        )
+        print(_("advisor: error: {message}").format(message=text), file=sys.stderr)
+        return 2
     ap = parser()
     args = ap.parse_args(argv)
+    args.lang = flag
     # the command as run, for the commands a suggestion prints ("run: advisor workload ... --qlora")
-    args.argv = list(sys.argv[1:] if argv is None else argv)
+    args.argv = list(argv)
     if not args.command:
         ap.print_help()
         return 0
@@ -179,7 +225,7 @@ def _run(argv: list[str] | None) -> int:
 
         # how an input was read (a part name taken as a catalog spelling), on stderr: stdout stays the
         # answer alone (--json)
-        with to(lambda text: print(f"advisor: note: {text}", file=sys.stderr)):
+        with to(lambda text: print(_("advisor: note: {message}").format(message=text), file=sys.stderr)):
             if args.command == "catalog":
                 from advisor.cli.catalog import cmd_catalog
 
@@ -192,13 +238,14 @@ def _run(argv: list[str] | None) -> int:
             if command is not None:
                 return command(args)
     except UserError as exc:
-        print(f"advisor: error: {exc.render()}", file=sys.stderr)
+        print(_("advisor: error: {message}").format(message=exc.render()), file=sys.stderr)
         return 2
     except Exception as exc:
         problems = _validation_problems(exc)
         if problems is None:
             raise
-        print("advisor: error: " + "\n".join(p.render() for p in problems), file=sys.stderr)
+        text = "\n".join(p.render() for p in problems)
+        print(_("advisor: error: {message}").format(message=text), file=sys.stderr)
         return 2
     ap.print_help()
     return 2

@@ -25,6 +25,8 @@ def _own_state_folder(tmp_path, monkeypatch):
     """Every test (and every process it starts) keeps the app's autosave in a folder of its own: tests
     run in parallel workers, and none may read another's unsaved build, nor the user's own."""
     monkeypatch.setenv("ADVISOR_STATE_DIR", str(tmp_path / "advisor-state"))
+    # the language is the test's to choose: a machine whose locale is Chinese still runs the English tests
+    monkeypatch.setenv("ADVISOR_LANG", "en")
 
 
 def pytest_addoption(parser):

@@ -99,6 +99,27 @@ def test_wheel_installs_and_finds_its_catalog(tmp_path):
     assert r.returncode == 0, r.stderr
     plan = json.loads(r.stdout)
     assert [g["link"]["width"] for g in plan["gpus"]] == [8, 8]
+    # the compiled Chinese catalog is package data of the wheel, not a file of the checkout
+    r = subprocess.run(
+        [
+            str(env_dir / "bin" / "advisor"),
+            "--lang",
+            "zh",
+            "plan",
+            "--cpu",
+            "i9-14900K",
+            "--board",
+            "ROG Maximus Z790 Hero",
+            "--gpu",
+            "RTX 4090:2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("多卡性能偏弱的配置") and "发现的问题" in r.stdout
     r = subprocess.run(
         [str(py), "-c", "import advisor.base.resources as r; print(r.bundled('catalog'))"],
         capture_output=True,

@@ -10,6 +10,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from advisor.findings.facts import BuildFacts, GpuFacts, PairFacts, WorkloadFacts
+from advisor.i18n import _, ngettext
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.constants import const
 from advisor.model.machine import Machine, Node
@@ -190,14 +191,15 @@ def assumed_job(pred: Prediction, catalog: Catalog | None, n: int) -> dict:
     comm = many.exposed_comm.inputs
     speedup = ratio(many, one)
     if speedup is not None:
-        outcome = f"{n} GPUs are predicted at {speedup:.2f}x one GPU for that job"
-    elif not many.fits:
-        outcome = (
-            f"that job does not fit on these cards ({many.memory.total.value:.1f} GB per GPU needed, "
-            f"{many.memory.usable.value:.1f} GB usable)"
+        outcome = _("{n} GPUs are predicted at {speedup}x one GPU for that job").format(
+            n=n, speedup=f"{speedup:.2f}"
         )
+    elif not many.fits:
+        outcome = _(
+            "that job does not fit on these cards ({needed} GB per GPU needed, {usable} GB usable)"
+        ).format(needed=f"{many.memory.total.value:.1f}", usable=f"{many.memory.usable.value:.1f}")
     else:
-        outcome = f"that job does not fit on one of these cards; on {n} it does"
+        outcome = _("that job does not fit on one of these cards; on {n} it does").format(n=n)
     return {
         "assumed_job": defaults.describe(w),
         "grad_gb": round((gradient_size(w).value or 0.0) / 1e9, 1),
@@ -225,22 +227,30 @@ def lane_budget_facts(m: Machine, catalog: Catalog | None = None) -> dict:
         return none
     cpu, board = m.cpu, m.board
     worst = max(budgets, key=lambda b: (b.over, b.drawn))
-    where = f"on CPU{worst.socket} " if len(budgets) > 1 else ""
-    takers = ", ".join(f"{what} in {conn} x{w}" for what, conn, w in worst.takers) or "-"
+    takers = ", ".join(
+        _("{device} in {slot} x{width}").format(device=what, slot=conn, width=w)
+        for what, conn, w in worst.takers
+    )
+    if takers and len(budgets) > 1:
+        takers = _("on CPU{socket} {takers}").format(socket=worst.socket, takers=takers)
     off = worst.off_by_rule
     if off:
         need = sorted({g.requires_cpu_lanes for g in board.lane_groups if g.requires_cpu_lanes})
-        rule = (
-            f"{board.name} wires {_names(off)} only for a CPU with {'/'.join(map(str, need))} lanes, and "
-            f"{'they are' if len(off) > 1 else 'it is'} already off here; beyond that its catalog entry "
-            "gives no rule for which connector loses lanes, so the real split is the board manual's."
-        )
+        rule = ngettext(
+            "{board} wires {slots} only for a CPU with {lanes} lanes, and it is already off here; beyond that "
+            "its catalog entry gives no rule for which connector loses lanes, so the real split is the board "
+            "manual's.",
+            "{board} wires {slots} only for a CPU with {lanes} lanes, and they are already off here; beyond "
+            "that its catalog entry gives no rule for which connector loses lanes, so the real split is the "
+            "board manual's.",
+            len(off),
+        ).format(board=board.name, slots=_names(off), lanes="/".join(map(str, need)))
     else:
-        rule = (
-            f"{board.name}'s catalog entry gives no rule for which connector loses lanes with this CPU "
+        rule = _(
+            "{board}'s catalog entry gives no rule for which connector loses lanes with this CPU "
             "(no requires_cpu_lanes or sharing rule covers it), so the real split is the board manual's; "
             "the links shown assume every connector gets its lanes."
-        )
+        ).format(board=board.name)
     from advisor.model.catalog.sources import best_source
 
     fix = ""
@@ -257,12 +267,14 @@ def lane_budget_facts(m: Machine, catalog: Catalog | None = None) -> dict:
 
         for c in sorted(fits, key=lambda c: (c.pcie.usable_lanes, not c.verified, c.price_usd or 1e9, c.id)):
             if m.build is not None and plans(m.build.model_copy(update={"cpu": c.id}), catalog):
-                fix = f"; or a CPU this board takes with the lanes: {c.name} ({c.pcie.usable_lanes} lanes)"
+                fix = _("; or a CPU this board takes with the lanes: {cpu} ({lanes} lanes)").format(
+                    cpu=c.name, lanes=c.pcie.usable_lanes
+                )
                 break
     return {
         "cpu_lanes_drawn": worst.drawn,
         "cpu_lanes_over": worst.over,
-        "cpu_lane_takers": (where + takers) if takers != "-" else takers,
+        "cpu_lane_takers": takers or "-",
         "cpu_lane_rule": rule,
         "cpu_lane_fix": fix,
         "cpu_lane_sources": f"{cpu.name} {best_source(cpu.sources)}; {board.name} {best_source(board.sources)}",
@@ -317,23 +329,26 @@ def _lane_fix(m: Machine, n: Node, on_chipset: bool, platform: str = "") -> str:
         and s.width > n.link.width
     ]
     steal = next((re.search(r"M\.2[_\w]*", r) for r in reasons if "M.2" in r), None)
-    other = f"; for x16 per GPU, a workstation platform, e.g. {platform}" if platform else ""
     if steal:
-        return f"Move the SSD out of {steal.group(0)} (it takes lanes of {n.connector}) to an M.2 socket that shares none"
+        return _(
+            "Move the SSD out of {socket} (it takes lanes of {slot}) to an M.2 socket that shares none"
+        ).format(socket=steal.group(0), slot=n.connector)
     if free_cpu:
         s = max(free_cpu, key=lambda s: (s.width, -(s.position or 0)))
-        return f"Move the card to {s.name} (CPU lanes, x{s.width}){other}"
-    if on_chipset:
-        return (
+        fix = _("Move the card to {slot} (CPU lanes, x{width})").format(slot=s.name, width=s.width)
+    elif on_chipset:
+        fix = _(
             "Every CPU-wired slot of this board is taken: fewer cards, or a board with more CPU-wired slots"
-            + other
         )
-    if any("shares its lanes" in r for r in reasons):
-        return (
-            "The CPU's graphics lanes are split between the cards: no slot of this board gives each x16"
-            + other
+    elif n.link.shared:
+        fix = _("The CPU's graphics lanes are split between the cards: no slot of this board gives each x16")
+    else:
+        fix = _("No other slot of this board gives the card more lanes")
+    if platform:
+        return _("{fix}; for x16 per GPU, a workstation platform, e.g. {platform}").format(
+            fix=fix, platform=platform
         )
-    return "No other slot of this board gives the card more lanes" + other
+    return fix
 
 
 def _gpu_facts(m: Machine, n: Node, h2d: float, h2d_all: float, platform: str = "") -> GpuFacts:
@@ -380,7 +395,9 @@ def _p2p_cards(pred: Prediction, catalog: Catalog, pairs: list[PairFacts]) -> st
         return ""
     vram = min((g.node.gpu.vram_gb for g in pred.gpus if g.node.gpu), default=0.0)
     cards = stock_p2p_cards(catalog, build, vram)
-    return ", ".join(g.name for g in cards) if cards else "none from the catalog plans cleanly on this build"
+    return (
+        ", ".join(g.name for g in cards) if cards else _("none from the catalog plans cleanly on this build")
+    )
 
 
 def _gpu_id(pred: Prediction) -> str | None:
@@ -395,11 +412,11 @@ def alternative(catalog: Catalog, n_gpus: int, gpu: str | None) -> str:
 
     found = x16_platform(catalog, n_gpus, gpu) if gpu else None
     if found is None:
-        return "a Threadripper, Xeon W or EPYC platform"
+        return _("a Threadripper, Xeon W or EPYC platform")
     cpu, board = found
     cpu_groups = {g.id for g in board.lane_groups if g.source == "cpu"}
     x16 = [c for c in board.slots if c.group in cpu_groups and c.width >= 16]
-    return f"{cpu.name} on {board.name} ({len(x16)} CPU x16 slots)"
+    return _("{cpu} on {board} ({n} CPU x16 slots)").format(cpu=cpu.name, board=board.name, n=len(x16))
 
 
 def _open_air_neighbours(gpus: list[GpuFacts]) -> int:
@@ -425,11 +442,15 @@ def _fit_unchecked(gpus: list[GpuFacts]) -> list[str]:
         if g.on_baseboard:
             continue  # an SXM module in its baseboard's socket: no slot, nothing to fit
         missing = [
-            *([f"{g.slot} has no slot position in the board's entry"] if not g.position else []),
-            *([f"{g.model} has no slot width in the catalog"] if not g.slot_width else []),
+            *(
+                [_("{slot} has no slot position in the board's entry").format(slot=g.slot)]
+                if not g.position
+                else []
+            ),
+            *([_("{gpu} has no slot width in the catalog").format(gpu=g.model)] if not g.slot_width else []),
         ]
         if missing:
-            out.append(f"GPU{g.index}: " + " and ".join(missing))
+            out.append(_("GPU{index}: {missing}").format(index=g.index, missing=_(" and ").join(missing)))
     return out
 
 

@@ -19,6 +19,7 @@ from advisor.findings.collect import prediction_facts
 from advisor.findings.facts import BuildFacts, Facts, GpuFacts, PairFacts, RowFacts, contradicted
 from advisor.findings.finding import JOB_SCOPES, Finding, Rule
 from advisor.findings.rules import BOUNDS_HINT, RuleError, RuleEval, fill, load_rules, user_rule_dirs
+from advisor.i18n import _
 from advisor.model.catalog.store import Catalog
 from advisor.model.predict import Prediction
 
@@ -138,8 +139,10 @@ def _run(
             if not hit:
                 continue
             try:
-                message = fill(rule.message, names)
-                fix = fill(rule.fix, names)
+                # the rule's sentences in the current language (a user's own rule has no translation
+                # and stays as written); the values are filled in after
+                message = fill(_(rule.message), names)
+                fix = fill(_(rule.fix), names)
             except (AttributeError, KeyError, IndexError, ValueError, TypeError) as exc:
                 raise UserError(f"rule {rule.id}: message template cannot be filled in: {exc}") from None
             findings.append(
@@ -149,7 +152,7 @@ def _run(
                     severity=rule.severity,
                     message=message,
                     fix=fix,
-                    why=rule.why,
+                    why=_(rule.why),
                     subject=_subject(names),
                 )
             )
@@ -177,11 +180,14 @@ def _group_pairs(findings: list[Finding], pair_rules: set[str]) -> list[Finding]
             continue
         first = group[0]
         others = [f.subject for f in group[1:]]
-        shown = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        shown = ", ".join(others[:8])
+        if len(others) > 8:
+            shown = _("{pairs} and {n} more").format(pairs=shown, n=len(others) - 8)
+        more = _("{message} It fires on {n} more pair(s) too: {pairs}.")
         grouped = first.model_copy(
             update={
                 "subject": ", ".join(f.subject for f in group),
-                "message": f"{first.message} It fires on {len(others)} more pair(s) too: {shown}.",
+                "message": more.format(message=first.message, n=len(others), pairs=shown),
             }
         )
         out[out.index(first)] = grouped

@@ -17,6 +17,7 @@ from enum import Enum
 
 from advisor.base.text import unknown_because
 from advisor.findings.finding import Finding
+from advisor.i18n import N_, _, ngettext
 from advisor.model.machine import Node
 from advisor.model.predict import PairPrediction, Prediction
 
@@ -42,27 +43,39 @@ class Limits:
         """Each limit in plain words, worst first: what a quote of this build must not pass without."""
         out = []
         for g in self.low:
-            where = " on chipset lanes" if f"GPU{g.index}" in self.chipset else ""
+            text = (
+                _(
+                    "GPU{index} ({model}) runs at Gen{gen} x{width} on chipset lanes (card: Gen{max_gen} x{max_width})"
+                )
+                if f"GPU{g.index}" in self.chipset
+                else _("GPU{index} ({model}) runs at Gen{gen} x{width} (card: Gen{max_gen} x{max_width})")
+            )
             out.append(
-                f"GPU{g.index} ({g.gpu.name if g.gpu else '?'}) runs at Gen{g.link.gen} x{g.link.width}"
-                f"{where} (card: Gen{g.link.max_gen} x{g.link.max_width})"
+                text.format(
+                    index=g.index,
+                    model=g.gpu.name if g.gpu else "?",
+                    gen=g.link.gen,
+                    width=g.link.width,
+                    max_gen=g.link.max_gen,
+                    max_width=g.link.max_width,
+                )
             )
         low = {f"GPU{g.index}" for g in self.low}
-        out += [f"{s} is on chipset lanes" for s in sorted(self.chipset - low)]
+        out += [_("{gpu} is on chipset lanes").format(gpu=s) for s in sorted(self.chipset - low)]
         if self.staged:
             out.append(
-                "no P2P between the GPUs: copies go through host memory"
+                _("no P2P between the GPUs: copies go through host memory")
                 if len(self.staged) == self.pairs
-                else f"no P2P on {len(self.staged)} of {self.pairs} GPU pairs: their copies go through "
-                "host memory"
+                else _("no P2P on {n} of {pairs} GPU pairs: their copies go through host memory").format(
+                    n=len(self.staged), pairs=self.pairs
+                )
             )
         if self.shm:
             out.append(
-                "NCCL uses host memory (SHM), not P2P, by default on "
-                + (
-                    "every GPU pair"
-                    if len(self.shm) == self.pairs
-                    else f"{len(self.shm)} of {self.pairs} GPU pairs"
+                _("NCCL uses host memory (SHM), not P2P, by default on every GPU pair")
+                if len(self.shm) == self.pairs
+                else _("NCCL uses host memory (SHM), not P2P, by default on {n} of {pairs} GPU pairs").format(
+                    n=len(self.shm), pairs=self.pairs
                 )
             )
         return out
@@ -83,12 +96,13 @@ def limits(pred: Prediction, findings: list[Finding]) -> Limits:
 class Grade(str, Enum):
     """How good a multi-GPU build is, worst first: what limits multi-GPU work decides it."""
 
-    NOT_READY = "Not ready as it stands"
-    ONE_GPU_BELOW = "A one-GPU build, below its link"
-    ONE_GPU = "A one-GPU build"
-    WEAK = "A weak multi-GPU build"
-    WORKABLE = "A workable multi-GPU build for jobs that talk little between GPUs"
-    GOOD = "A good multi-GPU build"
+    # the value is the English grade (the JSON's); faces show it translated (Verdict.title)
+    NOT_READY = N_("Not ready as it stands")
+    ONE_GPU_BELOW = N_("A one-GPU build, below its link")
+    ONE_GPU = N_("A one-GPU build")
+    WEAK = N_("A weak multi-GPU build")
+    WORKABLE = N_("A workable multi-GPU build for jobs that talk little between GPUs")
+    GOOD = N_("A good multi-GPU build")
 
 
 @dataclass(frozen=True)
@@ -109,13 +123,25 @@ class Verdict:
 
     @property
     def title(self) -> str:
-        return self.grade.value + (" as far as it could be judged" if self.unknown else "")
+        grade = _(self.grade.value)
+        return _("{grade} as far as it could be judged").format(grade=grade) if self.unknown else grade
 
     @property
     def line(self) -> str:
-        said = [f"{n} {s}{'s' if n > 1 else ''}" for s, n in self.counts if n]
-        tail = f" ({' and '.join(said)} below)" if said else ""
-        return f"{self.title}: " + "; ".join(self.bits) + tail + "."
+        said = [
+            (
+                ngettext("{n} error", "{n} errors", n)
+                if s == "error"
+                else ngettext("{n} warning", "{n} warnings", n)
+            ).format(n=n)
+            for s, n in self.counts
+            if n
+        ]
+        bits = _("; ").join(self.bits)
+        if said:
+            counts = _(" and ").join(said)
+            return _("{title}: {bits} ({counts} below).").format(title=self.title, bits=bits, counts=counts)
+        return _("{title}: {bits}.").format(title=self.title, bits=bits)
 
 
 def verdict_line(pred: Prediction, findings: list[Finding]) -> str:
@@ -129,17 +155,21 @@ def verdict(pred: Prediction, findings: list[Finding]) -> Verdict:
     nv = [p for p in pred.pairs if p.path.startswith("NV")]
     bits = []
     for g in low[:3]:
-        where = " on chipset lanes" if f"GPU{g.index}" in chipset else ""
+        text = (
+            _("GPU{index} runs at Gen{gen} x{width} on chipset lanes (card: x{max_width})")
+            if f"GPU{g.index}" in chipset
+            else _("GPU{index} runs at Gen{gen} x{width} (card: x{max_width})")
+        )
         bits.append(
-            f"GPU{g.index} runs at Gen{g.link.gen} x{g.link.width}{where} (card: x{g.link.max_width})"
+            text.format(index=g.index, gen=g.link.gen, width=g.link.width, max_width=g.link.max_width)
         )
     if len(low) > 3:
-        bits.append(f"{len(low) - 3} more GPUs below their link")
+        bits.append(_("{n} more GPUs below their link").format(n=len(low) - 3))
     if staged:
         bits.append(
-            "no P2P: GPU-to-GPU copies go through host memory"
+            _("no P2P: GPU-to-GPU copies go through host memory")
             if len(staged) == len(pred.pairs)
-            else f"no P2P on {len(staged)} of {len(pred.pairs)} GPU pairs"
+            else _("no P2P on {n} of {pairs} GPU pairs").format(n=len(staged), pairs=len(pred.pairs))
         )
     if errors:
         grade = Grade.NOT_READY
@@ -158,16 +188,27 @@ def verdict(pred: Prediction, findings: list[Finding]) -> Verdict:
         # what a training job uses, not only what CUDA allows: NCCL skips P2P through a host bridge at its
         # default level (P2P002), and then every all-reduce goes through host memory
         shm = lim.shm
-        link = (
-            "NVLink on every pair"
-            if len(nv) == len(pred.pairs)
-            else ("CUDA P2P on every pair" if shm else "P2P on every pair")
-            + (f" ({len(nv)} NVLink)" if nv else "")
-        )
-        bits.append("every GPU at its full link, " + link)
+        if len(nv) == len(pred.pairs):
+            link = _("every GPU at its full link, NVLink on every pair")
+        elif nv:
+            link = (
+                _("every GPU at its full link, CUDA P2P on every pair ({n} NVLink)")
+                if shm
+                else _("every GPU at its full link, P2P on every pair ({n} NVLink)")
+            ).format(n=len(nv))
+        else:
+            link = (
+                _("every GPU at its full link, CUDA P2P on every pair")
+                if shm
+                else _("every GPU at its full link, P2P on every pair")
+            )
         if shm:
-            where = "every pair" if len(shm) == len(pred.pairs) else f"{len(shm)} of {len(pred.pairs)} pairs"
-            bits[-1] += f", but NCCL uses host memory (SHM) on {where} by default: {shm[0].nccl_reason}"
+            link = (
+                _("{link}, but NCCL uses host memory (SHM) on every pair by default: {reason}")
+                if len(shm) == len(pred.pairs)
+                else _("{link}, but NCCL uses host memory (SHM) on {n} of {pairs} pairs by default: {reason}")
+            ).format(link=link, n=len(shm), pairs=len(pred.pairs), reason=shm[0].nccl_reason)
+        bits.append(link)
     missing = sorted(
         {f for p in pred.pairs for x in (p.uni, p.bidi) for f in x.missing}
         | set(pred.allreduce.missing if pred.allreduce else [])
@@ -175,20 +216,20 @@ def verdict(pred: Prediction, findings: list[Finding]) -> Verdict:
     if missing:
         # what could not be judged is said in the headline: an unknown never reads as a good figure
         what = (
-            "the all-reduce is"
+            _("the all-reduce is {unknown}")
             if pred.allreduce and pred.allreduce.value is None
-            else "some GPU-to-GPU copies are"
+            else _("some GPU-to-GPU copies are {unknown}")
         )
-        bits.append(f"{what} {unknown_because(missing)}")
+        bits.append(what.format(unknown=unknown_because(missing)))
     if len(gpus) == 1 and not bits:
-        bits.append(f"GPU0 at Gen{gpus[0].link.gen} x{gpus[0].link.width}")
+        bits.append(_("GPU0 at Gen{gen} x{width}").format(gen=gpus[0].link.gen, width=gpus[0].link.width))
     counts = tuple((s, sum(1 for f in findings if f.severity == s)) for s in ("error", "warning"))
     return Verdict(grade, tuple(bits), counts, tuple(missing))
 
 
 def _head(message: str, limit: int = 90) -> str:
     """A message's first clause, cut at a word."""
-    head = message.split(": ")[0].rstrip(".")
+    head = message.split(": ")[0].split("：")[0].rstrip(".。")
     if len(head) <= limit:
         return head
     return head[:limit].rsplit(" ", 1)[0] + "..."

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from advisor.base.errors import UserError
+from advisor.i18n import _, ngettext
 from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, LaneGroup
@@ -85,7 +86,11 @@ def _gen_of(board: Board, cpu: Cpu | None, conn: Connector, dev: Device) -> tupl
         sw = next(s for s in board.switches if s.id == group.switch)
         caps.append((f"switch {sw.id}", sw.gen))
     gen = min(g for _, g in caps)
-    why = [f"{name} is Gen{g}" for name, g in caps if g == gen and gen < dev.gen and name != "the device"]
+    why = [
+        _("{part} is Gen{gen}").format(part=name, gen=g)
+        for name, g in caps
+        if g == gen and gen < dev.gen and name != "the device"
+    ]
     return gen, why
 
 
@@ -140,7 +145,7 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
                 f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
                 hint="list each card with its own slot",
             )
-        for _ in range(spec.count):
+        for _i in range(spec.count):
             devices.append(
                 (
                     Device(
@@ -330,7 +335,7 @@ def _placement_score(
     """Higher is better: every GPU linked, then every SSD the user put in a socket keeps its lanes
     (a GPU in a slot that shares them would leave it dead), then no cooler over the next card, then
     the slowest GPU's link, all GPUs' links, fewer on chipset lanes, nearer the CPU."""
-    links, _ = result
+    links, _notes = result
     nvme_linked = sum(1 for dev, _ in nvme if links.get(dev.key))
     gpu_rates = []
     chipset = 0
@@ -360,7 +365,7 @@ def _overlaps(board: Board, placed: dict[str, Device]) -> int:
         thick = dev.gpu.slot_width if dev.gpu and dev.gpu.slot_width else 1
         spans.append((conn.position, conn.position + thick))
     spans.sort()
-    for (_, a1), (b0, _) in pairwise(spans):
+    for (_a0, a1), (b0, _b1) in pairwise(spans):
         if b0 < a1:
             count += 1
     return count
@@ -383,11 +388,19 @@ def _negotiate(
                 else:
                     caps[target] = min(caps.get(target, 16), int(eff))
                 if target in populated:
-                    what = "disabled" if eff == "disabled" else f"limited to x{eff}"
-                    notes.append(
-                        f"{target} {what} because {' and '.join(rule.when)} "
-                        f"{'is' if len(rule.when) == 1 else 'are'} populated"
-                    )
+                    if eff == "disabled":
+                        text = ngettext(
+                            "{target} disabled because {when} is populated",
+                            "{target} disabled because {when} are populated",
+                            len(rule.when),
+                        )
+                    else:
+                        text = ngettext(
+                            "{target} limited to x{width} because {when} is populated",
+                            "{target} limited to x{width} because {when} are populated",
+                            len(rule.when),
+                        )
+                    notes.append(text.format(target=target, width=eff, when=_(" and ").join(rule.when)))
     members_by_group: dict[str, list[tuple[Connector, Device, int]]] = {}
     for name, dev in populated.items():
         conn = board.connector(name)
@@ -410,17 +423,23 @@ def _negotiate(
     for gid, members in members_by_group.items():
         group = board.group(gid)
         if not _group_wired(group, cpu, sockets):
-            for c, d, _ in members:
+            for c, d, _cap in members:
                 links[d.key] = None
                 if d.kind != "switch":
                     why = (
-                        f"needs a CPU with {group.requires_cpu_lanes} lanes"
+                        _("{slot} has no lanes: its lane group {group} needs a CPU with {lanes} lanes")
                         if group.requires_cpu_lanes
                         and cpu.pcie.usable_lanes is not None
                         and cpu.pcie.usable_lanes < group.requires_cpu_lanes
-                        else f"is wired to CPU socket {group.socket + 1}, which is empty"
+                        else _(
+                            "{slot} has no lanes: its lane group {group} is wired to CPU socket {socket}, which is empty"
+                        )
                     )
-                    notes.append(f"{c.name} has no lanes: its lane group {gid} {why}")
+                    notes.append(
+                        why.format(
+                            slot=c.name, group=gid, lanes=group.requires_cpu_lanes, socket=group.socket + 1
+                        )
+                    )
             continue
         widths = _allocate_group(group, [(c, d, cap) for c, d, cap in members])
         for c, d, _cap in members:
@@ -429,7 +448,9 @@ def _negotiate(
                 links[d.key] = None
                 if d.kind != "switch" and c.name not in disabled:
                     notes.append(
-                        f"{c.name} gets no lanes: they are taken by another populated connector in {gid}"
+                        _(
+                            "{slot} gets no lanes: they are taken by another populated connector in {group}"
+                        ).format(slot=c.name, group=gid)
                     )
                 continue
             conn_for_gen = c if d.kind != "switch" else Connector(name=c.name, group=gid, width=c.width)
@@ -437,23 +458,38 @@ def _negotiate(
             if d.kind == "switch":
                 gen = min(gen, group.gen)
             limited = list(why)
+            shared = False
             if w < d.width:
                 if w < min(c.width, d.width) or c.name in caps:
-                    sharers = [o.name for o, od, _ in members if o is not c and widths.get(o.name)]
+                    sharers = [o.name for o, od, _o in members if o is not c and widths.get(o.name)]
+                    shared = bool(sharers)
+                    names = ", ".join(sharers)
                     reason = (
-                        f"{c.name} runs x{w} because {', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes"
+                        ngettext(
+                            "{slot} runs x{width} because {others} shares its lanes",
+                            "{slot} runs x{width} because {others} share its lanes",
+                            len(sharers),
+                        )
                         if sharers
-                        else f"{c.name} runs x{w}"
+                        else _("{slot} runs x{width}")
                     )
-                    limited.append(reason)
+                    limited.append(reason.format(slot=c.name, width=w, others=names))
                     if d.kind == "gpu" and sharers:
+                        note = ngettext(
+                            "{device} in {slot}: x{full} -> x{width} because {others} shares its lanes",
+                            "{device} in {slot}: x{full} -> x{width} because {others} share its lanes",
+                            len(sharers),
+                        )
                         notes.append(
-                            f"{d.label} in {c.name}: x{min(c.width, d.width)} -> x{w} because "
-                            f"{', '.join(sharers)} share{'s' if len(sharers) == 1 else ''} its lanes"
+                            note.format(
+                                device=d.label, slot=c.name, full=min(c.width, d.width), width=w, others=names
+                            )
                         )
                 else:
-                    limited.append(f"{c.name} is wired x{w}")
-            links[d.key] = Link(gen=gen, width=w, max_gen=d.gen, max_width=d.width, limited_by=limited)
+                    limited.append(_("{slot} is wired x{width}").format(slot=c.name, width=w))
+            links[d.key] = Link(
+                gen=gen, width=w, max_gen=d.gen, max_width=d.width, limited_by=limited, shared=shared
+            )
     return links, notes
 
 
@@ -474,7 +510,9 @@ def _to_machine(
     def host_bridge(socket: int, hb: str | None) -> str:
         hid = ids.host_bridge(socket, hb)
         if hid not in nodes:
-            nodes[hid] = Node(hid, "host_bridge", ids.socket(socket), socket, f"host bridge {hb or '0'}")
+            nodes[hid] = Node(
+                hid, "host_bridge", ids.socket(socket), socket, _("host bridge {id}").format(id=hb or "0")
+            )
         return hid
 
     uplink = board.chipset_uplink or cpu.chipset_uplink
@@ -485,7 +523,14 @@ def _to_machine(
             hb = host_bridge(group.socket, group.host_bridge)
             rp = ids.root_port(hb, group.id, conn_name)
             nodes.setdefault(
-                rp, Node(rp, "root_port", hb, group.socket, f"root port {group.id} ({conn_name})")
+                rp,
+                Node(
+                    rp,
+                    "root_port",
+                    hb,
+                    group.socket,
+                    _("root port {id} ({slot})").format(id=group.id, slot=conn_name),
+                ),
             )
             return rp
         if group.source == "chipset":
@@ -507,7 +552,7 @@ def _to_machine(
 
     # switches first (they may cascade)
     pending = list(board.switches)
-    for _ in range(len(pending) + 1):
+    for _round in range(len(pending) + 1):
         for sw in list(pending):
             g = board.group(sw.uplink_group)
             if g.source == "switch" and g.switch not in sw_parent:

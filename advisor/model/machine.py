@@ -20,6 +20,7 @@ class Link:
     max_gen: int  # what the device itself can do
     max_width: int
     limited_by: list[str] = field(default_factory=list)  # plain-words reasons it is below the device's max
+    shared: bool = False  # narrower because a populated connector shares its lanes (read by a fix, not words)
 
     @property
     def label(self) -> str:

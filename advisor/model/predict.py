@@ -7,6 +7,7 @@ from itertools import pairwise
 from typing import Any
 
 from advisor.base.enums import StrEnum
+from advisor.i18n import _
 from advisor.model import nodeids as ids
 from advisor.model.constants import const, constants
 from advisor.model.graph import MachineGraph, build_graph, class_rank, host_path, path_class, pcie_path
@@ -198,11 +199,15 @@ def _bottleneck(g: MachineGraph, path: list[str]) -> tuple[float, str]:
         if e["kind"] == "inter_socket" or "gbps" not in e:
             continue
         if best is None or e["gbps"] < best[0]:
-            kind = "chipset uplink" if e["kind"] == "chipset_uplink" else f"Gen{e['gen']} x{e['width']} link"
             lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
-            owner = "its own" if g.nodes[lower]["kind"] == "gpu" else f"of {g.nodes[lower]['label']}:"
-            best = (e["gbps"], f"{owner} {kind}" if owner == "its own" else f"{kind} {owner[:-1]}")
-    return best or (0.0, "no link")
+            own = g.nodes[lower]["kind"] == "gpu"
+            if e["kind"] == "chipset_uplink":
+                text = _("its own chipset uplink") if own else _("chipset uplink of {device}")
+            else:
+                text = _("its own Gen{gen} x{width} link") if own else _("Gen{gen} x{width} link of {device}")
+            text = text.format(gen=e.get("gen"), width=e.get("width"), device=g.nodes[lower]["label"])
+            best = (e["gbps"], text)
+    return best or (0.0, _("no link"))
 
 
 def _host_link(
@@ -310,11 +315,11 @@ def predict(machine: Machine) -> Prediction:
     g = build_graph(machine)
     gpus = machine.gpus
     assumptions: list[str] = [
-        "Host memory for each GPU is on its own socket (NUMA-local pinned buffers)."
+        _("Host memory for each GPU is on its own socket (NUMA-local pinned buffers).")
         if machine.software.host_memory == "local" or machine.sockets < 2
-        else "Host copies use pinned buffers on the other socket's memory (software.host_memory: remote).",
-        "Links train at the negotiated generation under load (an idle link may read Gen1).",
-        "The inter-socket link is not modelled as a bottleneck; SYS pairs use a measured penalty.",
+        else _("Host copies use pinned buffers on the other socket's memory (software.host_memory: remote)."),
+        _("Links train at the negotiated generation under load (an idle link may read Gen1)."),
+        _("The inter-socket link is not modelled as a bottleneck; SYS pairs use a measured penalty."),
     ]
     gp: list[GpuPrediction] = []
     up_flows, down_flows = {}, {}
@@ -433,57 +438,69 @@ def _saturated(g, edges, rates, flows, cap) -> str:
             if ed["kind"] == "internal":
                 bridge = u if g.nodes[u]["kind"] == "host_bridge" else v
                 sharing = sum(1 for f, (_, es) in flows.items() if e in es)
-                return f"the path to memory of {g.nodes[bridge]['label']}, shared by {sharing} GPUs"
+                return _("the path to memory of {bridge}, shared by {n} GPUs").format(
+                    bridge=g.nodes[bridge]["label"], n=sharing
+                )
             lower = u if g.nodes[u]["kind"] not in ("socket", "host_bridge") else v
-            kind = (
-                "chipset uplink"
-                if ed["kind"] == "chipset_uplink"
-                else f"Gen{ed['gen']} x{ed['width']} uplink"
-            )
             sharing = sum(1 for f, (_, es) in flows.items() if e in es)
-            return f"{kind} of {g.nodes[lower]['label']}, shared by {sharing} GPUs"
-    return "a shared link"
+            text = (
+                _("chipset uplink of {device}, shared by {n} GPUs")
+                if ed["kind"] == "chipset_uplink"
+                else _("Gen{gen} x{width} uplink of {device}, shared by {n} GPUs")
+            )
+            return text.format(
+                gen=ed.get("gen"), width=ed.get("width"), device=g.nodes[lower]["label"], n=sharing
+            )
+    return _("a shared link")
 
 
 def cuda_p2p(machine: Machine, a: Node, b: Node, path: str) -> tuple[bool, str]:
     sw = machine.software
     if not sw.cuda_p2p:
-        return False, "peer access not enabled (P2P=Disabled test mode)"
+        return False, _("peer access not enabled (P2P=Disabled test mode)")
     if sw.os == "windows":
-        return False, "Windows (WDDM): the driver grants no peer access between these GPUs"
+        return False, _("Windows (WDDM): the driver grants no peer access between these GPUs")
     if sw.virtualization == "vm":
         return (
             False,
-            "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list "
-            "(nvidia-smi topo -p2p r reads CNS)",
+            _(
+                "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list "
+                "(nvidia-smi topo -p2p r reads CNS)"
+            ),
         )
     for n in (a, b):
         gpu = n.gpu
         if gpu is None:
-            return False, "unknown GPU"
+            return False, _("unknown GPU")
         if gpu.p2p.stock_linux:
             continue
         if sw.driver == "patched-p2p" and gpu.p2p.patched_driver:
             if not sw.large_bar:
-                return False, "the patched driver needs large BAR, which is off"
+                return False, _("the patched driver needs large BAR, which is off")
             if sw.iommu == "on":
-                return False, "the patched driver needs the IOMMU off or in passthrough"
+                return False, _("the patched driver needs the IOMMU off or in passthrough")
             other = b if n is a else a
             if other.gpu is not None and other.gpu.architecture != gpu.architecture:
-                return False, "the patched driver gives P2P only between GPUs of the same generation"
+                return False, _("the patched driver gives P2P only between GPUs of the same generation")
             if gpu.architecture == "blackwell" and n.index in (sw.display_gpus or []):
                 return (
                     False,
-                    f"GPU{n.index} drives a display: the patched driver's P2P fails between 5090s then",
+                    _(
+                        "GPU{index} drives a display: the patched driver's P2P fails between 5090s then"
+                    ).format(index=n.index),
                 )
             continue
         if gpu.p2p.stock_linux is None:
-            return False, f"{gpu.name}: P2P support with the stock driver is not known"
-        why = f"{gpu.name} has no P2P over PCIe with the stock Linux driver"
-        if gpu.p2p.patched_driver:
-            why += " (a patched open kernel module enables it)"
-        return False, why
-    return True, "both GPUs support CUDA peer access"
+            return False, _("{gpu}: P2P support with the stock driver is not known").format(gpu=gpu.name)
+        why = (
+            _(
+                "{gpu} has no P2P over PCIe with the stock Linux driver (a patched open kernel module enables it)"
+            )
+            if gpu.p2p.patched_driver
+            else _("{gpu} has no P2P over PCIe with the stock Linux driver")
+        )
+        return False, why.format(gpu=gpu.name)
+    return True, _("both GPUs support CUDA peer access")
 
 
 def nccl_level(machine: Machine) -> tuple[str, str]:
@@ -493,8 +510,8 @@ def nccl_level(machine: Machine) -> tuple[str, str]:
     if sw.nccl_p2p_level:
         return sw.nccl_p2p_level, f"NCCL_P2P_LEVEL={sw.nccl_p2p_level}"
     if machine.cpu_vendor == "amd" and len(machine.gpus) <= 2:
-        return const("nccl_p2p_level_default", "amd_max_2_gpus"), "NCCL default on AMD with at most 2 GPUs"
-    return const("nccl_p2p_level_default"), "NCCL default"
+        return const("nccl_p2p_level_default", "amd_max_2_gpus"), _("NCCL default on AMD with at most 2 GPUs")
+    return const("nccl_p2p_level_default"), _("NCCL default")
 
 
 _LEVEL_RANK = {"LOC": -1, "NVL": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
@@ -507,7 +524,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     arch = _arch(a) if _arch(a) == _arch(b) else "default"
     family = _family(a, b, machine.nvswitch)
     if nvlink:
-        p2p, p2p_reason = True, "NVSwitch (all-to-all NVLink)" if machine.nvswitch else "NVLink bridge"
+        p2p, p2p_reason = True, _("NVSwitch (all-to-all NVLink)") if machine.nvswitch else _("NVLink bridge")
         e = g.edges[a.id, b.id]
         ek = _key("nvlink_efficiency", _fkey("nvlink_efficiency", arch, family))
         eff = const("nvlink_efficiency", ek)
@@ -691,30 +708,35 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
     # NCCL has no NODE class: a PCIe path through the CPU is PHB within one NUMA node (NCCL's
     # src/graph/paths.cc), SYS between NUMA nodes
     nccl_class = "SYS" if split else ("PHB" if path == "NODE" else path)
-    split_why = (
-        " (NPS4: the root complexes are in two NUMA nodes)"
+    shown_path = (
+        _("{path} (NPS4: the root complexes are in two NUMA nodes)")
         if split
-        else (" (nvidia-smi's NODE: NCCL counts a path through the CPU as PHB)" if path == "NODE" else "")
-    )
+        else (
+            _("{path} (nvidia-smi's NODE: NCCL counts a path through the CPU as PHB)")
+            if path == "NODE"
+            else "{path}"
+        )
+    ).format(path=nccl_class)
     if nvlink and level != "LOC":
-        nccl_p2p, transport, nreason = True, "NVLink", "NVLink is always used"
+        nccl_p2p, transport, nreason = True, "NVLink", _("NVLink is always used")
     elif p2p and level != "LOC" and class_rank(nccl_class) <= _LEVEL_RANK[level]:
         nccl_p2p, transport, nreason = (
             True,
             "P2P",
-            f"path {nccl_class}{split_why} is within P2P level {level} ({level_why})",
+            _("path {path} is within P2P level {level} ({why})").format(
+                path=shown_path, level=level, why=level_why
+            ),
         )
     elif p2p:
         nccl_p2p, transport, nreason = (
             False,
             "SHM",
-            (
-                f"path {nccl_class}{split_why} is beyond P2P level {level} ({level_why}); set "
-                "NCCL_P2P_LEVEL=SYS to allow it"
+            _("path {path} is beyond P2P level {level} ({why}); set NCCL_P2P_LEVEL=SYS to allow it").format(
+                path=shown_path, level=level, why=level_why
             ),
         )
     else:
-        nccl_p2p, transport, nreason = False, "SHM", f"no CUDA P2P: {p2p_reason}"
+        nccl_p2p, transport, nreason = False, "SHM", _("no CUDA P2P: {reason}").format(reason=p2p_reason)
     nvml = seen
     if path == "NODE" and machine.sockets == 1 and not split:
         nvml = const("nvml_label_across_root_complexes", _label_key(machine))
@@ -904,7 +926,7 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
         flows[f"{n.index}->{m.index}"] = (rate, edges)
     if missing or any(r is None for r, _ in flows.values()):
         return _unknown_allreduce(ring, hops, missing, nvl_why)
-    cap, _ = _bridge_cap(machine)
+    cap, _kind = _bridge_cap(machine)
     shared = max_min_share(flows, _capacities(g, "h2d_efficiency", by_gen=False, bridge_cap=cap))
     per_hop = [(name, t, shared[name], eff) for name, t, _, eff in hops]
     name, transport, rate, eff = min(per_hop, key=lambda h: h[2] * h[3])
@@ -1031,7 +1053,7 @@ def _nics(g: MachineGraph, machine: Machine) -> list[NicPrediction]:
     caps = _capacities(g, "h2d_efficiency", bridge_cap=_bridge_cap(machine)[0])
     flows: dict[str, tuple[float, list[tuple[str, str]]]] = {}
     demand: dict[str, float | None] = {}
-    for nic, gpu, _path, gdr, _ in out:
+    for nic, gpu, _path, gdr, _reason in out:
         fabric = nic.nic.fabric if nic.nic else None
         eff = const("net_allreduce_efficiency", _key("net_allreduce_efficiency", fabric or "default"))
         gbps = nic.nic.gbps if nic.nic else None
@@ -1178,8 +1200,10 @@ def allreduce_scope(pred: Prediction) -> str:
     """'8 GPUs', or '16 GPUs on 2 nodes': what the all-reduce spans, in words."""
     m = pred.machine
     if m.node_count > 1:
-        return f"{len(pred.ring) * m.node_count} GPUs on {m.node_count} nodes"
-    return f"{len(pred.ring)} GPUs"
+        return _("{gpus} GPUs on {nodes} nodes").format(
+            gpus=len(pred.ring) * m.node_count, nodes=m.node_count
+        )
+    return _("{gpus} GPUs").format(gpus=len(pred.ring))
 
 
 def allreduce_how(pred: Prediction) -> str:
@@ -1189,16 +1213,22 @@ def allreduce_how(pred: Prediction) -> str:
     t = a.transport
     if t == "NET":
         node = pred.allreduce_node
-        one = (
-            f"; one node alone: {node.value:.1f} GB/s" if node is not None and node.value is not None else ""
+        values = dict(
+            algorithm=a.inputs["algorithm"],
+            limit=a.inputs["limited_by"],
+            net=f"{a.inputs['network_gbps']:.1f}",
         )
-        return (
-            f"NCCL's {a.inputs['algorithm']} across nodes, limited by {a.inputs['limited_by']} "
-            f"(the NICs move {a.inputs['network_gbps']:.1f} GB/s per direction together){one}"
-        )
+        if node is not None and node.value is not None:
+            return _(
+                "NCCL's {algorithm} across nodes, limited by {limit} (the NICs move {net} GB/s per direction "
+                "together); one node alone: {node} GB/s"
+            ).format(**values, node=f"{node.value:.1f}")
+        return _(
+            "NCCL's {algorithm} across nodes, limited by {limit} (the NICs move {net} GB/s per direction together)"
+        ).format(**values)
     if t == "NVLS":
-        return "NVLS: the NVSwitch reduces in the fabric (NVLink SHARP)"
-    return f"slowest hop {a.inputs['slowest_hop']} via {t}"
+        return _("NVLS: the NVSwitch reduces in the fabric (NVLink SHARP)")
+    return _("slowest hop {hop} via {transport}").format(hop=a.inputs["slowest_hop"], transport=t)
 
 
 def nic_matrix(pred: Prediction) -> list[list[str]]:

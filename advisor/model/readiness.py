@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from advisor.i18n import N_, _
 from advisor.model.machine import Machine, Node
 from advisor.model.p2p_sources import AIKITORIA, NCCL_ACS, TINYGRAD, VM_HANG, VM_P2P
 from advisor.model.predict import PairPrediction, Prediction
@@ -61,6 +62,25 @@ CHECK_DISPLAY = "nvidia-smi --query-gpu=index,display_active --format=csv"
 CHECK_NCCL = "NCCL_DEBUG=INFO <your job> 2>&1 | grep -E 'via (P2P|SHM|NET)'"
 
 
+# each layer's name as a reader sees it (the JSON keeps the layer's id)
+LAYER_NAMES = {
+    "hardware": N_("hardware"),
+    "driver": N_("driver"),
+    "acs": N_("ACS"),
+    "nccl": N_("NCCL"),
+    "engine": N_("serving engine"),
+}
+
+
+def layer_name(layer: str) -> str:
+    """A layer's name in the current language: 'hardware', 'driver', 'ACS', 'NCCL'."""
+    from advisor.i18n import language
+
+    if language() == "en" or layer not in LAYER_NAMES:
+        return layer  # English shows the id itself, as it always did
+    return _(LAYER_NAMES[layer])
+
+
 @dataclass
 class Layer:
     layer: str
@@ -89,10 +109,12 @@ class PairReadiness:
         fails = [x.layer for x in self.layers if x.verdict == "FAIL"]
         unknown = [x.layer for x in self.layers if x.verdict == "UNKNOWN"]
         if fails:
-            return f"P2P not used: stopped at {fails[0]}"
+            return _("P2P not used: stopped at {layer}").format(layer=layer_name(fails[0]))
         if unknown:
-            return f"P2P likely, not yet settled: {', '.join(unknown)}"
-        return "P2P is used end to end"
+            return _("P2P likely, not yet settled: {layers}").format(
+                layers=", ".join(layer_name(x) for x in unknown)
+            )
+        return _("P2P is used end to end")
 
 
 def _combine(layer: str, items: list[Layer]) -> Layer:
@@ -140,37 +162,45 @@ def _hardware(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer
         return Layer(
             "hardware",
             "UNKNOWN",
-            f"{other.gpu.name if other.gpu else 'an unknown GPU'} is not an NVIDIA card: advisor models "
-            "peer-to-peer for NVIDIA GPUs only",
+            _("{gpu} is not an NVIDIA card: advisor models peer-to-peer for NVIDIA GPUs only").format(
+                gpu=other.gpu.name if other.gpu else _("an unknown GPU")
+            ),
             check=CHECK_TOPO,
         )
     p = pair.path
     generic = None
     if p.startswith("NV"):
         why = (
-            f"the baseboard's NVSwitch joins them ({p}, every GPU to every other)"
+            _("the baseboard's NVSwitch joins them ({path}, every GPU to every other)")
             if pred.machine.nvswitch
-            else f"an NVLink bridge joins them ({p})"
-        )
+            else _("an NVLink bridge joins them ({path})")
+        ).format(path=p)
     elif p in ("PIX", "PXB"):
-        names, _ = _bridges(pred, pair)
-        many = "es" if p == "PXB" else ""
+        names, _switched = _bridges(pred, pair)
         shown = ", ".join(n if n.lower().startswith("switch") else f"switch {n}" for n in names) or "?"
-        why = f"{p}: through PCIe {shown}, below the CPU"
-        generic = f"{p}: through PCIe switch{many}, below the CPU"
+        why = _("{path}: through PCIe {switches}, below the CPU").format(path=p, switches=shown)
+        generic = (
+            _("{path}: through PCIe switches, below the CPU")
+            if p == "PXB"
+            else _("{path}: through a PCIe switch, below the CPU")
+        ).format(path=p)
     elif p == "PHB":
-        why = "PHB: through the CPU's host bridge (the root complex)"
+        why = _("PHB: through the CPU's host bridge (the root complex)")
     elif p == "NODE":
-        why = "NODE: through the CPU, between two of its root complexes"
+        why = _("NODE: through the CPU, between two of its root complexes")
         if pair.nvml_path == "SYS":
-            why += " (nvidia-smi prints SYS: " + (
-                "NPS4 puts them in two NUMA nodes)"
+            why = (
+                _(
+                    "NODE: through the CPU, between two of its root complexes (nvidia-smi prints SYS: NPS4 puts them in two NUMA nodes)"
+                )
                 if "NPS4" in pair.nccl_reason
-                else "a single-socket workstation reports no NUMA affinity)"
+                else _(
+                    "NODE: through the CPU, between two of its root complexes (nvidia-smi prints SYS: a single-socket workstation reports no NUMA affinity)"
+                )
             )
     else:
-        link = pred.machine.inter_socket or "inter-socket link"
-        why = f"SYS: across the sockets over {link}"
+        link = pred.machine.inter_socket or _("inter-socket link")
+        why = _("SYS: across the sockets over {link}").format(link=link)
     return Layer("hardware", "PASS", why, check=CHECK_TOPO, sources=[SMI], generic=generic)
 
 
@@ -186,9 +216,11 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "FAIL",
-                f"the patched driver maps GPU memory through BAR1, which needs large (Resizable) BAR; "
-                f"it is off, so BAR1 is 256 MB, not the {vram} the card has",
-                "Turn on Resizable BAR (and Above 4G Decoding) in the BIOS.",
+                _(
+                    "the patched driver maps GPU memory through BAR1, which needs large (Resizable) BAR; "
+                    "it is off, so BAR1 is 256 MB, not the {vram} the card has"
+                ).format(vram=vram),
+                _("Turn on Resizable BAR (and Above 4G Decoding) in the BIOS."),
                 CHECK_BAR1,
                 [TINYGRAD],
             )
@@ -198,10 +230,14 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "UNKNOWN",
-                f"the patched driver needs large (Resizable) BAR, with BAR1 at least the {vram} of VRAM; "
-                "the build does not say whether it is on",
-                "Say it in the build (bios: {rebar: true}) once you know.",
-                f"{CHECK_BAR1}   (Total should read at least {gpu.vram_gb * 1024:.0f} MiB)",
+                _(
+                    "the patched driver needs large (Resizable) BAR, with BAR1 at least the {vram} of VRAM; "
+                    "the build does not say whether it is on"
+                ).format(vram=vram),
+                _("Say it in the build ({setting}) once you know.").format(setting="bios: {rebar: true}"),
+                _("{command}   (Total should read at least {mib} MiB)").format(
+                    command=CHECK_BAR1, mib=f"{gpu.vram_gb * 1024:.0f}"
+                ),
                 [TINYGRAD],
             )
         )
@@ -210,8 +246,10 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "FAIL",
-                f"Above 4G Decoding is off: a {vram} BAR1 cannot be placed below 4 GB of address space",
-                "Turn on Above 4G Decoding (often named 'Above 4G' or 'MMIO above 4G') in the BIOS.",
+                _(
+                    "Above 4G Decoding is off: a {vram} BAR1 cannot be placed below 4 GB of address space"
+                ).format(vram=vram),
+                _("Turn on Above 4G Decoding (often named 'Above 4G' or 'MMIO above 4G') in the BIOS."),
                 CHECK_BAR1,
                 [TINYGRAD],
             )
@@ -221,9 +259,13 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "FAIL",
-                "the IOMMU translates DMA: the patched driver's P2P writes go through its page tables and fail",
-                "Add iommu=pt to the kernel command line (amd_iommu=on iommu=pt, or intel_iommu=on iommu=pt), "
-                "or turn the IOMMU off in the BIOS.",
+                _(
+                    "the IOMMU translates DMA: the patched driver's P2P writes go through its page tables and fail"
+                ),
+                _(
+                    "Add iommu=pt to the kernel command line (amd_iommu=on iommu=pt, or intel_iommu=on iommu=pt), "
+                    "or turn the IOMMU off in the BIOS."
+                ),
                 CHECK_CMDLINE,
                 [AIKITORIA],
             )
@@ -233,8 +275,10 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "UNKNOWN",
-                "the patched driver needs the IOMMU in passthrough (iommu=pt) or off; the build does not say",
-                "Say it in the build (kernel: {iommu: pt}) once you know.",
+                _(
+                    "the patched driver needs the IOMMU in passthrough (iommu=pt) or off; the build does not say"
+                ),
+                _("Say it in the build ({setting}) once you know.").format(setting="kernel: {iommu: pt}"),
                 CHECK_CMDLINE,
                 [AIKITORIA],
             )
@@ -244,9 +288,11 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "FAIL",
-                f"{gpu.name} and {other.gpu.name} are of different generations: the patched driver gives P2P "
-                "only within one generation",
-                "Pair cards of the same generation.",
+                _(
+                    "{gpu} and {other} are of different generations: the patched driver gives P2P "
+                    "only within one generation"
+                ).format(gpu=gpu.name, other=other.gpu.name),
+                _("Pair cards of the same generation."),
                 CHECK_P2P,
                 [AIKITORIA],
             )
@@ -256,7 +302,7 @@ def _prereqs(m: Machine, n: Node, other: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "PASS",
-                f"patched driver on {gpu.name}: large BAR on and the IOMMU out of the way",
+                _("patched driver on {gpu}: large BAR on and the IOMMU out of the way").format(gpu=gpu.name),
                 sources=[AIKITORIA],
             )
         )
@@ -276,13 +322,19 @@ def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "UNKNOWN",
-                f"whether {names} drives a display is not known: P2P between patched 5090s fails when one "
-                "has a monitor",
-                "Say it in the build (software: {display_gpus: []}) once you know.",
+                _(
+                    "whether {gpus} drives a display is not known: P2P between patched 5090s fails when one "
+                    "has a monitor"
+                ).format(gpus=names),
+                _("Say it in the build ({setting}) once you know.").format(
+                    setting="software: {display_gpus: []}"
+                ),
                 CHECK_DISPLAY,
                 [AIKITORIA_DISPLAY],
-                "whether either GPU drives a display is not known: P2P between patched 5090s fails when one "
-                "has a monitor",
+                _(
+                    "whether either GPU drives a display is not known: P2P between patched 5090s fails when one "
+                    "has a monitor"
+                ),
             )
         ]
     on = [n for n in fives if n.index in shown]
@@ -291,8 +343,10 @@ def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
             Layer(
                 "driver",
                 "FAIL",
-                f"GPU{on[0].index} drives a display: P2P between patched 5090s fails when one has a monitor",
-                "Drive the display from another GPU (or the CPU's graphics), not a P2P card.",
+                _(
+                    "GPU{index} drives a display: P2P between patched 5090s fails when one has a monitor"
+                ).format(index=on[0].index),
+                _("Drive the display from another GPU (or the CPU's graphics), not a P2P card."),
                 CHECK_DISPLAY,
                 [AIKITORIA_DISPLAY],
             )
@@ -302,34 +356,38 @@ def _display(m: Machine, a: Node, b: Node) -> list[Layer]:
 
 def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
     if not (_is_nvidia(a) and _is_nvidia(b)):
-        return Layer("driver", "UNKNOWN", "not an NVIDIA pair: no driver model")
+        return Layer("driver", "UNKNOWN", _("not an NVIDIA pair: no driver model"))
     if pair.path.startswith("NV") and m.software.cuda_p2p and m.nvswitch:
         return Layer(
             "driver",
             "PASS",
-            "NVLink peer access through the NVSwitch is granted by the stock driver with NVIDIA Fabric Manager "
-            "running (an NVSwitch system needs it before CUDA can use the GPUs)",
-            "Install and start nvidia-fabricmanager, of the driver's own version.",
+            _(
+                "NVLink peer access through the NVSwitch is granted by the stock driver with NVIDIA Fabric Manager "
+                "running (an NVSwitch system needs it before CUDA can use the GPUs)"
+            ),
+            _("Install and start nvidia-fabricmanager, of the driver's own version."),
             "systemctl status nvidia-fabricmanager",
             [FABRIC_MANAGER],
         )
     if pair.path.startswith("NV") and m.software.cuda_p2p:
-        return Layer("driver", "PASS", "NVLink peer access is granted by the stock driver", sources=[SMI])
+        return Layer("driver", "PASS", _("NVLink peer access is granted by the stock driver"), sources=[SMI])
     sw = m.software
     if not sw.cuda_p2p:
         return Layer(
             "driver",
             "FAIL",
-            "the program does not enable peer access (P2P=Disabled)",
-            "Enable peer access (cudaDeviceEnablePeerAccess; frameworks do it themselves).",
+            _("the program does not enable peer access (P2P=Disabled)"),
+            _("Enable peer access (cudaDeviceEnablePeerAccess; frameworks do it themselves)."),
         )
     if sw.os == "windows":
         return Layer(
             "driver",
             "FAIL",
-            "Windows runs the GPUs under the WDDM driver model, where the driver grants no peer access "
-            "('CANNOT Access Peer'): every copy is staged through host memory, ~40 us a hop",
-            "Run the machine on Linux for multi-GPU work.",
+            _(
+                "Windows runs the GPUs under the WDDM driver model, where the driver grants no peer access "
+                "('CANNOT Access Peer'): every copy is staged through host memory, ~40 us a hop"
+            ),
+            _("Run the machine on Linux for multi-GPU work."),
             CHECK_P2P,
             [WDDM],
         )
@@ -337,10 +395,14 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
         return Layer(
             "driver",
             "FAIL",
-            "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list, so "
-            "it refuses peer access (nvidia-smi topo -p2p r reads CNS)",
-            "Pass the GPUs through with x-nv-gpudirect-clique=0 on every one (QEMU's vfio-pci option; "
-            "Proxmox: args:), then check that topo -p2p r reads OK; or run on bare metal.",
+            _(
+                "in a virtual machine the guest's emulated host bridge is not on the driver's chipset list, so "
+                "it refuses peer access (nvidia-smi topo -p2p r reads CNS)"
+            ),
+            _(
+                "Pass the GPUs through with x-nv-gpudirect-clique=0 on every one (QEMU's vfio-pci option; "
+                "Proxmox: args:), then check that topo -p2p r reads OK; or run on bare metal."
+            ),
             CHECK_P2P,
             [VM_P2P, VM_CLIQUE],
         )
@@ -351,9 +413,11 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
             return Layer(
                 "driver",
                 "FAIL",
-                f"in the VM the clique makes the driver grant P2P between {geforce[0]}s, but the copies do "
-                "not arrive (the peer mapping is a private mirror) and NCCL's first collective hangs",
-                "Set NCCL_P2P_DISABLE=1 in the guest, or run the GeForce cards on bare metal.",
+                _(
+                    "in the VM the clique makes the driver grant P2P between {gpu}s, but the copies do "
+                    "not arrive (the peer mapping is a private mirror) and NCCL's first collective hangs"
+                ).format(gpu=geforce[0]),
+                _("Set NCCL_P2P_DISABLE=1 in the guest, or run the GeForce cards on bare metal."),
                 CHECK_P2P,
                 [VM_HANG, VM_P2P],
             )
@@ -361,7 +425,7 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
             Layer(
                 "driver",
                 "PASS",
-                "x-nv-gpudirect-clique tells the driver in the VM that the GPUs can reach each other",
+                _("x-nv-gpudirect-clique tells the driver in the VM that the GPUs can reach each other"),
                 check=CHECK_P2P,
                 sources=[VM_CLIQUE],
             )
@@ -376,7 +440,7 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
                     Layer(
                         "driver",
                         "PASS",
-                        f"the stock driver grants PCIe peer access on {gpu.name}",
+                        _("the stock driver grants PCIe peer access on {gpu}").format(gpu=gpu.name),
                         check=CHECK_P2P,
                         sources=[s for s in gpu.sources if "nvidia" in s][:1],
                     )
@@ -388,27 +452,33 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
                 Layer(
                     "driver",
                     "FAIL",
-                    f"no patched driver is known to enable P2P on {gpu.name}",
-                    "Use cards the stock or patched driver supports (the patched module: RTX 3090/4090/5090).",
+                    _("no patched driver is known to enable P2P on {gpu}").format(gpu=gpu.name),
+                    _(
+                        "Use cards the stock or patched driver supports (the patched module: RTX 3090/4090/5090)."
+                    ),
                     CHECK_P2P,
                     [AIKITORIA],
                 )
             )
         else:
             fix = (
-                "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on this "
-                "build); on this card only the patched open kernel module enables it (Resizable BAR on, IOMMU "
-                "passthrough), at your own risk."
+                _(
+                    "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on this "
+                    "build); on this card only the patched open kernel module enables it (Resizable BAR on, IOMMU "
+                    "passthrough), at your own risk."
+                )
                 if gpu.p2p.patched_driver
-                else "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on "
-                "this build)."
+                else _(
+                    "Workstation cards have P2P on the stock driver (P2P001 names catalog cards that plan on "
+                    "this build)."
+                )
             )
             if gpu.id not in seen:
                 items.append(
                     Layer(
                         "driver",
                         "FAIL",
-                        f"the stock Linux driver never grants PCIe P2P on {gpu.name}",
+                        _("the stock Linux driver never grants PCIe P2P on {gpu}").format(gpu=gpu.name),
                         fix,
                         CHECK_P2P,
                         [AIKITORIA] if gpu.p2p.patched_driver else [],
@@ -427,80 +497,105 @@ def _driver(m: Machine, pair: PairPrediction, a: Node, b: Node) -> Layer:
 
 def _acs(pred: Prediction, pair: PairPrediction, a: Node, b: Node) -> Layer:
     if not (_is_nvidia(a) and _is_nvidia(b)):
-        return Layer("acs", "UNKNOWN", "not an NVIDIA pair", check=CHECK_ACS)
+        return Layer("acs", "UNKNOWN", _("not an NVIDIA pair"), check=CHECK_ACS)
     if pair.path.startswith("NV"):
-        return Layer("acs", "PASS", "NVLink traffic crosses no PCIe bridge")
+        return Layer("acs", "PASS", _("NVLink traffic crosses no PCIe bridge"))
     names, switched = _bridges(pred, pair)
-    where = ", ".join(names) or "the root ports"
+    where = ", ".join(names) or _("the root ports")
     sw = pred.machine.software
-    kind = "switch ports" if switched else "root ports"
     if not sw.known("acs"):
-        tail = ": on a switch it redirects peer traffic up to the root complex" if switched else ""
+        if switched:
+            why = _(
+                "whether ACS is on at {where} is not known: on a switch it redirects peer traffic up to the "
+                "root complex"
+            )
+            generic = _(
+                "whether ACS is on at the switch ports of the path is not known: on a switch it redirects "
+                "peer traffic up to the root complex"
+            )
+        else:
+            why = _("whether ACS is on at {where} is not known")
+            generic = _("whether ACS is on at the root ports of the path is not known")
         return Layer(
             "acs",
             "UNKNOWN",
-            f"whether ACS is on at {where} is not known{tail}",
-            "Say it in the build (bios: {acs: off}) once you know.",
-            f"{CHECK_ACS}   ('ReqRedir+' on a bridge of the path means ACS redirects peer requests)",
+            why.format(where=where),
+            _("Say it in the build ({setting}) once you know.").format(setting="bios: {acs: off}"),
+            _("{command}   ('ReqRedir+' on a bridge of the path means ACS redirects peer requests)").format(
+                command=CHECK_ACS
+            ),
             [NCCL_ACS, AIKITORIA],
-            f"whether ACS is on at the {kind} of the path is not known{tail}",
+            generic,
         )
     if sw.acs == "off":
         return Layer(
-            "acs", "PASS", f"ACS is off at {where}", sources=[NCCL_ACS], generic=f"ACS is off at the {kind}"
+            "acs",
+            "PASS",
+            _("ACS is off at {where}").format(where=where),
+            sources=[NCCL_ACS],
+            generic=_("ACS is off at the switch ports") if switched else _("ACS is off at the root ports"),
         )
     if switched:
         return Layer(
             "acs",
             "FAIL",
-            f"ACS is on at {where}: peer requests are redirected up to the root complex (about half the "
-            "bandwidth), and NCCL can hang when the IOMMU blocks them",
-            "Turn ACS off in the BIOS, or clear it on each bridge of the path "
-            "(sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; it resets at reboot), on a machine that runs no "
-            "untrusted VMs.",
+            _(
+                "ACS is on at {where}: peer requests are redirected up to the root complex (about half the "
+                "bandwidth), and NCCL can hang when the IOMMU blocks them"
+            ).format(where=where),
+            _(
+                "Turn ACS off in the BIOS, or clear it on each bridge of the path "
+                "(sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; it resets at reboot), on a machine that runs no "
+                "untrusted VMs."
+            ),
             CHECK_ACS,
             [NCCL_ACS, AIKITORIA],
-            "ACS is on at the switch ports of the path: peer requests are redirected up to the root complex "
-            "(about half the bandwidth), and NCCL can hang when the IOMMU blocks them",
+            _(
+                "ACS is on at the switch ports of the path: peer requests are redirected up to the root complex "
+                "(about half the bandwidth), and NCCL can hang when the IOMMU blocks them"
+            ),
         )
-    rest = (
-        "; this pair's traffic crosses the root complex anyway, but the patched-driver authors report ACS on "
-        "root ports slowing P2P: turn it off if P2P measures slow"
+    on = _(
+        "ACS is on at {where}; this pair's traffic crosses the root complex anyway, but the patched-driver "
+        "authors report ACS on root ports slowing P2P: turn it off if P2P measures slow"
     )
     return Layer(
         "acs",
         "PASS",
-        f"ACS is on at {where}{rest}",
+        on.format(where=where),
         check=CHECK_ACS,
         sources=[AIKITORIA],
-        generic=f"ACS is on at the root ports{rest}",
+        generic=on.format(where=_("the root ports")),
     )
 
 
 def _nccl(pair: PairPrediction, a: Node, b: Node) -> Layer:
     if not (_is_nvidia(a) and _is_nvidia(b)):
-        return Layer("nccl", "UNKNOWN", "NCCL runs on NVIDIA GPUs only (RCCL, oneCCL are not modelled)")
+        return Layer("nccl", "UNKNOWN", _("NCCL runs on NVIDIA GPUs only (RCCL, oneCCL are not modelled)"))
     if pair.nccl_p2p:
         return Layer(
             "nccl",
             "PASS",
-            f"NCCL uses {pair.nccl_transport}: {pair.nccl_reason}",
+            _("NCCL uses {transport}: {reason}").format(
+                transport=pair.nccl_transport, reason=pair.nccl_reason
+            ),
             check=CHECK_NCCL,
             sources=[NCCL_PATHS, NCCL_ENV],
         )
     if pair.p2p:
-        fix = (
-            "Unset NCCL_P2P_DISABLE (it was a workaround for an early GeForce driver bug)."
-            if "NCCL_P2P_DISABLE" in pair.nccl_reason
-            else f"Set NCCL_P2P_LEVEL={'SYS' if pair.path == 'SYS' else f'SYS (or {pair.path})'} to let NCCL "
-            "use P2P on this path; measure it with nccl-tests before and after."
-        )
+        if "NCCL_P2P_DISABLE" in pair.nccl_reason:
+            fix = _("Unset NCCL_P2P_DISABLE (it was a workaround for an early GeForce driver bug).")
+        else:
+            fix = _(
+                "Set NCCL_P2P_LEVEL={level} to let NCCL use P2P on this path; measure it with nccl-tests "
+                "before and after."
+            ).format(level="SYS" if pair.path == "SYS" else _("SYS (or {path})").format(path=pair.path))
     else:
-        fix = "Settle the driver layer first: without CUDA P2P NCCL always stages through host memory."
+        fix = _("Settle the driver layer first: without CUDA P2P NCCL always stages through host memory.")
     return Layer(
         "nccl",
         "FAIL",
-        f"NCCL falls back to SHM (through host memory): {pair.nccl_reason}",
+        _("NCCL falls back to SHM (through host memory): {reason}").format(reason=pair.nccl_reason),
         fix,
         CHECK_NCCL,
         [NCCL_PATHS, NCCL_ENV],
@@ -521,38 +616,58 @@ def _engine(pred: Prediction, pair: PairPrediction, driver: Layer) -> Layer | No
         return Layer(
             "engine",
             "FAIL",
-            f"{name}'s custom all-reduce supports 2, 4, 6 or 8 GPUs, not {n}: every all-reduce goes to NCCL",
-            f"Serve with tensor parallel over 2, 4, 6 or 8 GPUs, or pass {flag} to silence the warning.",
+            _(
+                "{engine}'s custom all-reduce supports 2, 4, 6 or 8 GPUs, not {n}: every all-reduce goes to NCCL"
+            ).format(engine=name, n=n),
+            _(
+                "Serve with tensor parallel over 2, 4, 6 or 8 GPUs, or pass {flag} to silence the warning."
+            ).format(flag=flag),
             sources=src,
         )
     if n > 2 and not all_nvlink:
         return Layer(
             "engine",
             "FAIL",
-            f"{name} turns its custom all-reduce off on more than two PCIe-only GPUs ({n} here): every "
-            "all-reduce goes to NCCL, whose transport is the layer above",
-            f"Nothing turns it on for {n} PCIe GPUs; tensor parallel over 2 with pipeline or data parallel "
-            f"across pairs keeps it. Pass {flag} to silence the warning.",
+            _(
+                "{engine} turns its custom all-reduce off on more than two PCIe-only GPUs ({n} here): every "
+                "all-reduce goes to NCCL, whose transport is the layer above"
+            ).format(engine=name, n=n),
+            _(
+                "Nothing turns it on for {n} PCIe GPUs; tensor parallel over 2 with pipeline or data parallel "
+                "across pairs keeps it. Pass {flag} to silence the warning."
+            ).format(n=n, flag=flag),
             sources=src,
         )
     if driver.verdict == "FAIL":
         return Layer(
             "engine",
             "FAIL",
-            f"{name}'s custom all-reduce needs P2P, and its P2P check fails here: all-reduces go to NCCL",
-            "Settle the driver layer first.",
-            check=f"{name} logs 'Custom allreduce is disabled because your platform lacks GPU P2P capability'",
+            _(
+                "{engine}'s custom all-reduce needs P2P, and its P2P check fails here: all-reduces go to NCCL"
+            ).format(engine=name),
+            _("Settle the driver layer first."),
+            check=_(
+                "{engine} logs 'Custom allreduce is disabled because your platform lacks GPU P2P capability'"
+            ).format(engine=name),
             sources=src,
         )
     verdict: Verdict = "UNKNOWN" if driver.verdict == "UNKNOWN" else "PASS"
     return Layer(
         "engine",
         verdict,
-        f"{name} uses its custom all-reduce (P2P) for all-reduces under {cap} (decode steps); larger ones "
-        "(long prefills) go to NCCL"
-        + ("; it runs only if the driver layer passes" if verdict == "UNKNOWN" else ""),
+        (
+            _(
+                "{engine} uses its custom all-reduce (P2P) for all-reduces under {cap} (decode steps); larger "
+                "ones (long prefills) go to NCCL; it runs only if the driver layer passes"
+            )
+            if verdict == "UNKNOWN"
+            else _(
+                "{engine} uses its custom all-reduce (P2P) for all-reduces under {cap} (decode steps); larger "
+                "ones (long prefills) go to NCCL"
+            )
+        ).format(engine=name, cap=cap),
         None,
-        f"{name}'s log at start-up: no 'Custom allreduce is disabled' warning",
+        _("{engine}'s log at start-up: no 'Custom allreduce is disabled' warning").format(engine=name),
         src,
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 from advisor.model import nodeids as ids
 from advisor.model.build import Build, TreeDevice, TreeNode, TreeSwitch
 from advisor.model.catalog.models import Gpu, System, SystemSwitch
@@ -91,12 +92,19 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         for rp in sock.root_ports:
             hb = ids.host_bridge(s, rp.host_bridge)
             nodes.setdefault(
-                hb, Node(hb, "host_bridge", ids.socket(s), s, f"host bridge {rp.host_bridge or '0'}")
+                hb,
+                Node(
+                    hb,
+                    "host_bridge",
+                    ids.socket(s),
+                    s,
+                    _("host bridge {id}").format(id=rp.host_bridge or "0"),
+                ),
             )
             rid = ids.root_port(hb, rp.id)
             if rid in nodes:
                 raise UserError(f"root port {rp.id!r} appears twice on socket {s}")
-            nodes[rid] = Node(rid, "root_port", hb, s, f"root port {rp.id}")
+            nodes[rid] = Node(rid, "root_port", hb, s, _("root port {id}").format(id=rp.id))
             for c in rp.children:
                 add(c, rid, s)
     if topo.chipset:
@@ -104,7 +112,10 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         if ch.socket >= len(topo.sockets):
             raise UserError(f"the chipset is on socket {ch.socket}, but the topology has {len(topo.sockets)}")
         hb = ids.host_bridge(ch.socket, None)
-        nodes.setdefault(hb, Node(hb, "host_bridge", ids.socket(ch.socket), ch.socket, "host bridge 0"))
+        nodes.setdefault(
+            hb,
+            Node(hb, "host_bridge", ids.socket(ch.socket), ch.socket, _("host bridge {id}").format(id="0")),
+        )
         cid = ids.chipset(ch.socket)
         nodes[cid] = Node(
             cid,
@@ -235,10 +246,17 @@ def machine_from_system(build: Build, catalog: Catalog) -> Machine:
         for rp in sock.root_ports:
             hb = ids.host_bridge(s, rp.host_bridge)
             nodes.setdefault(
-                hb, Node(hb, "host_bridge", ids.socket(s), s, f"host bridge {rp.host_bridge or '0'}")
+                hb,
+                Node(
+                    hb,
+                    "host_bridge",
+                    ids.socket(s),
+                    s,
+                    _("host bridge {id}").format(id=rp.host_bridge or "0"),
+                ),
             )
             rid = ids.root_port(hb, rp.id)
-            nodes[rid] = Node(rid, "root_port", hb, s, f"root port {rp.id}")
+            nodes[rid] = Node(rid, "root_port", hb, s, _("root port {id}").format(id=rp.id))
             for sw in rp.switches:
                 add(sw, rid, s)
     inter = system.inter_socket or (("UPI" if vendor == "intel" else "xGMI") if system.sockets > 1 else None)

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from advisor.findings.finding import Finding
 from advisor.findings.verdict import verdict
+from advisor.i18n import N_, _
 from advisor.model.constants import constants
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Prediction, nic_matrix, topo_matrix
@@ -15,7 +16,8 @@ from advisor.model.readiness import PairReadiness, readiness
 from advisor.outputs.common import ConstantOut, Derivation, Output, r1
 from advisor.outputs.workload import WorkloadOutput
 
-NOT_CHECKED = (
+# written whole here, translated where shown (`_(NOT_CHECKED)`)
+NOT_CHECKED = N_(
     "Not checked: BIOS settings beyond those in the build, cable and riser quality, thermals under load, "
     "driver and NCCL versions other than the defaults named, and network traffic other than the all-reduce "
     "across nodes (the switches between nodes are taken as non-blocking)."
@@ -409,7 +411,7 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
         allocation_notes=list(m.notes),
         assumptions=list(pred.assumptions),
         findings=list(findings or []),
-        not_checked=NOT_CHECKED,
+        not_checked=_(NOT_CHECKED),
         **extra,
     )
 
@@ -474,6 +476,10 @@ _KIND_WORDS = {
 }
 
 
+# the labels as the model writes them (advisor.model.lanes), each kind's words before {id}
+_KIND_LABELS = {"host_bridge": "host bridge {id}", "root_port": "root port {id}", "chipset": "", "switch": ""}
+
+
 def _name(m: Machine, n: Node) -> str | None:
     if n.kind == "socket":
         return m.cpu.name if m.cpu else None
@@ -482,7 +488,13 @@ def _name(m: Machine, n: Node) -> str | None:
     if n.kind == "switch" and n.chip:
         return n.chip
     if n.kind in _KIND_WORDS:
-        return n.label.removeprefix(_KIND_WORDS[n.kind]).strip() or None
+        label = n.label
+        # the label is in the language of the run: its kind's words are taken off in that language too
+        for words in (_KIND_LABELS[n.kind], _KIND_WORDS[n.kind]):
+            prefix = _(words).split("{id}")[0].strip() if words else ""
+            if prefix and label.startswith(prefix):
+                return label.removeprefix(prefix).strip() or None
+        return label.strip() or None
     if n.kind == "nvme":
         return None
     return n.label

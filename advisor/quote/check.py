@@ -12,6 +12,7 @@ import re
 
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
+from advisor.i18n import _, ngettext
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
@@ -114,22 +115,38 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
             or "part"
         )
         near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
+        values = dict(kinds=kinds, line=x.line, text=x.text.strip()[:60], near=", ".join(near[:3]))
         ask.append(
-            f'the exact model of the {kinds} on line {x.line} ("{x.text.strip()[:60]}") and its datasheet'
-            + (f" (the catalog's nearest: {', '.join(near[:3])})" if near else "")
+            _(
+                'the exact model of the {kinds} on line {line} ("{text}") and its datasheet (the catalog\'s '
+                "nearest: {near})"
+            ).format(**values)
+            if near
+            else _('the exact model of the {kinds} on line {line} ("{text}") and its datasheet').format(
+                **values
+            )
         )
     for k in quote.missing:
-        ask.append(f"the exact {k} model")
+        ask.append(_("the exact {kind} model").format(kind=k))
     for x in unclear:
-        ask.append(f'how many of line {x.line} ("{x.text.strip()[:50]}"): {x.qty_source}')
-    ask += [f"which count is right: {m}" for m in quote.title_mismatch]
+        ask.append(
+            _('how many of line {line} ("{text}"): {source}').format(
+                line=x.line, text=x.text.strip()[:50], source=x.qty_source
+            )
+        )
+    ask += [_("which count is right: {mismatch}").format(mismatch=m) for m in quote.title_mismatch]
     if "psu_w" not in quote.build_data and build is not None:
-        ask.append("the PSU's model and wattage")
-    notes = list(quote.notes) + [f"title and items disagree: {m}" for m in quote.title_mismatch]
+        ask.append(_("the PSU's model and wattage"))
+    notes = list(quote.notes) + [
+        _("title and items disagree: {mismatch}").format(mismatch=m) for m in quote.title_mismatch
+    ]
     if unclear:
         notes.append(
-            "the prediction rests on quantities read as "
-            + ", ".join(f"{x.qty} on line {x.line}" for x in unclear)
+            _("the prediction rests on quantities read as {quantities}").format(
+                quantities=", ".join(
+                    _("{qty} on line {line}").format(qty=x.qty, line=x.line) for x in unclear
+                )
+            )
         )
     from advisor.quote.specs import slot_specs
 
@@ -137,8 +154,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     for s in specs:
         if not s.agrees:
             ask.append(
-                f"line {s.line} says the board has {s.says}; the catalog lists {s.catalog.split(',')[0]}: "
-                "which is right (a manual page or the exact board revision)"
+                _(
+                    "line {line} says the board has {says}; the catalog lists {catalog}: which is right (a "
+                    "manual page or the exact board revision)"
+                ).format(line=s.line, says=s.says, catalog=s.catalog.split(",")[0])
             )
     plan = plan_output(pred, findings) if pred is not None else None
     return ValidateOutput(
@@ -293,50 +312,56 @@ def _summary(
 ) -> str:
     bits = []
     if problems:
-        bits.append("the build cannot be evaluated: " + _clip(problems[0].splitlines()[0], 160))
+        bits.append(
+            _("the build cannot be evaluated: {problem}").format(
+                problem=_clip(problems[0].splitlines()[0], 160)
+            )
+        )
     bits += [_clip(c.message, 200) for c in part_checks if c.severity == "error"]
     if lim is not None:
         bits += lim.named()  # the same limits `plan`'s headline names, in the same words
         power = [f for f in errors if f.category == "power"]
         if power:
-            bits.append("the PSU is too small")
+            bits.append(_("the PSU is too small"))
         other = [f for f in errors if f.category != "power"]
         if other and not lim.low:
-            bits.append(other[0].message.split(":")[0][:100])
+            bits.append(other[0].message.split(":")[0].split("：")[0][:100])
     texts = list(dict.fromkeys(c.claim for c in false_claims))
     if texts:
         bits.append(
-            "the claim"
-            + ("s " if len(texts) > 1 else " ")
-            + ", ".join(f"'{_clip(t, 70)}'" for t in texts[:3])
-            + (" are" if len(texts) > 1 else " is")
-            + " false"
+            ngettext("the claim {claims} is false", "the claims {claims} are false", len(texts)).format(
+                claims=", ".join(f"'{_clip(t, 70)}'" for t in texts[:3])
+            )
         )
     if not_in_catalog:
         bits.append(
-            "not in the catalog: "
-            + ", ".join(
-                re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
-                if x.status == "not_in_catalog" and len(x.parts) == 1
-                else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
-                for x in not_in_catalog[:3]
+            _("not in the catalog: {parts}").format(
+                parts=", ".join(
+                    re.sub(r"\*\*|__|`", "", re.sub(r"^[\s*#>|•·_-]+", "", x.text)).strip()[:60]
+                    if x.status == "not_in_catalog" and len(x.parts) == 1
+                    else " and ".join(p.name[:60] for p in x.parts if not p.in_catalog)
+                    for x in not_in_catalog[:3]
+                )
             )
         )
     if quote.missing:
-        bits.append("the quote names no " + " or ".join(quote.missing))
+        bits.append(_("the quote names no {kinds}").format(kinds=_(" or ").join(quote.missing)))
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     if unclear:
         bits.append(
-            "all this rests on an unclear quantity: "
-            + ", ".join(
-                f"line {x.line} is read as {x.qty}, but it writes {x.qty_source.removeprefix('unclear: ')}"
-                for x in unclear[:2]
+            _("all this rests on an unclear quantity: {lines}").format(
+                lines=", ".join(
+                    _("line {line} is read as {qty}, but it writes {source}").format(
+                        line=x.line, qty=x.qty, source=x.qty_source.removeprefix("unclear: ")
+                    )
+                    for x in unclear[:2]
+                )
             )
         )
     if not bits:
-        return "No problem found: every GPU gets its full link and every claim checked holds."
-    text = "; ".join(bits)
-    return text[0].upper() + text[1:] + "."
+        return _("No problem found: every GPU gets its full link and every claim checked holds.")
+    text = _("; ").join(bits)
+    return _("{summary}.").format(summary=text[0].upper() + text[1:])
 
 
 def _clip(text: str, n: int) -> str:
@@ -441,8 +466,10 @@ def _bridge_claims(quote: Quote, gpus: list, claims: list[ClaimVerdict], listed:
             line=x.line,
             about="nvlink",
             verdict=False,
-            why=f"an NVLink bridge is named, but {', '.join(without)} has no NVLink connector: there is "
-            "nothing for it to join, whatever the board",
+            why=_(
+                "an NVLink bridge is named, but {gpus} has no NVLink connector: there is nothing for it to join, "
+                "whatever the board"
+            ).format(gpus=", ".join(without)),
         )
         for x in quote.lines
         if (x.status == "mention" or (listed and x.status in ("part", "recognized")))
@@ -460,7 +487,9 @@ def _on_risers(quote: Quote, findings: list) -> list:
     fit = [f for f in findings if f.id in ("FIT001", "FIT002")]
     if fit:
         quote.notes.append(
-            f"the cards are on risers (line {lines[0]}): slot spacing ({', '.join(f.id for f in fit)}) is not judged"
+            _("the cards are on risers (line {line}): slot spacing ({ids}) is not judged").format(
+                line=lines[0], ids=", ".join(f.id for f in fit)
+            )
         )
     return [f for f in findings if f.id not in ("FIT001", "FIT002")]
 
@@ -489,15 +518,25 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
         own = cpu_power_w(cpu) if cpu is not None else None
         cpu_w = own * cpu_count if own else stated_cpu_w
         floor = system_power_w(gpu_w, cpu_w or 0)
-        cards = ", ".join(f"{k}x {g.name} at {g.board_power_w} W" for g, k in gpus)
+        cards = ", ".join(
+            _("{n}x {gpu} at {watts} W").format(n=k, gpu=g.name, watts=g.board_power_w) for g, k in gpus
+        )
         if psu_w < floor:
             out.append(
                 PartCheckOut(
                     id="QTE001",
                     severity="error",
-                    message=f"the {psu_w} W PSU is below the {floor} W the parts draw sustained ({cards}"
-                    + (f", the CPU at {cpu_w} W" if cpu_w else ", the CPU not counted")
-                    + ", 100 W for the rest), whatever the board",
+                    message=(
+                        _(
+                            "the {psu} W PSU is below the {floor} W the parts draw sustained ({cards}, the CPU at "
+                            "{cpu} W, 100 W for the rest), whatever the board"
+                        )
+                        if cpu_w
+                        else _(
+                            "the {psu} W PSU is below the {floor} W the parts draw sustained ({cards}, the CPU not "
+                            "counted, 100 W for the rest), whatever the board"
+                        )
+                    ).format(psu=psu_w, floor=floor, cards=cards, cpu=cpu_w),
                 )
             )
         elif cpu_w and psu_w < psu_needed_w(floor):
@@ -505,8 +544,10 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
                 PartCheckOut(
                     id="QTE001",
                     severity="warning",
-                    message=f"the {psu_w} W PSU carries the {floor} W the parts draw sustained but not the "
-                    f"{psu_needed_w(floor)} W with headroom for GPU power spikes ({cards})",
+                    message=_(
+                        "the {psu} W PSU carries the {floor} W the parts draw sustained but not the {need} W with "
+                        "headroom for GPU power spikes ({cards})"
+                    ).format(psu=psu_w, floor=floor, need=psu_needed_w(floor), cards=cards),
                 )
             )
     lanes = getattr(getattr(cpu, "pcie", None), "usable_lanes", None) if cpu is not None else None
@@ -516,8 +557,10 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
             PartCheckOut(
                 id="QTE002",
                 severity="warning",
-                message=f"{cpu_count}x {cpu.name} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 "
-                f"on any board (x{max(1, total // n)} each at best, before SSDs and NICs)",
+                message=_(
+                    "{n_cpu}x {cpu} gives {total} usable PCIe lanes: {n} GPUs cannot each get x16 on any board "
+                    "(x{width} each at best, before SSDs and NICs)"
+                ).format(n_cpu=cpu_count, cpu=cpu.name, total=total, n=n, width=max(1, total // n)),
             )
         )
     return out

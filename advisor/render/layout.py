@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,7 +58,7 @@ def hang_lines(console: Console, head: str, body: str, indent: int | None = None
         elif width - first < 20:
             return [_rs(head_t), *_wrapped(console, body_t, indent, width - indent)]
     # the first line has width - first columns; the rest width - indent
-    parts = body_t.wrap(console, max(1, width - first), overflow="fold")
+    parts = _wrap(console, body_t, max(1, width - first))
     if not parts:
         return [_rs(head_t)]
     lead = parts[0]
@@ -154,7 +155,50 @@ def _lstrip(t: Text) -> Text:
 
 def _wrapped(console: Console, text: Text, indent: int, width: int) -> list[Text]:
     pad = Text(" " * indent)
-    return [_rs(Text.assemble(pad, line)) for line in text.wrap(console, max(1, width), overflow="fold")]
+    return [_rs(Text.assemble(pad, line)) for line in _wrap(console, text, max(1, width))]
+
+
+# no line starts with these: Chinese closing punctuation stays on the line of the word it closes
+_NO_START = set("，。；：、）」』》】！？%,.;:)")
+
+
+def _wrap(console: Console, text: Text, width: int) -> list[Text]:
+    """rich's word wrap, and for Chinese pages (text with wide characters, which has no spaces between its
+    words) a wrap that may also break between two wide characters: rich would move a whole run of
+    Chinese to the next line, or cut it at the edge of the line in the middle of a word."""
+    from advisor.i18n import language
+
+    plain = text.plain
+    # English pages keep rich's wrap even around Chinese quoted from an input: their lines stay as they were
+    if language() == "en" or not any(unicodedata.east_asian_width(c) in ("W", "F") for c in plain):
+        return list(text.wrap(console, width, overflow="fold"))
+    offsets: list[int] = []
+    used, start, last = 0, 0, None  # cells on the line, where it starts, the last place it may break
+    for i, c in enumerate(plain):
+        if c == "\n":
+            offsets.append(i + 1)
+            used, start, last = 0, i + 1, None
+            continue
+        wide = unicodedata.east_asian_width(c) in ("W", "F")
+        if i > start and c not in _NO_START:
+            before = plain[i - 1]
+            if before == " " or wide or unicodedata.east_asian_width(before) in ("W", "F"):
+                last = i
+        cells = 2 if wide else 1
+        if used + cells > width and c != " " and i > start:
+            cut = last if last is not None and last > start else i
+            offsets.append(cut)
+            start, last = cut, None
+            used = sum(2 if unicodedata.east_asian_width(x) in ("W", "F") else 1 for x in plain[cut : i + 1])
+            continue
+        used += cells
+    lines = []
+    for line in text.divide(offsets):
+        line = _lstrip(line) if lines else line
+        line.rstrip()
+        line.remove_suffix("\n")
+        lines.append(line)
+    return lines
 
 
 Kind = Literal["key", "cell", "wrap", "prose"]

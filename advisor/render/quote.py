@@ -3,22 +3,40 @@
 from __future__ import annotations
 
 from advisor.base.text import for_markdown, plain
+from advisor.i18n import N_, _
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import QuoteLineOut, ValidateOutput
 
-_SEV = {"error": "ERROR", "warning": "warning", "info": "info"}
+_SEV = {"error": N_("ERROR"), "warning": N_("warning"), "info": N_("info")}
 _STATUS = {
-    "part": "part",
-    "recognized": "recognized",
-    "not_in_catalog": "NOT IN CATALOG",
-    "title": "title",
-    "mention": "mention",
-    "total": "total",
-    "claim": "claim",
-    "header": "header",
-    "continued": "continued",
-    "other": "not a part",
+    "part": N_("part"),
+    "recognized": N_("recognized"),
+    "not_in_catalog": N_("NOT IN CATALOG"),
+    "title": N_("title"),
+    "mention": N_("mention"),
+    "total": N_("total"),
+    "claim": N_("claim"),
+    "header": N_("header"),
+    "continued": N_("continued"),
+    "other": N_("not a part"),
 }
+# a severity as a word in a sentence of the Markdown report
+_SEV_WORD = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+# the verdict's word, first on the report (the JSON keeps the English word)
+_VERDICT = {
+    "PROBLEMS": N_("PROBLEMS"),
+    "INCOMPLETE": N_("INCOMPLETE"),
+    "WARN": N_("WARN"),
+    "PASS": N_("PASS"),
+}
+
+
+def _cell(text: str, width: int, right: bool = False) -> str:
+    """`text` padded to `width` terminal cells (a Chinese character takes two), on the left or the right."""
+    from advisor.render.words import cells
+
+    pad = " " * max(0, width - cells(text))
+    return pad + text if right else text + pad
 
 
 def money(x: QuoteLineOut) -> str:
@@ -41,18 +59,36 @@ def _lanes(plan: PlanOutput) -> list[str]:
     for g in plan.gpus:
         lk = g.link
         out.append(
-            f"GPU{g.index} {g.model} in {g.slot}: Gen{lk.gen} x{lk.width} "
-            f"(card max Gen{lk.max_gen} x{lk.max_width}), H2D {g.h2d_gbps} GB/s alone, "
-            f"{g.h2d_all_gbps} GB/s all copying"
+            _(
+                "GPU{index} {model} in {slot}: Gen{gen} x{width} (card max Gen{max_gen} x{max_width}), H2D {h2d} "
+                "GB/s alone, {h2d_all} GB/s all copying"
+            ).format(
+                index=g.index,
+                model=g.model,
+                slot=g.slot,
+                gen=lk.gen,
+                width=lk.width,
+                max_gen=lk.max_gen,
+                max_width=lk.max_width,
+                h2d=g.h2d_gbps,
+                h2d_all=g.h2d_all_gbps,
+            )
         )
     for p in plan.pairs:
         out.append(
-            f"GPU{p.a}-GPU{p.b}: path {p.path}, P2P {'yes' if p.p2p else 'no'} (via {p.via}), "
-            f"{p.uni_gbps} GB/s one way"
+            (
+                _("GPU{a}-GPU{b}: path {path}, P2P yes (via {via}), {uni} GB/s one way")
+                if p.p2p
+                else _("GPU{a}-GPU{b}: path {path}, P2P no (via {via}), {uni} GB/s one way")
+            ).format(a=p.a, b=p.b, path=p.path, via=p.via, uni=p.uni_gbps)
         )
     ar = plan.allreduce
     if ar:
-        out.append(f"all-reduce bus bandwidth over {ar.gpus} GPUs: {ar.busbw_gbps} GB/s")
+        out.append(
+            _("all-reduce bus bandwidth over {gpus} GPUs: {busbw} GB/s").format(
+                gpus=ar.gpus, busbw=ar.busbw_gbps
+            )
+        )
     return out
 
 
@@ -104,95 +140,106 @@ def render_text(r: ValidateOutput, width: int | None = None, explain: bool = Fal
     wide = width >= 120  # room for the "read from" column beside the text
     q = r.quote
     lines = (
-        _para(con, f"{r.verdict}: {r.summary}", width, indent=2)
+        _para(con, f"{_(_VERDICT.get(r.verdict, r.verdict))}: {r.summary}", width, indent=2)
         + _para(con, f"({q.file}, {q.format})", width, first="  ")
         + [""]
     )
-    lines.append("Every line of the quote")
+    lines.append(_("Every line of the quote"))
+    line_h, status_h, qty_h, src_h, price_h = _("line"), _("status"), _("qty"), _("read from"), _("price")
     head = (
-        f"  {'line':>4}  {'status':14} {'qty':>4}  "
-        + (f"{'read from':22} " if wide else "")
-        + f"{'price':>12}  "
+        f"  {_cell(line_h, 4, True)}  {_cell(status_h, 14)} {_cell(qty_h, 4, True)}  "
+        + (f"{_cell(src_h, 22)} " if wide else "")
+        + f"{_cell(price_h, 12, True)}  "
     )
-    lines.append(head + "part / text")
+    lines.append(head + _("part / text"))
     for x in q.lines:
         if x.status == "header":
             continue
         what = _parts(x) or x.text.strip()[:200]
         qty = f"{x.qty}?" if x.qty_unclear else str(x.qty)
         src = x.qty_source if x.status in ("part", "recognized", "not_in_catalog", "title") else ""
-        cells = f"  {x.line:>4}  {_STATUS[x.status]:14} {qty:>4}  "
+        cells = f"  {x.line:>4}  {_cell(_(_STATUS[x.status]), 14)} {qty:>4}  "
         if wide:
             cells += f"{src[:22]:22} "
         elif src and not src.startswith("none written"):
-            what += f" (qty from {src})"
+            what = _("{part} (qty from {source})").format(part=what, source=src)
         cells += f"{money(x):>12}  "
         lines += _para(con, what, width, first=cells)
     if r.missing:
         lines += [""] + _para(
             con,
-            "Missing: " + ", ".join(r.missing) + " (no line of the quote names one from the catalog)",
+            _("Missing: {kinds} (no line of the quote names one from the catalog)").format(
+                kinds=", ".join(r.missing)
+            ),
             width,
         )
     for n in q.notes:
-        lines += _para(con, n, width, first="note: ")
+        lines += _para(con, n, width, first=_("note: "))
     for p in r.build_problems:
-        lines += [""] + _para(con, p, width, first="The build cannot be evaluated: ", indent=2)
+        lines += [""] + _para(con, p, width, first=_("The build cannot be evaluated: "), indent=2)
     if r.part_checks:
-        lines += ["", "Checked from the parts alone (the build itself could not be evaluated)"]
+        lines += ["", _("Checked from the parts alone (the build itself could not be evaluated)")]
         for c in r.part_checks:
-            sev = "ERROR" if c.severity == "error" else "warning"
-            lines += _para(con, f"{c.id}: {c.message}", width, first=f"  {sev:7} ", indent=10)
+            sev = _("ERROR") if c.severity == "error" else _("warning")
+            lines += _para(con, f"{c.id}: {c.message}", width, first=f"  {_cell(sev, 7)} ", indent=10)
     if explain:
-        lines += ["", "How each line was read"]
+        lines += ["", _("How each line was read")]
         for e in explain_lines(r):
             lines += _para(con, e, width, first="  ", indent=4)
     plan = r.plan
     if plan:
         if _lanes(plan):
-            lines += ["", "Lanes and bandwidth"]
+            lines += ["", _("Lanes and bandwidth")]
             for s in _lanes(plan):
                 lines += _para(con, s, width, first="  ", indent=4)
         for a in r.alternatives:
-            lines += _para(con, a, width, first="  depends on the quote: ", indent=4)
+            lines += _para(con, a, width, first=_("  depends on the quote: "), indent=4)
         if plan.findings:
-            lines += ["", "Findings (worst first)"]
+            lines += ["", _("Findings (worst first)")]
             for f in plan.findings:
                 lines += _para(
                     con,
                     f"{f.id}: {f.message}",
                     width,
-                    first=f"  {_SEV.get(f.severity, f.severity):7} ",
+                    first=f"  {_cell(_(_SEV.get(f.severity, f.severity)), 7)} ",
                     indent=10,
                 )
     if r.claims:
-        lines += ["", "Vendor claims"]
+        lines += ["", _("Vendor claims")]
         for c in r.claims:
-            v = {True: "TRUE", False: "FALSE", "unknown": "unknown"}[c.verdict]
-            lines += _para(con, f"line {c.line}: {c.claim}", width, first=f"  {v:7} ", indent=10)
+            v = {True: _("TRUE"), False: _("FALSE"), "unknown": _("unknown")}[c.verdict]
+            lines += _para(
+                con,
+                _("line {line}: {claim}").format(line=c.line, claim=c.claim),
+                width,
+                first=f"  {_cell(v, 7)} ",
+                indent=10,
+            )
             lines += _para(con, c.why, width, first=" " * 10)
     if r.spec_checks:
-        lines += ["", "Part specs in the quote, against the catalog"]
+        lines += ["", _("Part specs in the quote, against the catalog")]
         for s in r.spec_checks:
             lines += _para(
                 con,
-                f"line {s.line}: {s.part_id} '{s.says}'",
+                _("line {line}: {part} '{says}'").format(line=s.line, part=s.part_id, says=s.says),
                 width,
-                first=f"  {'agrees' if s.agrees else 'DIFFERS':7} ",
+                first="  " + _cell(_("agrees") if s.agrees else _("DIFFERS"), 7) + " ",
                 indent=10,
             )
             lines += _para(
                 con,
-                "catalog: " + s.catalog + (f" ({s.source})" if s.source else ""),
+                (_("catalog: {catalog} ({source})") if s.source else _("catalog: {catalog}")).format(
+                    catalog=s.catalog, source=s.source
+                ),
                 width,
                 first=" " * 10,
                 indent=19,
             )
     if r.ask_vendor:
-        lines += ["", "Ask the vendor for"]
+        lines += ["", _("Ask the vendor for")]
         for a in r.ask_vendor:
             lines += _para(con, a, width, first="  - ")
-    lines += [""] + _para(con, NOT_CHECKED, width)
+    lines += [""] + _para(con, _(NOT_CHECKED), width)
     return "\n".join(lines) + "\n"
 
 
@@ -204,39 +251,54 @@ def md(text: object) -> str:
 def render_markdown(r: ValidateOutput) -> str:
     q = r.quote
     file = plain(str(q.file)).replace("`", "'")
-    out = [f"# Quote review: {r.verdict}", "", f"**{md(r.summary)}**", "", f"Quote: `{file}`.", ""]
+    verdict = _(_VERDICT.get(r.verdict, r.verdict))
+    out = ["# " + _("Quote review: {verdict}").format(verdict=verdict), "", f"**{md(r.summary)}**", ""]
+    out += [_("Quote: `{file}`.").format(file=file), ""]
     if r.false_claims:
-        out += ["## Claims in the quote that do not hold", ""]
+        out += ["## " + _("Claims in the quote that do not hold"), ""]
         for c in r.false_claims:
-            out.append(f'- Line {c.line}: "{md(c.claim)}" - {md(c.why)}')
+            out.append(
+                "- "
+                + _('Line {line}: "{claim}" - {why}').format(line=c.line, claim=md(c.claim), why=md(c.why))
+            )
         out.append("")
     plan = r.plan
     errs = [f for f in (plan.findings if plan else []) if f.severity in ("error", "warning")]
     if errs:
-        out += ["## Problems with this configuration", ""]
+        out += ["## " + _("Problems with this configuration"), ""]
         for f in errs:
-            out.append(f"- **{f.id}** ({f.severity}): {md(f.message)} *Fix:* {md(f.fix)}")
+            sev = _(_SEV_WORD.get(f.severity, f.severity))
+            out.append(f"- **{f.id}** ({sev}): {md(f.message)} " + _("*Fix:* {fix}").format(fix=md(f.fix)))
         out.append("")
     if r.part_checks:
-        out += ["## Checked from the parts alone", ""]
-        out += [f"- **{c.id}** ({c.severity}): {md(c.message)}" for c in r.part_checks] + [""]
-    if r.ask_vendor:
-        out += ["## Please tell us", ""] + [f"- {md(a)}" for a in r.ask_vendor] + [""]
-    if r.missing or r.not_in_catalog or r.build_problems:
-        out += ["## Could not be checked", ""]
+        out += ["## " + _("Checked from the parts alone"), ""]
         out += [
-            f"- The quote names no {m} we could identify; please state the exact model." for m in r.missing
+            f"- **{c.id}** ({_(_SEV_WORD.get(c.severity, c.severity))}): {md(c.message)}"
+            for c in r.part_checks
+        ] + [""]
+    if r.ask_vendor:
+        out += ["## " + _("Please tell us"), ""] + [f"- {md(a)}" for a in r.ask_vendor] + [""]
+    if r.missing or r.not_in_catalog or r.build_problems:
+        out += ["## " + _("Could not be checked"), ""]
+        out += [
+            "- "
+            + _("The quote names no {kind} we could identify; please state the exact model.").format(kind=m)
+            for m in r.missing
         ]
         out += [
-            f'- Line {x.line}: "{md(x.text)}" is not a part we know; please give the exact model and a datasheet.'
+            "- "
+            + _(
+                'Line {line}: "{text}" is not a part we know; please give the exact model and a datasheet.'
+            ).format(line=x.line, text=md(x.text))
             for x in r.not_in_catalog
         ]
         out += [f"- {md(p)}" for p in r.build_problems]
         out.append("")
+    head = [_("Line"), _("Quote text"), _("Part"), _("Qty (read from)"), _("Price")]
     out += [
-        "## Parts as we read them",
+        "## " + _("Parts as we read them"),
         "",
-        "| Line | Quote text | Part | Qty (read from) | Price |",
+        "| " + " | ".join(head) + " |",
         "|---|---|---|---|---|",
     ]
     for x in q.lines:
@@ -246,22 +308,38 @@ def render_markdown(r: ValidateOutput) -> str:
             out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {money(x)} |")
     out.append("")
     if plan and _lanes(plan):
-        out += ["## Predicted PCIe links and bandwidth", ""] + [f"- {md(s)}" for s in _lanes(plan)]
-        out += [f"- Depends on the quote: {md(a)}" for a in r.alternatives] + [""]
+        out += ["## " + _("Predicted PCIe links and bandwidth"), ""] + [f"- {md(s)}" for s in _lanes(plan)]
+        out += ["- " + _("Depends on the quote: {choice}").format(choice=md(a)) for a in r.alternatives] + [
+            ""
+        ]
     if r.spec_checks:
-        out += ["## Part specs in the quote, against our catalog", ""]
+        out += ["## " + _("Part specs in the quote, against our catalog"), ""]
         for s in r.spec_checks:
             out.append(
-                f"- Line {s.line}: {s.part_id} '{md(s.says)}' - {'agrees' if s.agrees else '**differs**'}: {md(s.catalog)}"
+                "- "
+                + (
+                    _("Line {line}: {part} '{says}' - agrees: {catalog}")
+                    if s.agrees
+                    else _("Line {line}: {part} '{says}' - **differs**: {catalog}")
+                ).format(line=s.line, part=s.part_id, says=md(s.says), catalog=md(s.catalog))
             )
         out.append("")
     if r.claims:
-        out += ["## All claims checked", ""]
+        out += ["## " + _("All claims checked"), ""]
         for c in r.claims:
-            v = {True: "holds", False: "does not hold", "unknown": "cannot be checked"}[c.verdict]
-            out.append(f'- Line {c.line}: "{md(c.claim)}" - {v}: {md(c.why)}')
+            v = {True: _("holds"), False: _("does not hold"), "unknown": _("cannot be checked")}[c.verdict]
+            out.append(
+                "- "
+                + _('Line {line}: "{claim}" - {verdict}: {why}').format(
+                    line=c.line, claim=md(c.claim), verdict=v, why=md(c.why)
+                )
+            )
         out.append("")
     out.append(
-        f"_Generated by advisor validate: predictions from the PCIe topology of the named parts. {NOT_CHECKED}_"
+        "_"
+        + _(
+            "Generated by advisor validate: predictions from the PCIe topology of the named parts. {not_checked}"
+        ).format(not_checked=_(NOT_CHECKED))
+        + "_"
     )
     return "\n".join(out) + "\n"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from advisor import __version__
 from advisor.findings.finding import Finding
+from advisor.i18n import html_lang
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import ClaimVerdict, PartCheckOut, ValidateOutput
 from advisor.render.drawing import FONT_STACK, machine_svg, report_title
@@ -30,9 +31,6 @@ from advisor.render.words import (
     unknown_without,
     way_label,
 )
-
-# the language the report's words are written in (the page's `lang`, which picks a font for Chinese)
-LANG = "en"
 
 _CSS = """
 :root { --fg: #0f172a; --dim: #475569; --line: #e2e8f0; --bg: #f1f5f9; --card: #ffffff;
@@ -129,7 +127,8 @@ def _page(title: str, kicker: str, body: list[str]) -> str:
     return "\n".join(
         [
             "<!DOCTYPE html>",
-            f'<html lang="{LANG}">',
+            # the language the report's words are written in (the page's `lang` picks a font for Chinese)
+            f'<html lang="{html_lang()}">',
             "<head>",
             '<meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -186,7 +185,7 @@ def _drawing(plan: PlanOutput) -> list[str]:
     out.append(f'<p class="hint">{esc(hint)}</p>')
     notes = list(plan.allocation_notes) + [t("{device} gets no lanes.", device=u) for u in plan.unlinked]
     if notes:
-        out.append(f"<h3>{esc(t('What the lane allocation did'))}</h3>")
+        out.append("<h3>" + esc(t("What the lane allocation did")) + "</h3>")
         out.append('<ul class="notes">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     return _section("machine", t("The machine"), out)
 
@@ -310,7 +309,9 @@ def _sources(rule_id: str) -> str:
             )
         else:
             shown.append(f"<li>{esc(src)}</li>")
-    return f'<p class="sources-head">{esc(t("Sources"))}</p><ul class="sources">' + "".join(shown) + "</ul>"
+    return (
+        '<p class="sources-head">' + esc(t("Sources")) + '</p><ul class="sources">' + "".join(shown) + "</ul>"
+    )
 
 
 def _findings(findings: list[Finding], checks: list[PartCheckOut] | None = None) -> list[str]:
@@ -323,12 +324,12 @@ def _findings(findings: list[Finding], checks: list[PartCheckOut] | None = None)
             f'<span class="id">{esc(f.id)}</span><span class="subject">{esc(f.subject)}</span></p>'
             f'<p class="message">{esc(f.message)}</p>'
             + (
-                f'<p class="fix"><span class="label-inline">{esc(t("Fix:"))}</span> {esc(f.fix)}</p>'
+                '<p class="fix"><span class="label-inline">' + esc(t("Fix:")) + f"</span> {esc(f.fix)}</p>"
                 if f.fix
                 else ""
             )
             + (
-                f"<details><summary>{esc(t('Why it matters'))}</summary>"
+                "<details><summary>" + esc(t("Why it matters")) + "</summary>"
                 f'<p class="why">{esc(f.why)}</p>{_sources(f.id)}</details>'
                 if f.why
                 else ""
@@ -342,7 +343,7 @@ def _findings(findings: list[Finding], checks: list[PartCheckOut] | None = None)
             f'<p class="head"><span class="badge {sev}">{esc(_severity_label(c.severity))}</span> '
             f'<span class="id">{esc(c.id)}</span></p><p class="message">{esc(c.message)}</p></li>'
         )
-    inner = ['<ol class="findings">', *items, "</ol>"] if items else [f"<p>{esc(t('No findings.'))}</p>"]
+    inner = ['<ol class="findings">', *items, "</ol>"] if items else ["<p>" + esc(t("No findings.")) + "</p>"]
     return _section("findings-section", t("Findings, the worst first"), inner)
 
 
@@ -431,7 +432,7 @@ def _assumptions(plan: PlanOutput) -> list[str]:
         return []
     return [
         '<section class="assumptions"><details>',
-        f"<summary>{esc(t('Assumptions'))}</summary>",
+        "<summary>" + esc(t("Assumptions")) + "</summary>",
         "<ul>" + "".join(f"<li>{esc(a)}</li>" for a in plan.assumptions) + "</ul>",
         "</details></section>",
     ]
@@ -502,7 +503,9 @@ def _false_claims(r: ValidateOutput) -> list[str]:
     for line, claim, cs in _claim_groups(list(r.false_claims)):
         items.append(
             '<li class="claim sev-error">'
-            f'<p class="head"><span class="subject">{esc(t("Line {line} of the quote", line=line))}</span></p>'
+            '<p class="head"><span class="subject">'
+            + esc(t("Line {line} of the quote", line=line))
+            + "</span></p>"
             f"<blockquote>{esc(claim)}</blockquote>"
             + "".join(f'<p class="why">{esc(c.why)}</p>' for c in cs)
             + "</li>"
@@ -516,7 +519,7 @@ def _ask(r: ValidateOutput) -> list[str]:
     if not r.ask_vendor and not r.alternatives:
         return []
     items = [f"<li>{esc(a)}</li>" for a in r.ask_vendor]
-    items += [f"<li>{esc(t('Depends on the quote: {choice}', choice=a))}</li>" for a in r.alternatives]
+    items += ["<li>" + esc(t("Depends on the quote: {choice}", choice=a)) + "</li>" for a in r.alternatives]
     return _section("ask", t("Ask the vendor"), ["<ul>", *items, "</ul>"])
 
 

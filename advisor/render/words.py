@@ -11,13 +11,17 @@ from __future__ import annotations
 import html
 import unicodedata
 
+from advisor.i18n import _
+
 # what a page of ours may load and run: nothing but its own inline style (no script, no font, no image
 # from anywhere), so a report opened from a chat or a mail client cannot call out
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
 def t(text: str, /, **values: object) -> str:
-    """A sentence or label of the report with its values put in by name (plain text: `esc` makes it HTML)."""
+    """A sentence or label of the report in the current language (advisor.i18n), with its values put in
+    by name (plain text: `esc` makes it HTML)."""
+    text = _(text)
     return text.format(**values) if values else text
 
 

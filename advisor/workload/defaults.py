@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from advisor.i18n import _
 from advisor.workload.assumed import (
     ACCUM,
     BATCH,
@@ -85,34 +86,62 @@ def describe(w: Workload) -> str:
     """The job in a few words: 'DDP training of opt-1.3b (1.32B parameters), bf16, micro-batch 1 x 1024
     tokens, no accumulation'."""
     if w.task == "infer":
-        return (
-            f"{w.strategy_name} inference of {w.model.label}, {w.precision}, {w.batch} concurrent "
-            f"sequence(s), prompt {w.prompt} + {w.gen} generated tokens"
+        return _(
+            "{strategy} inference of {model}, {precision}, {batch} concurrent sequence(s), prompt {prompt} + {gen} "
+            "generated tokens"
+        ).format(
+            strategy=w.strategy_name,
+            model=w.model.label,
+            precision=w.precision,
+            batch=w.batch,
+            prompt=w.prompt,
+            gen=w.gen,
         )
-    tokens = f" x {w.seq} tokens" if w.model.transformer else ""
-    accum = f"accumulation {w.accum}" if w.accum > 1 else "no accumulation"
-    if w.accum > 1 and w.sync_every:
-        accum += " (gradients all-reduced on every micro-step)"
     from advisor.workload.frameworks import FRAMEWORKS
 
-    framework = f" under {FRAMEWORKS[w.framework]}" if w.framework in FRAMEWORKS else ""
-    baseline = ""
+    # the job's traits, each a phrase of its own, in a list
+    items = [
+        (
+            _("{strategy} training of {model} under {framework}")
+            if w.framework in FRAMEWORKS
+            else _("{strategy} training of {model}")
+        ).format(strategy=w.strategy_name, model=w.model.label, framework=FRAMEWORKS.get(w.framework, "")),
+        w.precision,
+        (_("micro-batch {batch} x {seq} tokens") if w.model.transformer else _("micro-batch {batch}")).format(
+            batch=w.batch, seq=w.seq
+        ),
+    ]
+    if w.accum > 1:
+        items.append(
+            (
+                _("accumulation {accum} (gradients all-reduced on every micro-step)")
+                if w.sync_every
+                else _("accumulation {accum}")
+            ).format(accum=w.accum)
+        )
+    else:
+        items.append(_("no accumulation"))
+    if w.recompute:
+        items.append(_("recompute"))
+    if w.param_dtype:
+        items.append(_("{dtype} weights").format(dtype=w.param_dtype))
+    if w.attention:
+        items.append(_("{attention} attention").format(attention=w.attention))
+    if w.lora_rank is not None:
+        items.append(
+            (
+                _("QLoRA rank {rank} on a {bits}-bit base")
+                if w.base_bits == 4
+                else _("LoRA rank {rank} on a {bits}-bit base")
+            ).format(rank=w.lora_rank, bits=w.base_bits)
+        )
+    text = _(", ").join(items)
     if w.baseline_batch or w.baseline_accum or w.baseline_recompute is not None:
         rc = w.recompute if w.baseline_recompute is None else w.baseline_recompute
         baseline = (
-            f"; the 1-GPU run: micro-batch {w.baseline_batch or w.batch}, accumulation "
-            f"{w.baseline_accum or w.accum}" + (", recompute" if rc else ", no recompute")
-        )
-    if w.lora_rank is not None:
-        baseline = (
-            f", {'QLoRA' if w.base_bits == 4 else 'LoRA'} rank {w.lora_rank} on a {w.base_bits}-bit base"
-            + baseline
-        )
-    return (
-        f"{w.strategy_name} training of {w.model.label}{framework}, {w.precision}, micro-batch {w.batch}"
-        f"{tokens}, {accum}"
-        + (", recompute" if w.recompute else "")
-        + (f", {w.param_dtype} weights" if w.param_dtype else "")
-        + (f", {w.attention} attention" if w.attention else "")
-        + baseline
-    )
+            _("the 1-GPU run: micro-batch {batch}, accumulation {accum}, recompute")
+            if rc
+            else _("the 1-GPU run: micro-batch {batch}, accumulation {accum}, no recompute")
+        ).format(batch=w.baseline_batch or w.batch, accum=w.baseline_accum or w.accum)
+        text = _("{job}; {baseline}").format(job=text, baseline=baseline)
+    return text

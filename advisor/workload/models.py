@@ -90,7 +90,11 @@ class ModelSpec:
 
     @property
     def label(self) -> str:
-        return self.name if self.custom else f"{self.key} ({self.params / 1e9:.3g}B parameters)"
+        from advisor.i18n import _
+
+        if self.custom:
+            return self.name
+        return _("{model} ({params}B parameters)").format(model=self.key, params=f"{self.params / 1e9:.3g}")
 
 
 def lora_params(m: ModelSpec, rank: int) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from advisor.base.errors import UnknownFigure, UserError
+from advisor.i18n import _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.comm import collective, p2p
@@ -177,19 +178,21 @@ def gradient_size(w: Workload) -> Figure:
     workload`'s step times and plan's WL001 both take it from here (two copies once gave 2.6 GB in one, 5.3 GB
     in the other for the same DDP job)."""
     if w.precision == "fp32":
-        per, why = 4, "fp32 gradients: --precision fp32"
+        per, why = 4, _("fp32 gradients: --precision fp32")
     elif w.param_dtype is not None:
         per = 4 if w.param_dtype == "fp32" else 2
-        why = f"{w.param_dtype} gradients: the weights themselves are {w.param_dtype} (--param-dtype)"
+        why = _("{dtype} gradients: the weights themselves are {dtype} (--param-dtype)").format(
+            dtype=w.param_dtype
+        )
     else:
         per = const("grad_bytes", w.strategy, file=W)
         why = (
-            "fp32 gradients: DDP under torch.autocast keeps fp32 weights"
+            _("fp32 gradients: DDP under torch.autocast keeps fp32 weights")
             if per == 4
-            else f"{w.precision} gradients: ZeRO/FSDP reduce in 16 bits"
+            else _("{precision} gradients: ZeRO/FSDP reduce in 16 bits").format(precision=w.precision)
         )
     if w.lora_rank is not None:
-        why += f"; LoRA rank {w.lora_rank}: only the adapters' gradients"
+        why = _("{why}; LoRA rank {rank}: only the adapters' gradients").format(why=why, rank=w.lora_rank)
     return Figure(
         w.trainable * per,
         "B",
@@ -212,16 +215,29 @@ def gradient_traffic(w: Workload, n: int) -> str:
         return ""
     g = gradient_size(w)
     size = (g.value or 0.0) / 1e9
-    head = f"{w.trainable / 1e9:.3g}B parameters x {g.inputs['bytes_per_gradient']} B ({g.inputs['why']}) = {size:.3g} GB"
+    head = _("{params}B parameters x {bytes} B ({why}) = {size} GB").format(
+        params=f"{w.trainable / 1e9:.3g}",
+        bytes=g.inputs["bytes_per_gradient"],
+        why=g.inputs["why"],
+        size=f"{size:.3g}",
+    )
     if n < 2:
-        return head + "; one GPU reduces nothing"
+        return _("{head}; one GPU reduces nothing").format(head=head)
     if w.strategy == "dataparallel":
-        return head + "; DataParallel reduces them onto GPU0 on every micro-step"
+        return _("{head}; DataParallel reduces them onto GPU0 on every micro-step").format(head=head)
     if w.strategy == "ddp":
-        kind, k, expr = "all-reduce", 2 * (n - 1) / n, "2(N-1)/N"
+        text, k, expr = (
+            _("{head}; a ring all-reduce moves {expr} = {k} x {size} GB = {moved} GB per GPU"),
+            2 * (n - 1) / n,
+            "2(N-1)/N",
+        )
     else:
-        kind, k, expr = "reduce-scatter", (n - 1) / n, "(N-1)/N"
-    return f"{head}; a ring {kind} moves {expr} = {k:.2f} x {size:.1f} GB = {k * size:.1f} GB per GPU"
+        text, k, expr = (
+            _("{head}; a ring reduce-scatter moves {expr} = {k} x {size} GB = {moved} GB per GPU"),
+            (n - 1) / n,
+            "(N-1)/N",
+        )
+    return text.format(head=head, expr=expr, k=f"{k:.2f}", size=f"{size:.1f}", moved=f"{k * size:.1f}")
 
 
 def overlap_key(w: Workload) -> str:

@@ -1,0 +1,252 @@
+"""Every face translated into Chinese reads as Chinese: no English sentence is left in it outside part names,
+units, identifiers and the terms Chinese technical writing keeps in Latin letters (P2P, NVLink, NCCL,
+SHM, PCIe, ...). A face not translated yet is listed below as a known gap (a strict xfail: it must still
+show English, so the day it is translated the list is corrected)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from advisor import i18n
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+SEED = ["plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:2"]
+TAOBAO = "examples/quotes/taobao-14900k-dual-4090.txt"
+
+# what stays in Latin letters on a Chinese page: quoted text (a vendor's wording, a log line to look
+# for), code and commands, paths and URLs, option names
+_KEPT = [
+    re.compile(r"`[^`]*`"),
+    re.compile(r"'[^'\n]*'"),
+    re.compile(r"https?://\S+"),
+    re.compile(
+        r"(?:advisor|sudo|nvidia-smi|lspci|numactl|torchrun|systemctl|cat|nvbandwidth)\b[^，。；：（）\n]*"
+    ),
+    re.compile(r"--[a-z][a-z0-9-]*(?: [A-Z]+)?"),
+    re.compile(r"\b[a-z_]+(?:\.[a-z_]+)+\b"),  # software.host_memory, a fact name
+]
+# three words of lower-case English in a row: a sentence, or the rest of one
+# (a hyphenated identifier, nccl-tests or cpu-peg, is not a word of a sentence)
+_ENGLISH = re.compile(r"(?<![\w.-])[a-z][a-z']+(?![\w-])(?: [a-z][a-z']*(?![\w-])){2,}")
+
+
+def english_left(text: str) -> list[str]:
+    """The runs of English words left in a Chinese text, once the kept spans are taken out."""
+    for kept in _KEPT:
+        text = kept.sub(" ", text)
+    return _ENGLISH.findall(text)
+
+
+def _html_text(page: str) -> str:
+    page = re.sub(r"<(style|script)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<[^>]+>", "\n", page)
+    return html.unescape(page)
+
+
+def _zh(cli, *args: str) -> str:
+    code, out, err = cli("--lang", "zh", *args)
+    assert code in (0, 1), err
+    return out
+
+
+def _findings_text(findings: list[dict]) -> str:
+    return "\n".join(
+        f"{f['id']}: {f['message']}\n{f.get('why') or ''}\n{f.get('fix') or ''}" for f in findings
+    )
+
+
+def test_the_detector_finds_english_and_passes_kept_terms():
+    assert english_left("GPU0 runs at Gen4 x8, not the card's x16")
+    assert english_left("建议：use cards with P2P on the stock driver")
+    assert not english_left(
+        "两张 NVIDIA GeForce RTX 4090 拆分成 x8/x8，第二张卡没有 P2P，走 SHM，约 13.2 GB/s"
+    )
+    assert not english_left("运行 `advisor catalog list --kind card`，或 sudo lspci -vvv | grep ACSCtl")
+
+
+def test_the_seed_plan_reads_in_chinese(cli):
+    out = _zh(cli, *SEED)
+    assert out.startswith("多卡性能偏弱的配置")
+    for word in ("发现的问题", "P2P 就绪检查", "LANE001", "P2P001", "WL001", "假设", "未检查"):
+        assert word in out
+    assert english_left(out) == []
+
+
+def test_the_seed_html_report_reads_in_chinese(cli, tmp_path):
+    page = tmp_path / "seed.html"
+    _zh(cli, *SEED, "--format", "html", "-o", str(page))
+    text = page.read_text()
+    assert '<html lang="zh-CN">' in text
+    assert english_left(_html_text(text)) == []
+
+
+def test_a_taobao_quote_is_checked_in_chinese(cli, tmp_path):
+    """The quote's own words are Chinese; every sentence advisor adds about it is too: the verdict, each
+    line's status, the links, the findings, each claim's verdict and reason, what to ask the vendor."""
+    out = _zh(cli, "validate", TAOBAO)
+    assert out.startswith("有问题:")
+    for words in ("报价逐行解读", "商家的说法", "不成立", "显存不能叠加成一整块", "没有满速"):
+        assert words in out
+    assert english_left(out) == []
+    page = tmp_path / "q.html"
+    _zh(cli, "validate", TAOBAO, "--format", "html", "-o", str(page))
+    assert '<html lang="zh-CN">' in page.read_text()
+    assert english_left(_html_text(page.read_text())) == []
+    report = _zh(cli, "validate", TAOBAO, "--format", "markdown")
+    assert report.startswith("# 报价审核：有问题") and english_left(report) == []
+
+
+def test_the_seed_markdown_report_reads_in_chinese(cli):
+    out = _zh(cli, *SEED, "--format", "markdown")
+    assert "## 发现的问题" in out and "## P2P 就绪检查" in out
+    assert english_left(out) == []
+
+
+def test_the_seed_svg_drawing_reads_in_chinese(cli, tmp_path):
+    out = tmp_path / "seed.svg"
+    _zh(cli, *SEED, "--format", "svg", "-o", str(out))
+    assert english_left(_html_text(out.read_text())) == []
+
+
+HELP = [
+    [],
+    ["plan"],
+    ["workload"],
+    ["validate"],
+    ["recommend"],
+    ["catalog"],
+    ["catalog", "list"],
+    ["catalog", "show"],
+    ["rules"],
+    ["rules", "explain"],
+    ["import"],
+    ["export"],
+    ["bench"],
+    ["from-machine"],
+    ["probe"],
+    ["doctor"],
+    ["compare"],
+    ["tui"],
+    ["serve"],
+    ["accuracy"],
+]
+
+
+@pytest.mark.parametrize("words", HELP, ids=[" ".join(w) or "advisor" for w in HELP])
+def test_every_help_page_reads_in_chinese(capsys, words):
+    """Each command's --help (argparse's 'usage:' and 'options:' headings aside: its own words)."""
+    from advisor.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "zh", *words, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "显示帮助并退出" in out
+    assert english_left(out) == []
+
+
+def _rule_texts():
+    for path in sorted((ROOT / "rules").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text()) or {}
+        for rule in data.get("rules", []) if isinstance(data, dict) else []:
+            for key in i18n.RULE_TEXTS:
+                if rule.get(key):
+                    yield rule["id"], key, rule[key]
+
+
+def test_every_rules_text_is_chinese():
+    """Each rule's title, message, why and fix as a Chinese reader gets it, values left as placeholders."""
+    i18n.set_language("zh")
+    try:
+        left = {
+            (rid, key): english_left(re.sub(r"\{[^{}]*\}", "X", i18n._(text)))
+            for rid, key, text in _rule_texts()
+        }
+    finally:
+        i18n.set_language("en")
+    left = {k: v for k, v in left.items() if v}
+    assert not left, left
+
+
+PLAN_FIXTURES = sorted(
+    p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml") if "measurement:" not in p.read_text()
+)
+COMPARE_FIXTURES = sorted(
+    p.name.split("-")[0] for p in FIXTURES.glob("*-fires.yaml") if "measurement:" in p.read_text()
+)
+
+
+def _fixture_args(path: Path) -> list[str]:
+    first = path.read_text().splitlines()[0]
+    return shlex.split(first.split("# args:", 1)[1]) if first.startswith("# args:") else []
+
+
+# findings whose values are sentences of a face not translated yet
+FINDING_GAPS = {
+    "WL006": "its fix names what makes the job fit, from advisor.workload.advise, not translated yet",
+}
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=FINDING_GAPS[r]))
+        if r in FINDING_GAPS
+        else r
+        for r in PLAN_FIXTURES
+    ],
+)
+def test_every_finding_of_the_plan_rules_reads_in_chinese(cli, rule):
+    """The rule fires on its fixture (as in tests/test_rules.py), in Chinese: every finding of that plan,
+    message, why and fix with their values filled in, and the headline."""
+    path = FIXTURES / f"{rule}-fires.yaml"
+    plan = json.loads(_zh(cli, "plan", str(path), *_fixture_args(path), "--json"))
+    assert rule in [f["id"] for f in plan["findings"]]
+    assert english_left(_findings_text(plan["findings"]) + "\n" + plan["verdict"]) == []
+
+
+@pytest.mark.parametrize("rule", COMPARE_FIXTURES)
+def test_every_cause_of_the_compare_rules_reads_in_chinese(cli, tmp_path, rule):
+    data = yaml.safe_load((FIXTURES / f"{rule}-fires.yaml").read_text())
+    build, meas = tmp_path / "build.yaml", tmp_path / "measurement.json"
+    build.write_text(yaml.safe_dump(data["build"]))
+    meas.write_text(json.dumps(data["measurement"]))
+    out = json.loads(_zh(cli, "compare", str(build), str(meas), "--json"))
+    causes = [c for row in out["rows"] for c in row["causes"]]
+    assert rule in [c["id"] for c in causes]
+    assert english_left(_findings_text(causes)) == []
+
+
+# Faces that still answer in English: each must still show English (strict), and leaves this list the
+# day it is translated.
+GAP = "not translated yet: the face's own sentences are English"
+GAPS = [
+    # how the quote reader says where a count came from ("the qty column") and its notes
+    pytest.param(["validate", "tests/quotes/real/21-hzw-2x4216-2x2080ti.md"], id="validate-count-sources"),
+    pytest.param([*SEED, "--explain"], id="plan-explain-derivations"),
+    pytest.param(["workload", "examples/2x4090-z790-hero.yaml", "--train", "llama-3-8b"], id="workload"),
+    pytest.param(["catalog", "list", "--kind", "gpu"], id="catalog-list"),
+    pytest.param(["rules", "explain", "LANE001"], id="rules-explain"),
+    pytest.param(["accuracy"], id="accuracy"),
+    pytest.param(["plan", "--cpu"], id="argparse-errors"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason=GAP)
+@pytest.mark.parametrize("args", GAPS)
+def test_known_gaps_still_show_english(cli, tmp_path, args):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code, out, err = cli("--lang", "zh", *args)
+    assert code in (0, 1, 2), err
+    out = out if code != 2 else err  # argparse's own messages are English (its gettext domain, not ours)
+    if "-o" in args:
+        out = _html_text(Path(args[args.index("-o") + 1]).read_text())
+    assert english_left(out) == []

@@ -14,9 +14,6 @@ from typing import Any
 
 from advisor.base.errors import Problem, UserError
 
-# the writer lives in base/files.py, below the YAML reader's cache; tui/ still imports it from here
-from advisor.base.files import atomic_write  # noqa: F401
-
 
 class LineDict(dict):
     """A mapping that knows the line of itself and of each of its keys (1-based)."""

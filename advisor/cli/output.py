@@ -1,5 +1,5 @@
 """`-o FILE` of the commands that write a file: `-` is standard output, anything else goes through
-atomic_write (advisor/base/yamlio.py), which keeps the file's mode, follows symbolic links, writes to
+atomic_write (advisor/base/files.py), which keeps the file's mode, follows symbolic links, writes to
 devices and pipes without replacing them, and says in one message (exit 2) what stops a write."""
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Header, OptionList, Static, TabbedContent, TabPane
 
 from advisor.base.errors import UserError
+from advisor.base.files import atomic_write
 from advisor.base.resources import bundled
-from advisor.base.yamlio import atomic_write, loads, read_text
+from advisor.base.yamlio import loads, read_text
 from advisor.model.buildfile import build_from_data, load_build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.session.buildyaml import cards_of, file_name_for

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from advisor.base.yamlio import atomic_write
+from advisor.base.files import atomic_write
 
 # an autosave is one build's YAML: a few kilobytes. A file far larger is not one of ours (and reading
 # it whole at start-up would stall the app).

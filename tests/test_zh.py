@@ -104,6 +104,40 @@ def test_a_taobao_quote_is_checked_in_chinese(cli, tmp_path):
     assert report.startswith("# 报价审核：有问题") and english_left(report) == []
 
 
+def test_each_claims_reason_is_chinese_in_a_chinese_validate(cli):
+    """The reasons come from the registered claim checks (CLM001...): each one, with its values filled in,
+    is the Chinese sentence, and the English one it translates is not there."""
+    en = {c["about"]: c for c in json.loads(cli("validate", TAOBAO, "--json")[1])["claims"]}
+    zh = {c["about"]: c for c in json.loads(_zh(cli, "validate", TAOBAO, "--json"))["claims"]}
+    pooled = zh["pooled_memory"]
+    assert pooled["id"] == "CLM001" and pooled["verdict"] is False
+    assert pooled["why"].startswith(
+        "显存不能叠加成一整块：每张卡只有自己的那份（每张 24 GB；48 GB 是它们的总和）"
+    )
+    assert en["pooled_memory"]["why"].startswith("the cards' memory does not add up into one space")
+    for about, claim in zh.items():
+        assert english_left(claim["why"]) == [], (about, claim["why"])
+        assert claim["why"] != en[about]["why"], about
+        assert claim["verdict"] == en[about]["verdict"], about
+
+
+def test_a_patched_driver_p2p_claim_cannot_be_told_in_chinese_either(cli, tmp_path):
+    """A GeForce P2P claim that names a patched kernel module is 'cannot tell', not false: the check finds
+    the stock driver in the reason in the run's own words ("官方"), not only in English."""
+    quote = tmp_path / "quote.txt"
+    quote.write_text(
+        "CPU: Intel Core i9-14900K\n主板: ASUS ROG Maximus Z790 Hero\n显卡: RTX 4090 x2\n电源: 1600W\n"
+        "已装魔改驱动，支持P2P直连\n"
+    )
+    for lang in ("en", "zh"):
+        code, out, err = cli("--lang", lang, "validate", str(quote), "--json")
+        assert code in (0, 1), err
+        p2p = next(c for c in json.loads(out)["claims"] if c["about"] == "p2p")
+        assert p2p["verdict"] == "unknown", (lang, p2p["why"])
+        assert "p2pBandwidthLatencyTest" in p2p["why"]
+    assert p2p["why"].startswith("GeForce 卡用官方驱动没有 P2P") and english_left(p2p["why"]) == []
+
+
 def test_the_seed_markdown_report_reads_in_chinese(cli):
     out = _zh(cli, *SEED, "--format", "markdown")
     assert "## 发现的问题" in out and "## P2P 就绪检查" in out

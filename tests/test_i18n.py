@@ -217,3 +217,40 @@ def test_english_is_the_source_text_untouched(cli):
     code, out, _err = cli(*SEED)
     assert code == 0
     assert not re.search(r"[\u4e00-\u9fff]", out)
+
+
+def _binds_and_calls_underscore(fn) -> tuple[list[int], list[int]]:
+    """Lines where a function binds `_` itself (a loop or unpacking target outside a comprehension, which
+    makes `_` local to the whole function) and lines where it calls `_()`."""
+    import ast
+
+    binds, calls = [], []
+    stack = [(c, False) for c in ast.iter_child_nodes(fn)]
+    while stack:
+        node, in_comp = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue  # its own scope, checked on its own
+        inner = in_comp or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store) and not in_comp:
+            binds.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_":
+            calls.append(node.lineno)
+        stack.extend((c, inner) for c in ast.iter_child_nodes(node))
+    return binds, calls
+
+
+def test_no_function_hides_the_translation_function_behind_a_throwaway_name():
+    """`part, _, field = ...` in a function that also translates makes `_` a string there: the sentence
+    fails with "'str' object is not callable" only on the path that reaches it (an unknown catalog value
+    did). Comprehensions have their own scope and are fine."""
+    import ast
+
+    bad = []
+    for path in sorted((ROOT / "advisor").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                binds, calls = _binds_and_calls_underscore(fn)
+                if binds and calls:
+                    bad.append(f"{path.relative_to(ROOT)}:{binds[0]} ({fn.name})")
+    assert not bad, "rename the throwaway `_` where the function also calls _(): " + ", ".join(bad)

@@ -189,11 +189,13 @@ def lookalikes(text: str) -> Lookalikes | None:
 def unknown_because(missing: list[str]) -> str:
     """How a figure that rests on null catalog values reads: "unknown (not in the catalog: NVIDIA H200
     NVL: nvlink.links, nvlink.gbps_per_direction)". One GPU's several fields are named once."""
+    from advisor.i18n import _
+
     if not missing:
-        return "unknown"
+        return _("unknown")
     by_part: dict[str, list[str]] = {}
     for item in missing:
-        part, _, fld = item.rpartition(": ")
+        part, _sep, fld = item.rpartition(": ")
         by_part.setdefault(part, []).append(fld)
-    said = "; ".join(f"{part}: {', '.join(f)}" if part else ", ".join(f) for part, f in by_part.items())
-    return f"unknown (not in the catalog: {said})"
+    said = _("; ").join(f"{part}: {', '.join(f)}" if part else ", ".join(f) for part, f in by_part.items())
+    return _("unknown (not in the catalog: {said})").format(said=said)

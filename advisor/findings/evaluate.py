@@ -64,7 +64,10 @@ def evaluate_rules(
     if unjudged and "build" in scopes:
         # rules whose condition needs a fact the catalog leaves unknown were not judged: a rule of its
         # own says which, so an unknown never passes for "no problem"
-        said = "; ".join(f"{title} (needs {', '.join(sorted(facts))})" for title, facts in unjudged.items())
+        said = _("; ").join(
+            _("{title} (needs {facts})").format(title=title, facts=", ".join(sorted(facts)))
+            for title, facts in unjudged.items()
+        )
         about = {"build": [{"build": build.model_copy(update={"unjudged": said})}]}
         findings += _run([r for r in rules if "build.unjudged" in r.when], about)
         findings.sort(key=lambda f: f.rank)
@@ -120,7 +123,7 @@ def _run(
                         f"rule {rule.id}: condition {rule.when!r} failed: {exc}",
                         hint="`advisor rules facts` lists the facts and their types",
                     ) from None
-                unjudged.setdefault(f"{rule.id} {rule.title}", set()).update(missing)
+                unjudged.setdefault(f"{rule.id} {_(rule.title)}", set()).update(missing)
                 continue
             except RuleError as exc:  # a call or a format beyond the rules language's bounds
                 raise UserError(

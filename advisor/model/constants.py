@@ -74,6 +74,15 @@ def overridden(**values: Any) -> Iterator[None]:
         _OVERRIDES.update(saved)
 
 
+def overrides_of(file: str) -> tuple:
+    """The overridden constants of one file, as a key: what a result computed from that file's constants
+    depends on."""
+    if not _OVERRIDES:
+        return ()
+    names = constants(file)
+    return tuple(sorted((k, repr(v)) for k, v in _OVERRIDES.items() if k in names))
+
+
 def const(name: str, key: str | None = None, file: str = "model.yaml") -> Any:
     if name in _OVERRIDES:
         return _OVERRIDES[name]

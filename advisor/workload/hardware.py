@@ -4,10 +4,11 @@ the first k GPUs from the build's own prediction (pred.allreduce, pred.pairs).""
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
 
 from advisor.base.errors import UnknownFigure, UserError
-from advisor.model.constants import const
+from advisor.model.constants import const, overrides_of
 from advisor.model.machine import Machine
 from advisor.model.predict import Figure, Prediction, predict
 
@@ -103,6 +104,30 @@ def shared_uplinks(machine: Machine, ring: list[int]) -> tuple[tuple[str, tuple[
     return tuple((label, tuple(sorted(ix))) for label, ix in below.items() if len(ix) > 1)
 
 
+# The first k GPUs' own prediction, by (the full prediction's id, k, the bandwidth model's overridden
+# constants): the accuracy report's grid fits ask for the same one thousands of times while changing only
+# workload constants, which predict() never reads. An entry goes with the prediction it was made from.
+_SUBS: dict[tuple, Prediction] = {}
+_WATCHED: set[int] = set()
+
+
+def _first_k(pred: Prediction, k: int) -> Prediction:
+    key = (id(pred), k, overrides_of("model.yaml"))
+    sub = _SUBS.get(key)
+    if sub is None:
+        if key[0] not in _WATCHED:
+            _WATCHED.add(key[0])
+            weakref.finalize(pred, _forget, key[0])
+        sub = _SUBS[key] = predict(first_gpus(pred.machine, k))
+    return sub
+
+
+def _forget(pred_id: int) -> None:
+    _WATCHED.discard(pred_id)
+    for key in [key for key in _SUBS if key[0] == pred_id]:
+        del _SUBS[key]
+
+
 def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
     """The interconnect of the first k GPUs. Over SHM every staged byte is written to host memory and read
     back, so k GPUs' copies need 2 k x busbw of it: the bus bandwidth is capped at
@@ -111,7 +136,7 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
     machine = pred.machine
     if k > len(machine.gpus):
         raise UserError(f"--gpus {k} is more than the {len(machine.gpus)} GPU(s) this build has")
-    sub = pred if k == len(machine.gpus) else predict(first_gpus(machine, k))
+    sub = pred if k == len(machine.gpus) else _first_k(pred, k)
     if k < 2 or sub.allreduce is None:
         return Fabric(k, None, "none", None, None, None, "none", sub)
     ar = sub.allreduce

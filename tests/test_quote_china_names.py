@@ -149,3 +149,13 @@ def test_a_short_model_the_catalog_lacks_on_a_labelled_line_is_asked_about(cli, 
     assert seen["显卡：L2 24G ×4"] == ("not_in_catalog", None)
     assert report["verdict"] == "INCOMPLETE"
     assert any('the gpu on line 1 ("显卡：L2 24G' in a for a in report["ask_vendor"])
+
+
+def test_a_labelled_line_of_advice_naming_an_i9_is_no_cpu(cli, write):
+    """ "CPU：选择高性能的CPU，如Intel Core i9或AMD Ryzen Threadripper系列": the i9 is an example in a piece of
+    advice, not this build's CPU; a short model under a label ("显卡：L2 24G") still is one."""
+    text = "- cpu:选择高性能的cpu,如intel core i9或amd ryzen threadripper系列。\n显卡：L2 24G ×4\n"
+    report, seen = _lines(cli, write, "advice.txt", text)
+    assert seen["- cpu:选择高性能的cpu,如intel core i9或amd ryzen threadripper系列。"] == ("other", None)
+    assert seen["显卡：L2 24G ×4"] == ("not_in_catalog", None)
+    assert "cpu" in report["missing"]

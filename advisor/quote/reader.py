@@ -605,7 +605,8 @@ def _parts_of(
             )  # "GPUS" / "- x4: <a shop's link>": four GPUs of a model not written
         else:
             named = matcher.model_number_of(seg) or (
-                kind is not None and (_names_something(seg) or bool(_SHORT_MODEL.search(seg)))
+                kind is not None
+                and (_names_something(seg) or (bool(_SHORT_MODEL.search(seg)) and not _recommends(seg)))
             )
         if named:
             lab = _LABEL.match(seg)
@@ -644,12 +645,22 @@ def _names_something(seg: str) -> bool:
     ("选择高性能的CPU，如Intel Core i9或...") or a blank ("N/A", "-", "集成")."""
     from advisor.quote.segment import _LABEL
 
+    if _recommends(seg):
+        return False
     m = _LABEL.match(seg)
     value = (m.group("value") or "") if m else seg
-    if vocab().example_words.search(value) or vocab().prose.search(value):
-        return False
     words = re.findall(r"[A-Za-z]{2,}", value)
     return len(words) >= 2 and not re.fullmatch(r"\W*(?:n/?a|none|tbd|-+|集成|无)\W*", value, re.I)
+
+
+def _recommends(seg: str) -> bool:
+    """A labelled value that gives advice instead of a part ("选择高性能的CPU，如Intel Core i9或..."): the "i9" in
+    it is an example, not the CPU of this build."""
+    from advisor.quote.segment import _LABEL
+
+    m = _LABEL.match(seg)
+    value = (m.group("value") or "") if m else seg
+    return bool(vocab().example_words.search(value) or vocab().prose.search(value))
 
 
 def _blank_value(seg: str) -> bool:

@@ -77,6 +77,30 @@ def test_a_quote_in_sellers_words_finds_each_gpu_and_never_the_wrong_memory_size
         assert found == [part], (text, found, err)
 
 
+@pytest.mark.parametrize(
+    "text, asked",
+    [
+        ("H800 80G x8", "NVIDIA H800 PCIe"),  # read as the SXM5 module: the card is 80 GB too
+        ("NVIDIA H200 141G x8", "NVIDIA H200 NVL"),
+        ("H800 80G PCIe x2", None),  # the line says which
+        ("HGX H800 8-GPU", None),
+        ("RTX 4090 x2", None),  # one form only
+    ],
+)
+def test_a_datacenter_gpu_named_without_its_form_is_asked_about(cli, write, text, asked):
+    """A seller's "H800 80G" names the model and its memory but not whether it is the SXM module or the PCIe
+    card, which differ in NVLink, power and the machine they need: the reading is kept and the vendor is
+    asked which, naming the other form."""
+    quote = write("quote.txt", f"GPU: {text}\nCPU: EPYC 7763\n主板: ROMED8-2T\n")
+    code, out, err = cli("validate", str(quote), "--json")
+    assert code in (0, 1), err
+    questions = [a for a in json.loads(out)["ask_vendor"] if a.startswith("whether the GPU on line 1")]
+    if asked is None:
+        assert questions == []
+    else:
+        assert len(questions) == 1 and f"or the {asked}:" in questions[0]
+
+
 @pytest.mark.parametrize("gpu", ["L20:4", "A800 80G PCIe:2", "H800 PCIe:2", "2080Ti 11G:4"])
 def test_each_china_market_pcie_card_plans_in_a_multi_gpu_build(plan_json, gpu):
     plan = plan_json("--cpu", CPU, "--board", BOARD, "--gpu", gpu)

@@ -137,6 +137,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     ask += [_("which count is right: {mismatch}").format(mismatch=m) for m in quote.title_mismatch]
     if "psu_w" not in quote.build_data and build is not None:
         ask.append(_("the PSU's model and wattage"))
+    ask += _form_factor_asks(quote, catalog)
     notes = list(quote.notes) + [
         _("title and items disagree: {mismatch}").format(mismatch=m) for m in quote.title_mismatch
     ]
@@ -564,3 +565,44 @@ def _part_checks(quote: Quote, named, stated_cpu_w: int | None) -> list[PartChec
             )
         )
     return out
+
+
+# words that say which form of a datacenter GPU a line means: the SXM module (on an HGX baseboard) or the
+# PCIe card (H100 PCIe, H200 NVL); "H800 80G" alone says neither, and the two differ in NVLink, power and
+# the machine they need
+_FORM_WORDS = re.compile(r"sxm|pci-?e|\bnvl\b|\bhgx\b|\bdgx\b|\boam\b|模组|插卡|整机", re.I)
+_MODEL_NUMBER = re.compile(r"\b[a-z]\d{2,4}\b")
+_SIZE_WRITTEN = re.compile(r"\d{2,3}\s*g(?:b)?\b", re.I)
+
+
+def _form_factor_asks(quote: Quote, catalog: Catalog) -> list[str]:
+    """A GPU read from a line that names its model but not its form, where the catalog has the same model
+    in the other form (with the size the line writes, if it writes one): the reading is the catalog's
+    nearest name, and the vendor is asked which it is."""
+    gpus = [p for p in catalog.parts.values() if p.kind == "gpu"]
+    asks = []
+    for x in quote.lines:
+        if x.status != "part" or _FORM_WORDS.search(x.text):
+            continue
+        for found in x.parts:
+            gpu = catalog.get(found.part_id) if found.kind == "gpu" and found.in_catalog else None
+            if gpu is None:
+                continue
+            models = set(_MODEL_NUMBER.findall(gpu.name.lower())) & set(_MODEL_NUMBER.findall(x.text.lower()))
+            sized = bool(_SIZE_WRITTEN.search(x.text))
+            others = [
+                o
+                for o in gpus
+                if o.id != gpu.id
+                and o.form_factor != gpu.form_factor
+                and models & set(_MODEL_NUMBER.findall(o.name.lower()))
+                and (not sized or o.vram_gb == gpu.vram_gb)
+            ]
+            if others:
+                asks.append(
+                    _(
+                        'whether the GPU on line {line} ("{text}") is the {read} (read so) or the {other}: the '
+                        "line does not say, and they differ in NVLink, power and the machine they need"
+                    ).format(line=x.line, text=x.text.strip()[:50], read=gpu.name, other=others[0].name)
+                )
+    return asks

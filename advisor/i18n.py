@@ -101,6 +101,26 @@ def N_(message: str) -> str:
     return message
 
 
+# A part's kind as a sentence names it ("the exact board model"): the English keeps the kind's own word,
+# the translation the buyer's (主板, 显卡)
+PART_KINDS = {
+    "cpu": N_("cpu"),
+    "board": N_("board"),
+    "gpu": N_("gpu"),
+    "psu": N_("psu"),
+    "ram": N_("ram"),
+    "nvme": N_("nvme"),
+    "nic": N_("nic"),
+    "bridge": N_("bridge"),
+    "part": N_("part"),
+}
+
+
+def part_kind(kind: str) -> str:
+    """The kind of a part in the run's language; a kind not listed is shown as it is."""
+    return _(PART_KINDS[kind]) if kind in PART_KINDS else kind
+
+
 def decimal(x: float, digits: int = 1) -> str:
     """A figure with `digits` decimals in the current language's notation (Babel's locale data), with
     no grouping of thousands: tables keep the same figures as the JSON."""

@@ -88,6 +88,15 @@ def test_the_seed_html_report_reads_in_chinese(cli, tmp_path):
     assert english_left(_html_text(text)) == []
 
 
+def test_a_quote_missing_parts_names_their_kinds_in_chinese(cli, write):
+    """ "报价里没写主板", not "没写board": a kind of part the quote lacks is named as a Chinese buyer names it,
+    in the verdict, the missing list and the questions for the vendor."""
+    quote = write("q.txt", "显卡：RTX 4090 ×2\nCPU：Core i9-99999K\n")
+    out = _zh(cli, "validate", str(quote))
+    assert "报价里没写主板" in out and "主板的具体型号" in out and "的CPU具体型号" in out
+    assert not re.search(r"\b(?:board|cpu|gpu)\b", out.replace(str(quote), ""))
+
+
 def test_a_taobao_quote_is_checked_in_chinese(cli, tmp_path):
     """The quote's own words are Chinese; every sentence advisor adds about it is too: the verdict, each
     line's status, the links, the findings, each claim's verdict and reason, what to ask the vendor."""

@@ -12,7 +12,7 @@ import re
 
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
-from advisor.i18n import _, ngettext
+from advisor.i18n import _, ngettext, part_kind
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
@@ -110,10 +110,10 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
     else:
         verdict = "PASS"
     for x in not_in_catalog:
-        kinds = (
-            ", ".join(sorted({p.kind for p in nearest.get(x.line, [])} or {p.kind for p in x.parts}))
-            or "part"
-        )
+        kinds = _(", ").join(
+            part_kind(k)
+            for k in sorted({p.kind for p in nearest.get(x.line, [])} or {p.kind for p in x.parts})
+        ) or part_kind("part")
         near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
         values = dict(kinds=kinds, line=x.line, text=x.text.strip()[:60], near=", ".join(near[:3]))
         ask.append(
@@ -127,7 +127,7 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
             )
         )
     for k in quote.missing:
-        ask.append(_("the exact {kind} model").format(kind=k))
+        ask.append(_("the exact {kind} model").format(kind=part_kind(k)))
     for x in unclear:
         ask.append(
             _('how many of line {line} ("{text}"): {source}').format(
@@ -346,7 +346,9 @@ def _summary(
             )
         )
     if quote.missing:
-        bits.append(_("the quote names no {kinds}").format(kinds=_(" or ").join(quote.missing)))
+        bits.append(
+            _("the quote names no {kinds}").format(kinds=_(" or ").join(part_kind(k) for k in quote.missing))
+        )
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     if unclear:
         bits.append(

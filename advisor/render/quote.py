@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from advisor.base.text import for_markdown, plain
-from advisor.i18n import N_, _
+from advisor.i18n import N_, _, part_kind
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import QuoteLineOut, ValidateOutput
 
@@ -169,7 +169,7 @@ def render_text(r: ValidateOutput, width: int | None = None, explain: bool = Fal
         lines += [""] + _para(
             con,
             _("Missing: {kinds} (no line of the quote names one from the catalog)").format(
-                kinds=", ".join(r.missing)
+                kinds=_(", ").join(part_kind(k) for k in r.missing)
             ),
             width,
         )
@@ -282,7 +282,9 @@ def render_markdown(r: ValidateOutput) -> str:
         out += ["## " + _("Could not be checked"), ""]
         out += [
             "- "
-            + _("The quote names no {kind} we could identify; please state the exact model.").format(kind=m)
+            + _("The quote names no {kind} we could identify; please state the exact model.").format(
+                kind=part_kind(m)
+            )
             for m in r.missing
         ]
         out += [

@@ -252,3 +252,37 @@ def test_the_compute_model_meets_nanogpt_on_a_4090_out_of_sample(cli):
     flops_per_token = 6 * 124e6 + 12 * 12 * 768 * 1024  # nanoGPT's estimate_mfu (PaLM appendix B)
     mfu_of_a100 = tokens_per_s * flops_per_token / 312e12
     assert 0.24 < mfu_of_a100 < 0.34
+
+
+def test_a_rome_server_caps_its_staged_all_reduce_with_the_fitted_rome_share(cli, tmp_path):
+    """On two EPYC 7352 sockets the SHM all-reduce of 8 RTX 3090 is capped by
+    shm_host_memory_efficiency_epyc7002 x the two sockets' memory / 16; a build without a catalog CPU keeps
+    shm_host_memory_efficiency, which never binds there."""
+    from advisor.model.constants import constants
+
+    rome = constants("workload.yaml")["shm_host_memory_efficiency_epyc7002"].value
+    case = next(r for r in _report(cli)["rows"] if r["case"] == "servergear-3090-vgg16-fp16-bs64-1v2v4v8")
+    assert case["class"] == "staged comm-bound"
+    import yaml
+
+    from advisor.base.yamlio import load_file
+    from advisor.model.buildfile import build_from_data
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.engine import evaluate
+    from advisor.workload.hardware import fabric
+
+    def sockets(cpu):
+        gpu = {"gpu": "RTX 3090"}
+        ports = [{"id": f"p{i}", "host_bridge": str(i), "children": [gpu]} for i in range(4)]
+        return {"vendor": "amd", "root_ports": ports} | ({"cpu": cpu} if cpu else {})
+
+    def predicted(cpu):
+        path = tmp_path / f"{cpu or 'none'}.yaml"
+        path.write_text(yaml.safe_dump({"topology": {"sockets": [sockets(cpu)] * 2}}))
+        return evaluate(build_from_data(load_file(path), str(path)), catalog)
+
+    catalog = load_catalog()
+    fab = fabric(predicted("EPYC 7352"), 8)
+    assert fab.host_bound and abs(fab.busbw - rome * 2 * 204.8 / 16) < 1e-9
+    without = fabric(predicted(None), 8)
+    assert not without.host_bound and without.busbw > fab.busbw

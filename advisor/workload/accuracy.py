@@ -33,6 +33,10 @@ ROW_GRID = tuple(float(v) for v in range(0, 101, 2))
 # DataParallel's single-process overhead beyond its modelled copies and unhidden reduction: from 1 (none)
 DP_FITTED = "dataparallel_step_factor"
 DP_GRID = tuple(round(1 + 0.005 * i, 3) for i in range(61))
+# Staged (SHM) traffic on EPYC 7002 servers as a share of their host memory's rate: from 0.01, as the
+# published runs reach a few percent of it
+HOST_FITTED = "shm_host_memory_efficiency_epyc7002"
+HOST_GRID = tuple(round(0.01 * i, 2) for i in range(1, 101))
 # name: (grid, the cases it is fitted on, the value with no case to fit: the model without the constant)
 FITS = {
     FITTED: (GRID, lambda case: True, 1.0),
@@ -43,7 +47,25 @@ FITS = {
         0.0,
     ),
     DP_FITTED: (DP_GRID, lambda case: case["run"].get("strategy") == "dataparallel", 1.0),
+    # the staged traffic of two-socket EPYC 7002 servers: fitted on the builds that name such a CPU
+    HOST_FITTED: (HOST_GRID, lambda case: _cpu_family(case) == "amd-epyc-7002", 1.0),
 }
+
+
+def _cpu_family(case: dict) -> str | None:
+    """The catalog family of the CPU a case's build names (one name for every socket), else None."""
+    from advisor.model.catalog.store import load_catalog
+
+    build = case.get("build") or {}
+    names = {build.get("cpu")} | {s.get("cpu") for s in (build.get("topology") or {}).get("sockets") or []}
+    names.discard(None)
+    if len(names) != 1:
+        return None
+    try:
+        cpu = load_catalog().resolve(str(names.pop()), "cpu")
+    except UserError:
+        return None
+    return getattr(cpu, "family", None)
 
 
 @dataclass

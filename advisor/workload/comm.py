@@ -9,7 +9,7 @@ from __future__ import annotations
 from advisor.base.errors import UnknownFigure
 from advisor.model.constants import const
 from advisor.model.predict import Figure
-from advisor.workload.hardware import Fabric
+from advisor.workload.hardware import Fabric, shm_host_efficiency_name
 
 W = "workload.yaml"
 KINDS = {"all-reduce": (2, 2), "reduce-scatter": (1, 1), "all-gather": (1, 1)}  # (k numerator, steps)
@@ -60,7 +60,7 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
                 if fab.allreduce
                 else ["allreduce_p2p_efficiency" if fab.transport != "SHM" else "allreduce_shm_efficiency"]
             ),
-            *(["shm_host_memory_efficiency"] if fab.host_bound else []),
+            *([shm_host_efficiency_name(fab.prediction.machine)] if fab.host_bound else []),
         ],
         fab.allreduce.confidence if fab.allreduce else "low",
     )

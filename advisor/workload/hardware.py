@@ -87,6 +87,21 @@ def host_memory_gbps(machine: Machine) -> float | None:
     return mem.channels * mem.max_speed_mts * 8 / 1000
 
 
+# CPU families whose staged traffic is fitted on published runs rather than derived from their memory: the
+# family's own constant (rules/workload.yaml) stands for shm_host_memory_efficiency on their builds
+HOST_EFFICIENCY_BY_FAMILY = {"amd-epyc-7002": "shm_host_memory_efficiency_epyc7002"}
+
+
+def shm_host_efficiency_name(machine: Machine) -> str:
+    """The constant that sets the share of host memory NCCL's staged traffic reaches on this build's CPU."""
+    family = getattr(machine.cpu, "family", None)
+    return HOST_EFFICIENCY_BY_FAMILY.get(family or "", "shm_host_memory_efficiency")
+
+
+def shm_host_efficiency(machine: Machine) -> float:
+    return const(shm_host_efficiency_name(machine), file=W)
+
+
 def shared_uplinks(machine: Machine, ring: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The PCIe switches with two or more of the ring's GPUs below them: their staged copies share the
     switch's uplink to the CPU."""
@@ -154,7 +169,7 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
             # the memory of every socket that holds one of the ring's GPUs
             sockets = len({n.socket for n in sub.machine.gpus})
             host = per_socket * sockets
-            cap = const("shm_host_memory_efficiency", file=W) * host / (2 * k)
+            cap = shm_host_efficiency(sub.machine) * host / (2 * k)
             if busbw is not None:
                 busbw = min(busbw, cap)
     return Fabric(

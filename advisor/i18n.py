@@ -95,6 +95,19 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return catalog().ngettext(singular, plural, n)
 
 
+def sentences(parts: list[str]) -> str:
+    """Whole sentences one after another: a space between two in English; in Chinese none after a
+    sentence that ends in a full-width stop (。；！？), as Chinese is written."""
+    if _current == "en":
+        return " ".join(parts)
+    out = ""
+    for part in parts:
+        if out and out[-1] not in "。；！？）":
+            out += " "
+        out += part
+    return out
+
+
 def N_(message: str) -> str:
     """Marks a sentence for the catalog where it is written (a module constant) without translating it
     there: it is translated where it is shown, with `_`, once the language is known."""

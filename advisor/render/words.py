@@ -105,3 +105,11 @@ def unknown_without(facts: list[str]) -> str:
 
 def other_formats() -> str:
     return t("use --format svg or --format html")
+
+
+def constant_line(k) -> str:
+    """A model constant as --explain lists it: its name, value and what it is (its unit, in words), then
+    its sources (rich markup)."""
+    return _("{name} = {value} {unit}  [dim]sources: {sources}[/]").format(
+        name=k.name, value=k.value, unit=_(k.unit) if k.unit else k.unit, sources=", ".join(k.sources)
+    )

@@ -25,6 +25,7 @@ import math
 from math import comb
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.model.readiness import ENGINE_MAX_BYTES
@@ -146,8 +147,10 @@ def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
     m, n = w.model, fab.gpus
     if not (m.hidden and m.heads and m.ffn and m.layers):
         raise UserError(
-            f"the row split's copies need {m.key}'s shape: hidden size, heads and MLP width",
-            hint="describe the model: --layers --hidden --heads --kv-heads --ffn",
+            _("the row split's copies need {model}'s shape: hidden size, heads and MLP width").format(
+                model=m.key
+            ),
+            hint=_("describe the model: --layers --hidden --heads --kv-heads --ffn"),
         )
     h, q = m.hidden, m.heads * m.head_dim
     kv = (m.kv_heads or m.heads) * m.head_dim
@@ -204,17 +207,23 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     stage through host memory; without it the prediction is NCCL's."""
     m = w.model
     if m.kind != "decoder":
-        raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {m.key}")
+        raise UserError(
+            _("inference is modelled for decoder LLMs (prefill and decode), not {model}").format(model=m.key)
+        )
     strategy = w.strategy if n > 1 else "single"
     if strategy == "tp" and (m.heads or 0) % n:
         raise UserError(
-            f"tensor parallel size {n} does not divide {m.key}'s {m.heads} attention heads",
-            hint="use a TP size that divides the head count (--gpus), or --strategy pp/replicas",
+            _("tensor parallel size {n} does not divide {model}'s {heads} attention heads").format(
+                n=n, model=m.key, heads=m.heads
+            ),
+            hint=_("use a TP size that divides the head count (--gpus), or --strategy pp/replicas"),
         )
     if strategy == "ep" and not m.moe:
         raise UserError(
-            f"expert parallel splits a mixture of experts' experts; {m.key} is a dense model",
-            hint="use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)",
+            _("expert parallel splits a mixture of experts' experts; {model} is a dense model").format(
+                model=m.key
+            ),
+            hint=_("use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)"),
         )
     replicas, seqs = sequences(w, n, strategy)
     t = n if strategy in ("tp", "row") else 1
@@ -247,7 +256,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         pf_compute = max(pf_compute * slots / (chunks * p), _memory_s(pf_weights, dev))
         pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, fills * (p - 1))
     elif strategy == "ep":
-        pf_weights, _ = _ep_step_weights(w, n, n * seqs * w.prompt)
+        pf_weights, _busiest = _ep_step_weights(w, n, n * seqs * w.prompt)
         pf_compute = max(_compute_s(pf_flops, dev), _memory_s(pf_weights, dev))
         pf_comm = _ep_exchange(n * seqs * w.prompt * act_bytes, fab, m.layers)
     else:
@@ -368,17 +377,29 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     )
     bubble = _fig(w.gen * bubble_tok, "gen x pipeline idle time per decode step", {})
     if strategy == "replicas" and w.batch < n:
-        notes.append(f"{w.batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy")
+        notes.append(
+            _("{batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy").format(
+                batch=w.batch, replicas=replicas, n=n
+            )
+        )
     if strategy == "pp" and seqs < p:
-        notes.append(f"{seqs} concurrent sequence(s) cannot fill {p} pipeline stages")
+        notes.append(
+            _("{seqs} concurrent sequence(s) cannot fill {stages} pipeline stages").format(
+                seqs=seqs, stages=p
+            )
+        )
     if strategy == "ep" and w.batch < n:
         notes.append(
-            f"{w.batch} sequence(s) keep {w.batch} of {n} data-parallel ranks busy; the others run empty "
-            "forward passes in step with them (vLLM's dummy batches), so the experts still split"
+            _(
+                "{batch} sequence(s) keep {batch} of {n} data-parallel ranks busy; the others run empty "
+                "forward passes in step with them (vLLM's dummy batches), so the experts still split"
+            ).format(batch=w.batch, n=n)
         )
     elif strategy == "ep" and w.batch % n:
         notes.append(
-            f"{w.batch} sequences over {n} data-parallel ranks: the ranks step together, each padded to {seqs}"
+            _(
+                "{batch} sequences over {n} data-parallel ranks: the ranks step together, each padded to {seqs}"
+            ).format(batch=w.batch, n=n, seqs=seqs)
         )
     if strategy == "tp":
         comm_bytes = 2 * m.layers * seqs * act_bytes

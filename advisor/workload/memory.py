@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from advisor.i18n import _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.models import Workload
@@ -123,7 +124,7 @@ def activations(w: Workload, n: int) -> Figure:
         return Figure(
             None,
             "GB",
-            "activation memory of a CNN is not modelled (no sourced per-image figure)",
+            _("activation memory of a CNN is not modelled (no sourced per-image figure)"),
             {"model": m.key},
             [],
             "low",
@@ -218,7 +219,7 @@ def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
     terms = _states(w, n)
     act = activations(w, n)
     terms["activations"] = act
-    notes = [] if act.value is not None else ["activations not counted (CNN)"]
+    notes = [] if act.value is not None else [_("activations not counted (CNN)")]
     return _total(terms, vram_gb, notes)
 
 
@@ -246,7 +247,7 @@ def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Mem
             consts,
         )
     terms = {"weights": weights, "kv_cache": kv_cache(w, split, sequences)}
-    mem = _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
+    mem = _total(terms, vram_gb, [_("activation workspace is inside the unusable fraction")])
     # the concurrency the KV cache admits: the space left after the weights, over one sequence's cache
     one = (terms["kv_cache"].value or 0.0) / sequences  # the cache grows linearly with the sequences
     free = mem.usable.value - terms["weights"].value

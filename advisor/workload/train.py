@@ -110,7 +110,9 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     mem_eff = const("decode_memory_efficiency", file=W)
     recompute = const("recompute_flops_factor", file=W) / 6 if w.recompute else 1.0
     if dev.mem_gbps is None:
-        raise UnknownFigure(f"the memory-bound time on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
+        raise UnknownFigure(
+            _("the memory-bound time on {gpu}").format(gpu=dev.names), [f"{dev.names}: memory_bandwidth_gbps"]
+        )
     t_mem = acts * k * recompute / (dev.mem_gbps * 1e9 * mem_eff)
     inputs = {
         "params": w.model.params,
@@ -155,7 +157,9 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
 
 def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
     if dev.mem_gbps is None:
-        raise UnknownFigure(f"the optimizer step on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
+        raise UnknownFigure(
+            _("the optimizer step on {gpu}").format(gpu=dev.names), [f"{dev.names}: memory_bandwidth_gbps"]
+        )
     b = const("adam_step_bytes_per_param", w.optimizer, file=W)
     eff = const("optimizer_memory_efficiency", file=W)
     t = w.trainable / shards * b / (dev.mem_gbps * 1e9 * eff)
@@ -323,8 +327,10 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     """The step on n GPUs; n = 1 is plain single-GPU training of the same micro-batch."""
     if w.strategy in ("tp", "pp") and not w.model.transformer:
         raise UserError(
-            f"{w.strategy_name} is modelled for transformer models, not {w.model.key}",
-            hint="use --strategy ddp (or zero2/zero3/fsdp) for this model",
+            _("{strategy} is modelled for transformer models, not {model}").format(
+                strategy=w.strategy_name, model=w.model.key
+            ),
+            hint=_("use --strategy ddp (or zero2/zero3/fsdp) for this model"),
         )
     micro, fwd_share = micro_step_compute(w, dev)
     t_micro = micro.value
@@ -485,18 +491,24 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         )
         comm_bytes = 2 * act * a
         if a < n:
-            notes.append(f"{a} micro-batch(es) for {n} stages: raise --accum to fill the pipeline")
+            notes.append(
+                _("{accum} micro-batch(es) for {stages} stages: raise --accum to fill the pipeline").format(
+                    accum=a, stages=n
+                )
+            )
     else:
         raise UserError(
-            f"strategy {w.strategy!r} is not a training strategy",
-            hint="ddp, dataparallel, zero2, zero3, fsdp, tp or pp",
+            _("strategy {strategy} is not a training strategy").format(strategy=repr(w.strategy)),
+            hint=_("ddp, dataparallel, zero2, zero3, fsdp, tp or pp"),
         )
     step = compute.value + exposed.value + bubble.value + opt.value
     if strategy == "dataparallel":
         factor = const("dataparallel_step_factor", file=W)
         step *= factor
         notes.append(
-            f"DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
+            _(
+                "DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
+            ).format(factor=factor)
         )
     time = _fig(
         step,
@@ -537,6 +549,8 @@ def _check_divides(w: Workload, n: int) -> None:
     heads = w.model.heads or 0
     if heads % n:
         raise UserError(
-            f"tensor parallel size {n} does not divide {w.model.key}'s {heads} attention heads",
-            hint="use a TP size that divides the head count, or --gpus with such a number",
+            _("tensor parallel size {n} does not divide {model}'s {heads} attention heads").format(
+                n=n, model=w.model.key, heads=heads
+            ),
+            hint=_("use a TP size that divides the head count, or --gpus with such a number"),
         )

@@ -344,6 +344,66 @@ def test_workload_json_keeps_its_keys_and_says_its_sentences_in_chinese(cli, job
     assert english_left("\n".join(_texts(zh))) == []
 
 
+ASKS = {
+    "lora-cny": ["--train", "8b", "--lora", "16", "--budget", "50000", "--currency", "CNY"],
+    "serve-70b-usd": ["--infer", "70b", "--quant", "q4_k_m", "--batch", "20", "--budget", "$5000"],
+    "circuit": ["--train", "1.3b", "--circuit", "120x15"],
+    "tower-used": ["--infer", "70b", "--quant", "int4", "--max-gpus", "4", "--form", "tower", "--used"],
+}
+
+
+@pytest.mark.parametrize("ask", list(ASKS.values()), ids=list(ASKS))
+def test_recommend_reads_in_chinese(cli, ask):
+    """The question, the ranked table, why each build beats the next cheaper one, the limits, the builds off
+    the front, the prices with their dates and sources, and how the search went."""
+    out = _zh(cli, "recommend", *ask, "--as-of", "2026-01-01")
+    assert out.startswith("推荐：") and "价格与速度：每台都比所有更便宜的配置快" in out
+    assert "能跑这个任务的最便宜的配置" in out and "搜索：枚举了" in out
+    assert english_left(out) == []
+    report = _zh(cli, "recommend", *ask, "--as-of", "2026-01-01", "--format", "markdown")
+    assert report.startswith("# 买什么：") and "## 搜索" in report
+    assert english_left(report) == []
+
+
+def test_recommend_says_why_each_build_beats_the_next_cheaper_one_in_chinese(cli):
+    out = _zh(cli, "recommend", *ASKS["lora-cny"], "--as-of", "2026-01-01")
+    assert "速度是 #1 的" in out and "用 RTX 4090（24 GB）代替 RTX 3090" in out
+    assert "没有 P2P：经主机内存中转" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--budget", "lots"],
+        ["--circuit", "220"],
+        ["--own", "RTX 4090:x"],
+        ["--gpus", "2"],
+        ["--as-of", "soon"],
+    ],
+    ids=["budget", "circuit", "own", "gpus", "as-of"],
+)
+def test_recommends_errors_are_chinese(cli, args):
+    code, out, err = cli("--lang", "zh", "recommend", "--train", "8b", "--lora", "16", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("advisor：错误：") and english_left(err) == []
+
+
+def test_recommend_json_keeps_its_keys_and_order_in_every_language(cli):
+    """The same keys, ids, figures and order in both languages (the search's reasons keep the English
+    order); the reasons, limits and why in Chinese."""
+    from tests.test_i18n import _ids, _shape
+
+    ask = [*ASKS["lora-cny"], "--as-of", "2026-01-01", "--json"]
+    en = json.loads(cli("recommend", *ask)[1])
+    zh = json.loads(_zh(cli, "recommend", *ask))
+    assert _shape(en) == _shape(zh) and _ids(en) == _ids(zh)
+    assert [x["count"] for x in en["counts"]["pruned"]] == [x["count"] for x in zh["counts"]["pruned"]]
+    assert zh["front"][0]["why"] == "能跑这个任务的最便宜的配置"
+    said = [b["why"] for b in zh["front"] + zh["others"]] + [x["why"] for x in zh["counts"]["pruned"]]
+    said += [lim for b in zh["front"] + zh["others"] for lim in b["limits"]] + zh["notes"]
+    assert english_left("\n".join(said)) == []
+
+
 # Faces that still answer in English: each must still show English (strict), and leaves this list the
 # day it is translated.
 GAP = "not translated yet: the face's own sentences are English"

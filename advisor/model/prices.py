@@ -52,7 +52,11 @@ class Rate:
     source: str
 
     def words(self) -> str:
-        return f"{self.cny_per_usd:g} CNY per USD ({self.date}, {self.source})"
+        from advisor.i18n import _
+
+        return _("{rate} CNY per USD ({date}, {source})").format(
+            rate=f"{self.cny_per_usd:g}", date=self.date, source=self.source
+        )
 
 
 def rate() -> Rate:

@@ -427,6 +427,16 @@ def test_the_seed_explains_its_staged_pair_and_all_reduce_in_chinese(cli):
     assert "allreduce_shm_efficiency = " in out
 
 
+@pytest.mark.parametrize("job", [JOBS["lora"], JOBS["infer-request-rate"]], ids=["train", "infer"])
+def test_workload_explain_says_each_derivation_in_chinese(cli, job):
+    """Each figure of the job on 1 GPU and on N, in words around its symbols, and each workload constant."""
+    out = _zh(cli, "workload", HERO, *job, "--explain")
+    derivations = out[out.index("推导过程") :]
+    assert "加速比 = N 卡吞吐 / 单卡吞吐" in derivations or "加速比 = N 卡承载" in derivations
+    assert "；输入 {" in derivations and "gemm_efficiency = " in derivations
+    assert english_left(out) == []
+
+
 # Faces that still answer in English: each must still show English (strict), and leaves this list the
 # day it is translated.
 GAP = "not translated yet: the face's own sentences are English"

@@ -26,7 +26,7 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
     """`count` collectives of `size_bytes` each (the full array size, as nccl-tests counts it)."""
     n = fab.gpus
     if n < 2:
-        return Figure(0.0, "s", "one GPU: no collective", {}, [])
+        return Figure(0.0, "s", _("one GPU: no collective"), {}, [])
     if fab.busbw is None:
         raise UnknownFigure(_("the {kind} over {n} GPUs").format(kind=kind, n=n), list(fab.missing))
     k = KINDS[kind][0] * (n - 1) / n
@@ -70,7 +70,7 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
 def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
     """Point-to-point sends between neighbouring pipeline stages: latency + S / one-way pair bandwidth."""
     if fab.gpus < 2:
-        return Figure(0.0, "s", "one GPU: no transfer", {}, [])
+        return Figure(0.0, "s", _("one GPU: no transfer"), {}, [])
     if fab.p2p_gbps is None or fab.p2p_latency_us is None:
         raise UnknownFigure(_("a copy between two GPUs"), list(fab.missing))
     lat = fab.p2p_latency_us
@@ -78,7 +78,7 @@ def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
     return Figure(
         t,
         "s",
-        "count x (pair latency + S / pair one-way bandwidth)",
+        _("count x (pair latency + S / pair one-way bandwidth)"),
         {
             "count": round(count, 3),
             "S_bytes": round(size_bytes),
@@ -101,7 +101,9 @@ def custom_all_reduce(size_bytes: float, fab: Fabric, count: float = 1) -> Figur
     return Figure(
         t,
         "s",
-        "count x (custom_all_reduce_latency_us + S / pair one-way P2P bandwidth), the engine's one-shot kernel",
+        _(
+            "count x (custom_all_reduce_latency_us + S / pair one-way P2P bandwidth), the engine's one-shot kernel"
+        ),
         {
             "count": round(count, 3),
             "S_bytes": round(size_bytes),

@@ -388,6 +388,16 @@ def test_recommends_errors_are_chinese(cli, args):
     assert err.startswith("advisor：错误：") and english_left(err) == []
 
 
+def test_a_wrong_price_list_is_refused_in_chinese_at_its_line(cli, tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("prices:\n  - {part: RTX 4090, price: -5, currency: USD, date: 2025-01-01}\n")
+    code, out, err = cli(
+        "--lang", "zh", "recommend", "--train", "8b", "--lora", "16", "--prices", str(prices)
+    )
+    assert code == 2 and f"{prices}:2: price: -5 不在 0 到 10,000,000 之间" in err
+    assert english_left(err) == []
+
+
 def test_recommend_json_keeps_its_keys_and_order_in_every_language(cli):
     """The same keys, ids, figures and order in both languages (the search's reasons keep the English
     order); the reasons, limits and why in Chinese."""

@@ -95,6 +95,19 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return catalog().ngettext(singular, plural, n)
 
 
+def sentences(parts: list[str]) -> str:
+    """Whole sentences one after another: a space between two in English; in Chinese none after a
+    sentence that ends in a full-width stop (。；！？), as Chinese is written."""
+    if _current == "en":
+        return " ".join(parts)
+    out = ""
+    for part in parts:
+        if out and out[-1] not in "。；！？）":
+            out += " "
+        out += part
+    return out
+
+
 def N_(message: str) -> str:
     """Marks a sentence for the catalog where it is written (a module constant) without translating it
     there: it is translated where it is shown, with `_`, once the language is known."""
@@ -145,22 +158,22 @@ def extract_report(fileobj, keywords, comment_tags, options):
 
 
 # Babel's extractor for the rules' texts (babel.cfg): each rule's title, message, why and fix is a
-# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate)
+# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate); so is
+# each model constant's unit in words, translated where --explain lists the constants
 RULE_TEXTS = ("title", "message", "why", "fix")
 
 
 def extract_rules(fileobj, keywords, comment_tags, options):
     """Babel extraction method for rules/*.yaml: yields (line, funcname, message, comments) for each
-    rule's texts; the line is the rule's `id:` line, so a translator can find the rule."""
+    rule's texts and each constant's unit in words; the line is the rule's `id:` line (the constant's
+    name), so a translator can find it."""
     import yaml
 
     text = fileobj.read().decode("utf-8")
     data = yaml.safe_load(text) or {}
-    rules = data.get("rules") if isinstance(data, dict) else None
-    if not isinstance(rules, list):
-        return
     lines = text.splitlines()
-    for rule in rules:
+    rules = data.get("rules") if isinstance(data, dict) else None
+    for rule in rules if isinstance(rules, list) else []:
         if not isinstance(rule, dict) or "id" not in rule:
             continue
         rid = str(rule["id"])
@@ -169,6 +182,18 @@ def extract_rules(fileobj, keywords, comment_tags, options):
             value = rule.get(key)
             if isinstance(value, str) and value.strip():
                 yield line, None, value, [f"rule {rid} {key}"]
+    consts = data.get("constants") if isinstance(data, dict) else None
+    for name, c in consts.items() if isinstance(consts, dict) else []:
+        unit = c.get("unit") if isinstance(c, dict) else None
+        if isinstance(unit, str) and constant_unit_is_words(unit):
+            line = next((i + 1 for i, x in enumerate(lines) if x.rstrip() == f"  {name}:"), 0)
+            yield line, None, unit, [f"constant {name} unit"]
+
+
+def constant_unit_is_words(unit: str) -> bool:
+    """A model constant's `unit` that says what the constant is in words ("fraction of the raw link rate"),
+    which --explain shows translated; a bare unit ("us", "GB/s") is shown as it is."""
+    return " " in unit.strip()
 
 
 def compiled(po_path: Path) -> bytes:

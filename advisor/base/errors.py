@@ -56,8 +56,12 @@ class UnknownFigure(UserError):
 
         self.what = what
         self.missing = list(missing)
+        from advisor.i18n import _
+
         super().__init__(
-            f"{what} is {unknown_because(self.missing)}",
-            hint="add the figure, with its source, to a copy of the part in a catalog folder of your own "
-            "(--catalog DIR)",
+            _("{what} is {why}").format(what=what, why=unknown_because(self.missing)),
+            hint=_(
+                "add the figure, with its source, to a copy of the part in a catalog folder of your own "
+                "(--catalog DIR)"
+            ),
         )

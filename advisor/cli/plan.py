@@ -292,9 +292,12 @@ def cmd_workload(args) -> int:
     con = terminal_console()
     render_text(analysis, explain=args.explain, console=con)
     if findings:
-        con.print("[bold]Findings[/]")
+        from advisor.i18n import _
+        from advisor.render.plan import _severity
+
+        con.print(_("[bold]Findings[/]"))
         for f in findings:
             # the message's further lines under the rule id, the fix's under the fix
-            hang(con, f"{f.severity.upper():7} ", f"{f.id}: {f.message}")
-            hang(con, "        fix: ", f.fix)
+            hang(con, f"{_severity(f.severity)} ", f"{f.id}: {f.message}")
+            hang(con, " " * 8 + _("fix: "), f.fix)
     return 0

@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 from advisor.recommend.question import parse_budget, parse_circuit
 
 
@@ -14,9 +15,9 @@ def parse_own(items: list[str], catalog) -> tuple[tuple[str, int], ...]:
 
     out: dict[str, int] = {}
     for item in items:
-        name, _, count = item.rpartition(":") if ":" in item else (item, "", "1")
+        name, _colon, count = item.rpartition(":") if ":" in item else (item, "", "1")
         if not count.strip().isdigit() or not (1 <= int(count) <= 16):
-            raise UserError(f"--own {item!r}: write PART or PART:COUNT (1 to 16)")
+            raise UserError(_("--own {item}: write PART or PART:COUNT (1 to 16)").format(item=repr(item)))
         part = resolve_any(catalog, name, ("--own", None, None))
         out[part] = out.get(part, 0) + int(count)
     return tuple(out.items())
@@ -28,7 +29,9 @@ def parse_day(text: str | None) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise UserError(f"--as-of {text[:20]!r} is not a date", hint="YYYY-MM-DD") from None
+        raise UserError(
+            _("--as-of {text} is not a date").format(text=repr(text[:20])), hint="YYYY-MM-DD"
+        ) from None
 
 
 def cmd_recommend(args) -> int:

@@ -217,7 +217,7 @@ def _host_link(
     before protocol overhead). Unknown, with the board's missing value named, where the path crosses a
     chipset whose uplink the catalog lacks: the uplink every device behind the chipset shares may be the
     narrowest link, and its rate is not a guess."""
-    formula = "pcie_lane_gbps[gen] x width of the narrowest link between the GPU and its CPU"
+    formula = _("pcie_lane_gbps[gen] x width of the narrowest link between the GPU and its CPU")
     inputs = {"bottleneck": where, "gen": gen}
     missing = []
     if any(
@@ -296,7 +296,9 @@ def _remote(f: Figure, direction: str, link: str | None) -> Figure:
     return _fig(
         f.value * factor if f.value is not None else None,
         f.unit,
-        f"{f.formula} x {name}[{key}] (the buffer on the other socket's memory)",
+        _("{formula} x {name}[{key}] (the buffer on the other socket's memory)").format(
+            formula=f.formula, name=name, key=key
+        ),
         f.inputs | {name: factor, "inter_socket": link},
         [*f.constants, name],
         "low",
@@ -333,7 +335,7 @@ def predict(machine: Machine) -> Prediction:
         h2d = _fig(
             raw * h2d_eff,
             "GB/s",
-            "raw rate of the narrowest link to host x h2d_efficiency[gen]",
+            _("raw rate of the narrowest link to host x h2d_efficiency[gen]"),
             inputs | {"h2d_efficiency": h2d_eff},
             ["pcie_lane_gbps", "h2d_efficiency"],
             keys={"h2d_efficiency": h2d_key},
@@ -341,7 +343,7 @@ def predict(machine: Machine) -> Prediction:
         d2h = _fig(
             raw * d2h_eff,
             "GB/s",
-            "raw rate of the narrowest link to host x d2h_efficiency[gen]",
+            _("raw rate of the narrowest link to host x d2h_efficiency[gen]"),
             inputs | {"d2h_efficiency": d2h_eff},
             ["pcie_lane_gbps", "d2h_efficiency"],
             keys={"d2h_efficiency": d2h_key},
@@ -364,10 +366,16 @@ def predict(machine: Machine) -> Prediction:
                 alone = getattr(p, attr[:3]).value
                 val = rates[p.node.id]
                 formula = (
-                    "max-min fair share of every link with all GPUs copying at once "
-                    "(capacity = raw rate x efficiency)"
-                    + (f"; each root complex at most host_bridge_dma_gbps[{cap_key}]" if cap else "")
-                )
+                    _(
+                        "max-min fair share of every link with all GPUs copying at once (capacity = raw rate x "
+                        "efficiency); each root complex at most host_bridge_dma_gbps[{key}]"
+                    )
+                    if cap
+                    else _(
+                        "max-min fair share of every link with all GPUs copying at once (capacity = raw rate x "
+                        "efficiency)"
+                    )
+                ).format(key=cap_key)
                 inputs = {"alone_gbps": round(alone, 3), "gpus_copying": len(gpus)}
                 if val < alone - 1e-6:
                     inputs["limited_by"] = _saturated(g, flows[p.node.id][1], rates, flows, caps[attr])
@@ -394,8 +402,10 @@ def predict(machine: Machine) -> Prediction:
         node_allreduce = allreduce
         allreduce = _internode(machine, allreduce, nics, len(gpus))
         assumptions.append(
-            f"{machine.node_count} identical nodes joined by their NICs through a non-blocking fabric "
-            "(the switches between nodes are not modelled)."
+            _(
+                "{nodes} identical nodes joined by their NICs through a non-blocking fabric (the switches "
+                "between nodes are not modelled)."
+            ).format(nodes=machine.node_count)
         )
     pred = Prediction(
         machine, g, gp, pairs, allreduce, [n.index for n in ring], assumptions, host_sum, nics, node_allreduce
@@ -419,7 +429,7 @@ def _host_sum(gp: list[GpuPrediction], cap_key: str | None) -> dict[str, Figure]
         out[attr[:3]] = _fig(
             total,
             "GB/s",
-            "sum over GPUs of each one's max-min fair share with all copying at once",
+            _("sum over GPUs of each one's max-min fair share with all copying at once"),
             {"gpus": len(gp), "sum_alone_gbps": round(alone, 3)} | ({"limited_by": limits} if limits else {}),
             used,
             keys={"host_bridge_dma_gbps": cap_key} if cap_key else None,
@@ -533,8 +543,11 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         uni = _fig(
             rate * eff if rate else None,
             "GB/s",
-            f"NVLink per-direction rate x nvlink_efficiency[{ek}]"
-            + (" (through the NVSwitch)" if machine.nvswitch else ""),
+            (
+                _("NVLink per-direction rate x nvlink_efficiency[{key}] (through the NVSwitch)")
+                if machine.nvswitch
+                else _("NVLink per-direction rate x nvlink_efficiency[{key}]")
+            ).format(key=ek),
             {"nvlink_gbps": rate, "nvlink_efficiency": eff},
             ["nvlink_efficiency"],
             "calibrated" if ek != "default" else "low",
@@ -568,8 +581,11 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
         latency = _fig(
             lat,
             "us",
-            f"latency_nvlink_us[{_key('latency_nvlink_us', lk)}]"
-            + (" (a bridge's: no published latency through NVSwitch)" if machine.nvswitch else ""),
+            (
+                _("latency_nvlink_us[{key}] (a bridge's: no published latency through NVSwitch)")
+                if machine.nvswitch
+                else "latency_nvlink_us[{key}]"
+            ).format(key=_key("latency_nvlink_us", lk)),
             {"arch": arch},
             ["latency_nvlink_us"],
             "low" if machine.nvswitch else "calibrated",
@@ -603,10 +619,10 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                     keys["p2p_root_complex_factor"] = _key("p2p_root_complex_factor", vendor)
             if machine.software.acs == "on" and path in ("PIX", "PXB"):
                 factor *= const("acs_factor")
-                why.append("acs_factor (ACS redirects P2P through the root complex)")
+                why.append(_("acs_factor (ACS redirects P2P through the root complex)"))
                 consts.append("acs_factor")
             value = raw * eff * factor
-            formula = "raw rate of the narrowest link on the path x p2p_pcie_efficiency" + "".join(
+            formula = _("raw rate of the narrowest link on the path x p2p_pcie_efficiency") + "".join(
                 f" x {w}" for w in why
             )
             inputs = {"bottleneck": where, "raw_gbps": round(raw, 3), "p2p_pcie_efficiency": eff, "gen": gen}
@@ -616,7 +632,9 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 # a flow between sockets crosses one inter-socket link: on some platforms that link, not
                 # the GPUs' Gen5 x16, is the narrowest hop (Gen4 cards stay below it)
                 value = cap
-                formula = f"p2p_inter_socket_cap_gbps[{cpu_family}] (the inter-socket link, below: {formula})"
+                formula = _(
+                    "p2p_inter_socket_cap_gbps[{family}] (the inter-socket link, below: {formula})"
+                ).format(family=cpu_family, formula=formula)
                 inputs["inter_socket_cap_gbps"] = cap
                 consts.append("p2p_inter_socket_cap_gbps")
                 keys["p2p_inter_socket_cap_gbps"] = _key("p2p_inter_socket_cap_gbps", cpu_family)
@@ -646,8 +664,10 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             uni = _fig(
                 raw * eff,
                 "GB/s",
-                f"slower leg's raw link rate to host x staged_efficiency[{sk}] "
-                "(device -> pinned host buffer -> device)",
+                _(
+                    "slower leg's raw link rate to host x staged_efficiency[{key}] (device -> pinned host buffer "
+                    "-> device)"
+                ).format(key=sk),
                 {
                     "slower_leg": where,
                     "raw_gbps": round(raw, 3),
@@ -663,7 +683,7 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
             bidi = _fig(
                 uni.value * bf,
                 "GB/s",
-                f"uni x staged_bidi_factor[{bk}] (both directions share host memory)",
+                _("uni x staged_bidi_factor[{key}] (both directions share host memory)").format(key=bk),
                 {"uni_gbps": round(uni.value, 3), "staged_bidi_factor": bf},
                 ["pcie_lane_gbps", "staged_efficiency", "staged_bidi_factor"],
                 conf,
@@ -681,8 +701,8 @@ def _pair(g: MachineGraph, machine: Machine, a: Node, b: Node) -> PairPrediction
                 const(base_name, lk) + extra + vm,
                 "us",
                 f"{base_name}[{lk}]"
-                + (" + latency_staged_sys_extra_us[arch] (across sockets)" if extra else "")
-                + (" + latency_staged_vm_extra_us[arch] (in a virtual machine)" if vm else ""),
+                + (_(" + latency_staged_sys_extra_us[arch] (across sockets)") if extra else "")
+                + (_(" + latency_staged_vm_extra_us[arch] (in a virtual machine)") if vm else ""),
                 {
                     "arch": arch,
                     **({"sys_extra_us": extra} if extra else {}),
@@ -898,12 +918,12 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
             if not rate:
                 # NCCL's rate is links x per-link: without the link count, the bridge's copy rate stands in
                 # (low confidence, said in the derivation); without that either, the hop is unknown
-                rate, why = p.uni.value, "the bridge's link count is unknown: its copy rate"
+                rate, why = p.uni.value, _("the bridge's link count is unknown: its copy rate")
                 if rate is None:
                     missing += [
                         f for f in _nvlink_missing(n, m, "links", "gbps_per_direction") if f not in missing
                     ]
-                    why = "unknown: the catalog has neither the bridge's link count nor its rate"
+                    why = _("unknown: the catalog has neither the bridge's link count nor its rate")
             arch = _arch(n) if _arch(n) == _arch(m) else "default"
             fabric_key = f"nvswitch-{arch}" if machine.nvswitch else arch
             ek = _key("allreduce_nvlink_efficiency", fabric_key)
@@ -938,24 +958,30 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     low = (nvlink_ring and not machine.nvswitch) or any(
         _arch(n) not in ("ada", "ampere", "hopper", "blackwell") for n in ring
     )
+    bridged = (
+        _(
+            "two published all-reduces over NVLink bridges, one per architecture (A100 PCIe 208 GB/s, H100 PCIe "
+            "116 GB/s, both 2 GPUs): each efficiency rests on its one case, and the H100's half of NCCL's own "
+            "per-link rate is not explained; none over a GA102 bridge (3090, A6000) is published: the A100's "
+            "efficiency is used"
+        )
+        if "sm86" in nvl_keys.values()
+        else _(
+            "two published all-reduces over NVLink bridges, one per architecture (A100 PCIe 208 GB/s, H100 PCIe "
+            "116 GB/s, both 2 GPUs): each efficiency rests on its one case, and the H100's half of NCCL's own "
+            "per-link rate is not explained"
+        )
+    )
     inputs_note = (
         {
-            "confidence_note": "through NVSwitch: one published all-reduce per architecture (A100 SXM ~230 GB/s, "
-            "H100 SXM ring 365-370 GB/s) sets each efficiency",
-            "nvlink_hops": nvl_why,
-        }
-        if nvlink_ring and machine.nvswitch
-        else {
-            "confidence_note": "two published all-reduces over NVLink bridges, one per architecture "
-            "(A100 PCIe 208 GB/s, H100 PCIe 116 GB/s, both 2 GPUs): each efficiency rests on its one case, "
-            "and the H100's half of NCCL's own per-link rate is not explained"
-            + (
-                "; none over a GA102 bridge (3090, A6000) is published: the A100's efficiency is used"
-                if "sm86" in nvl_keys.values()
-                else ""
+            "confidence_note": _(
+                "through NVSwitch: one published all-reduce per architecture (A100 SXM ~230 GB/s, H100 SXM ring "
+                "365-370 GB/s) sets each efficiency"
             ),
             "nvlink_hops": nvl_why,
         }
+        if nvlink_ring and machine.nvswitch
+        else {"confidence_note": bridged, "nvlink_hops": nvl_why}
         if nvlink_ring
         else {}
     )
@@ -967,8 +993,14 @@ def _allreduce(g: MachineGraph, machine: Machine, ring: list[Node], pairs: list[
     return _fig(
         rate * eff,
         "GB/s",
-        "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency"
-        + (" (an NVLink hop: links x NCCL's per-link rate)" if transport == "NVLink" else ""),
+        _(
+            "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency "
+            "(an NVLink hop: links x NCCL's per-link rate)"
+        )
+        if transport == "NVLink"
+        else _(
+            "slowest ring hop (all hops at once, shared links fair-shared) x allreduce_<transport>_efficiency"
+        ),
         {
             "gpus": len(ring),
             "ring": [n.index for n in ring],
@@ -999,7 +1031,9 @@ def _nvls(machine: Machine, ring: list[Node], hop: float, nvl_why: dict[str, str
     return _fig(
         hop * factor,
         "GB/s",
-        "NVLink hop rate (links x NCCL's per-link rate) x allreduce_nvls_factor (NVLS: the NVSwitch reduces)",
+        _(
+            "NVLink hop rate (links x NCCL's per-link rate) x allreduce_nvls_factor (NVLS: the NVSwitch reduces)"
+        ),
         {
             "gpus": len(ring),
             "ring": [n.index for n in ring],
@@ -1007,7 +1041,7 @@ def _nvls(machine: Machine, ring: list[Node], hop: float, nvl_why: dict[str, str
             "hop_gbps": round(hop, 3),
             "nvls_factor": factor,
             "nvlink_hops": nvl_why,
-            "confidence_note": "one published NVLS all-reduce (8x H100, 476 GB/s) sets the factor",
+            "confidence_note": _("one published NVLS all-reduce (8x H100, 476 GB/s) sets the factor"),
         },
         ["nccl_nvlink_link_gbps", "allreduce_nvls_factor"],
         keys={"allreduce_nvls_factor": key},
@@ -1036,18 +1070,25 @@ def _nics(g: MachineGraph, machine: Machine) -> list[NicPrediction]:
         served[best.index or 0] = served.get(best.index or 0, 0) + 1
         path = path_class(g, best.id, nic.id)
         if sw.gpudirect_rdma is False:
-            gdr, why = False, "software.gpudirect_rdma: false (no nvidia-peermem): staged through the CPU"
+            gdr, why = False, _("software.gpudirect_rdma: false (no nvidia-peermem): staged through the CPU")
         elif class_rank(path) <= class_rank(level):
             gdr, why = (
                 True,
-                f"within {level} of GPU{best.index} ({path}): NCCL reads and writes GPU memory directly",
+                (
+                    _(
+                        "within {level} of GPU{index} ({path}): NCCL reads and writes GPU memory directly "
+                        "(GPUDirect RDMA taken as working)"
+                    )
+                    if sw.gpudirect_rdma is None
+                    else _("within {level} of GPU{index} ({path}): NCCL reads and writes GPU memory directly")
+                ).format(level=level, index=best.index, path=path),
             )
-            if sw.gpudirect_rdma is None:
-                why += " (GPUDirect RDMA taken as working)"
         else:
             gdr, why = (
                 False,
-                f"{path} from GPU{best.index}, beyond NCCL's GDR level {level}: staged through the CPU",
+                _("{path} from GPU{index}, beyond NCCL's GDR level {level}: staged through the CPU").format(
+                    path=path, index=best.index, level=level
+                ),
             )
         out.append((nic, best, path, gdr, why))
     caps = _capacities(g, "h2d_efficiency", bridge_cap=_bridge_cap(machine)[0])
@@ -1078,8 +1119,11 @@ def _nics(g: MachineGraph, machine: Machine) -> list[NicPrediction]:
             rate = Figure(
                 None,
                 "GB/s",
-                "NIC line rate / 8 x net_allreduce_efficiency: unknown"
-                + (f" (no measured efficiency for {fabric})" if not missing else ""),
+                _("NIC line rate / 8 x net_allreduce_efficiency: unknown")
+                if missing
+                else _(
+                    "NIC line rate / 8 x net_allreduce_efficiency: unknown (no measured efficiency for {fabric})"
+                ).format(fabric=fabric),
                 {"nic": nic.label, "fabric": fabric},
                 [],
                 "low",
@@ -1090,8 +1134,17 @@ def _nics(g: MachineGraph, machine: Machine) -> list[NicPrediction]:
             rate = _fig(
                 got,
                 "GB/s",
-                f"NIC line rate / 8 x net_allreduce_efficiency[{fk}], fair-shared over the PCIe links its "
-                "traffic crosses" + ("" if gdr else " (through the CPU: no GPUDirect RDMA)"),
+                (
+                    _(
+                        "NIC line rate / 8 x net_allreduce_efficiency[{key}], fair-shared over the PCIe links its "
+                        "traffic crosses"
+                    )
+                    if gdr
+                    else _(
+                        "NIC line rate / 8 x net_allreduce_efficiency[{key}], fair-shared over the PCIe links its "
+                        "traffic crosses (through the CPU: no GPUDirect RDMA)"
+                    )
+                ).format(key=fk),
                 {"nic": nic.label, "gbps": nic.nic.gbps if nic.nic else None, "alone_gbps": round(d, 3)},
                 ["net_allreduce_efficiency", "nccl_net_gdr_level"],
                 "calibrated" if gdr else "low",
@@ -1112,11 +1165,11 @@ def _internode(machine: Machine, intra: Figure | None, nics: list[NicPrediction]
     ranks = nodes * local
     missing = [m for n in nics for m in n.rate.missing]
     if not nics or missing or any(n.rate.value is None for n in nics):
-        why = "no NIC in the build: nodes cannot be joined" if not nics else "a NIC's rate is unknown"
+        why = _("no NIC in the build: nodes cannot be joined") if not nics else _("a NIC's rate is unknown")
         return Figure(
             None,
             "GB/s",
-            f"all-reduce across {nodes} nodes: unknown ({why})",
+            _("all-reduce across {nodes} nodes: unknown ({why})").format(nodes=nodes, why=why),
             {"nodes": nodes, "ranks": ranks, "transport": "NET"},
             [],
             "low",
@@ -1129,21 +1182,23 @@ def _internode(machine: Machine, intra: Figure | None, nics: list[NicPrediction]
     algo = machine.software.nccl_algo or ("tree" if nodes == 2 else "ring")
     value = tree if algo == "tree" else ring
     network = net * 2 * (ranks - 1) / ranks if algo == "tree" and nodes == 2 else net
-    limit = "the nodes' NICs" if network <= bound else "one node's own all-reduce"
+    limit = _("the nodes' NICs") if network <= bound else _("one node's own all-reduce")
     staged = [n for n in nics if not n.gdr]
     return _fig(
         value,
         "GB/s",
         (
-            "min(one node's all-reduce, the NICs' rates summed x 2(n-1)/n): NCCL's tree on two nodes"
+            _("min(one node's all-reduce, the NICs' rates summed x 2(n-1)/n): NCCL's tree on two nodes")
             if algo == "tree" and nodes == 2
-            else "min(one node's all-reduce, the NICs' rates summed): NCCL's ring across nodes"
+            else _("min(one node's all-reduce, the NICs' rates summed): NCCL's ring across nodes")
         ),
         {
             "nodes": nodes,
             "ranks": ranks,
             "transport": "NET",
-            "algorithm": algo + ("" if machine.software.nccl_algo else " (NCCL's choice)"),
+            "algorithm": algo
+            if machine.software.nccl_algo
+            else _("{algorithm} (NCCL's choice)").format(algorithm=algo),
             "network_gbps": round(net, 3),
             "node_allreduce_gbps": None if bound == float("inf") else round(bound, 3),
             "ring_gbps": round(ring, 3),
@@ -1152,7 +1207,7 @@ def _internode(machine: Machine, intra: Figure | None, nics: list[NicPrediction]
             "nics": {f"NIC{n.nic.index} ({n.nic.label})": round(n.rate.value or 0.0, 3) for n in nics},
         }
         | (
-            {"confidence_note": "the two-node tree rests on NCCL's algorithm, not on a fitted constant"}
+            {"confidence_note": _("the two-node tree rests on NCCL's algorithm, not on a fitted constant")}
             if algo == "tree" and nodes == 2
             else {}
         ),
@@ -1181,7 +1236,7 @@ def _unknown_allreduce(ring: list[Node], hops: list, missing: list[str], nvl_why
     return Figure(
         None,
         "GB/s",
-        "slowest ring hop x allreduce_<transport>_efficiency: unknown, a hop's rate is not in the catalog",
+        _("slowest ring hop x allreduce_<transport>_efficiency: unknown, a hop's rate is not in the catalog"),
         {
             "gpus": len(ring),
             "ring": [n.index for n in ring],

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.base.errors import Problem, UserError
+from advisor.i18n import _
 from advisor.model.catalog.models import DATE_PATTERN, MAX_PRICE
 from advisor.model.catalog.store import Catalog
 
@@ -52,7 +53,9 @@ class Rate:
     source: str
 
     def words(self) -> str:
-        return f"{self.cny_per_usd:g} CNY per USD ({self.date}, {self.source})"
+        return _("{rate} CNY per USD ({date}, {source})").format(
+            rate=f"{self.cny_per_usd:g}", date=self.date, source=self.source
+        )
 
 
 def rate() -> Rate:
@@ -209,11 +212,13 @@ def resolve_any(catalog: Catalog, text: str, at) -> str:
     if len(found) == 1:
         return found[0]
     file, line, fld = at
-    why = "names no CPU, board or GPU in the catalog" if not found else f"could be any of {', '.join(found)}"
+    said = (
+        _("{text} names no CPU, board or GPU in the catalog")
+        if not found
+        else _("{text} could be any of {parts}")
+    ).format(text=repr(text), parts=", ".join(found))
     raise UserError(
-        problems=[
-            Problem(f"{text!r} {why}", file, line, fld, hint="write the catalog id (`advisor catalog list`)")
-        ]
+        problems=[Problem(said, file, line, fld, hint=_("write the catalog id (`advisor catalog list`)"))]
     )
 
 
@@ -229,7 +234,11 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
     except OSError:
         size = 0
     if size > MAX_LIST_BYTES:
-        raise UserError(f"{path}: {size:,} bytes; a price list holds at most {MAX_LIST_BYTES:,}")
+        raise UserError(
+            _("{path}: {size} bytes; a price list holds at most {most}").format(
+                path=path, size=f"{size:,}", most=f"{MAX_LIST_BYTES:,}"
+            )
+        )
     text = read_text(path)
     rows: list[tuple[dict, int | None]] = []
     if path.suffix.lower() == ".csv":
@@ -245,8 +254,16 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
                     raise UserError(
                         problems=[
                             Problem(
-                                "the header must name part, price, currency, date (and where, condition)"
-                                + (f"; {unknown[0]!r} is none of them" if unknown else ""),
+                                (
+                                    _(
+                                        "the header must name part, price, currency, date (and where, "
+                                        "condition); {field} is none of them"
+                                    )
+                                    if unknown
+                                    else _(
+                                        "the header must name part, price, currency, date (and where, condition)"
+                                    )
+                                ).format(field=repr(unknown[0]) if unknown else ""),
                                 str(path),
                                 i,
                             )
@@ -260,7 +277,7 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
         if not isinstance(items, list):
             raise UserError(
                 problems=[
-                    Problem("a price list is a list of entries (or `prices:` holding one)", str(path), 1)
+                    Problem(_("a price list is a list of entries (or `prices:` holding one)"), str(path), 1)
                 ]
             )
         for idx, item in enumerate(items):
@@ -269,7 +286,7 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
                 raise UserError(
                     problems=[
                         Problem(
-                            "each entry is a mapping: part, price, currency, date, where", str(path), line
+                            _("each entry is a mapping: part, price, currency, date, where"), str(path), line
                         )
                     ]
                 )
@@ -278,16 +295,20 @@ def read_price_list(path: str | Path, catalog: Catalog) -> list[UserPrice]:
                 raise UserError(
                     problems=[
                         Problem(
-                            f"unknown field {extra[0]!r}",
+                            _("unknown field {field}").format(field=repr(extra[0])),
                             str(path),
                             line,
-                            hint="fields: " + ", ".join(FIELDS),
+                            hint=_("fields: {fields}").format(fields=", ".join(FIELDS)),
                         )
                     ]
                 )
             rows.append(({k: "" if v is None else str(v) for k, v in item.items()}, line))
     if len(rows) > MAX_LIST_ROWS:
-        raise UserError(f"{path}: {len(rows):,} prices; a price list holds at most {MAX_LIST_ROWS:,}")
+        raise UserError(
+            _("{path}: {count} prices; a price list holds at most {most}").format(
+                path=path, count=f"{len(rows):,}", most=f"{MAX_LIST_ROWS:,}"
+            )
+        )
     return [_row(row, str(path), line, catalog) for row, line in rows]
 
 
@@ -297,29 +318,35 @@ def _row(row: dict, file: str, line: int | None, catalog: Catalog) -> UserPrice:
 
     for need in ("part", "price", "currency", "date"):
         if not (row.get(need) or "").strip():
-            raise bad(need, "missing", hint="each price names part, price, currency and date")
+            raise bad(need, _("missing"), hint=_("each price names part, price, currency and date"))
     raw = row["price"].strip().replace(",", "")
     try:
         amount = float(raw)
     except ValueError:
-        raise bad("price", f"{row['price'][:40]!r} is not a number") from None
+        raise bad("price", _("{value} is not a number").format(value=repr(row["price"][:40]))) from None
     if not (0 < amount <= MAX_PRICE):
-        raise bad("price", f"{amount:g} is outside 0 to {MAX_PRICE:,}")
+        raise bad(
+            "price", _("{value} is outside 0 to {most}").format(value=f"{amount:g}", most=f"{MAX_PRICE:,}")
+        )
     cur = currency_of(row["currency"])
     if cur is None:
         raise bad(
-            "currency", f"{row['currency'][:20]!r} is not a currency advisor prices in", hint="USD or CNY"
+            "currency",
+            _("{value} is not a currency advisor prices in").format(value=repr(row["currency"][:20])),
+            hint=_("USD or CNY"),
         )
     date = row["date"].strip()
     if not re.match(DATE_PATTERN, date):
-        raise bad("date", f"{date[:20]!r} is not a date", hint="YYYY-MM-DD or YYYY-MM")
+        raise bad(
+            "date", _("{value} is not a date").format(value=repr(date[:20])), hint=_("YYYY-MM-DD or YYYY-MM")
+        )
     try:
         parse_date(date)
     except ValueError:
-        raise bad("date", f"{date!r} is not a day of the calendar") from None
+        raise bad("date", _("{value} is not a day of the calendar").format(value=repr(date))) from None
     cond = (row.get("condition") or "new").strip().lower()
     if cond not in ("new", "used"):
-        raise bad("condition", f"{cond[:20]!r}: new or used")
+        raise bad("condition", _("{value}: new or used").format(value=repr(cond[:20])))
     part = resolve_any(catalog, row["part"], (file, line, "part"))
     return UserPrice(part, amount, cur, date, (row.get("where") or "").strip(), cond, file, line)
 

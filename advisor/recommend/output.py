@@ -115,9 +115,11 @@ def answer_output(ans: Answer) -> RecommendOutput:
         no_price_known=[UnpricedOut(kind=k, part=p, name=n) for k, p, n in ans.unpriced],
         counts=CountsOut(
             enumerated=ans.counts.enumerated,
-            pruned=[WhyCount(why=k, count=v) for k, v in sorted(ans.counts.pruned.items())],
+            pruned=[WhyCount(why=ans.counts.words(k), count=v) for k, v in sorted(ans.counts.pruned.items())],
             evaluated=ans.counts.evaluated,
-            rejected=[WhyCount(why=k, count=v) for k, v in sorted(ans.counts.rejected.items())],
+            rejected=[
+                WhyCount(why=ans.counts.words(k), count=v) for k, v in sorted(ans.counts.rejected.items())
+            ],
             front=ans.counts.front,
         ),
         notes=list(ans.notes),

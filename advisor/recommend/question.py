@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 
 MAX_BUDGET = 10_000_000
 _BUDGET = re.compile(
@@ -21,7 +22,8 @@ def parse_budget(text: str, currency: str | None) -> tuple[float, str]:
     m = _BUDGET.match(text[:60])
     if not m:
         raise UserError(
-            f"--budget {text[:40]!r} is not an amount", hint="e.g. --budget 40000 --currency CNY, or '$8000'"
+            _("--budget {text} is not an amount").format(text=repr(text[:40])),
+            hint=_("e.g. --budget 40000 --currency CNY, or '$8000'"),
         )
     pre, number, scale, post = m.groups()
     amount = float(number.replace(",", ""))
@@ -30,10 +32,18 @@ def parse_budget(text: str, currency: str | None) -> tuple[float, str]:
     if scale and scale.lower() in ("w", "万"):
         said.append("CNY")
     if len(set(said)) > 1 or (said and currency and said[0] != currency):
-        raise UserError(f"--budget {text!r} and --currency {currency} name two currencies")
+        raise UserError(
+            _("--budget {text} and --currency {currency} name two currencies").format(
+                text=repr(text), currency=currency
+            )
+        )
     cur = currency or (said[0] if said else "USD")
     if not (0 < amount <= MAX_BUDGET):
-        raise UserError(f"--budget must be above 0 and at most {MAX_BUDGET:,} (got {amount:,.0f})")
+        raise UserError(
+            _("--budget must be above 0 and at most {most} (got {amount})").format(
+                most=f"{MAX_BUDGET:,}", amount=f"{amount:,.0f}"
+            )
+        )
     return amount, cur
 
 
@@ -42,9 +52,10 @@ def parse_circuit(text: str) -> tuple[float, float]:
     m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*v?\s*[x*×, ]\s*(\d+(?:\.\d+)?)\s*a?\s*$", text[:40], re.I)
     if not m:
         raise UserError(
-            f"--circuit {text[:40]!r}: write VOLTS x AMPS", hint="e.g. --circuit 220x10 or 120x15"
+            _("--circuit {text}: write VOLTS x AMPS").format(text=repr(text[:40])),
+            hint=_("e.g. --circuit 220x10 or 120x15"),
         )
     volts, amps = float(m.group(1)), float(m.group(2))
     if not (90 <= volts <= 480 and 1 <= amps <= 100):
-        raise UserError(f"--circuit {text!r}: volts 90-480 and amps 1-100")
+        raise UserError(_("--circuit {text}: volts 90-480 and amps 1-100").format(text=repr(text)))
     return volts, amps

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from advisor.assess import Assessment, Request, assess
 from advisor.base.errors import UserError
 from advisor.findings.collect import cpu_power_w, psu_needed_w, system_power_w
+from advisor.i18n import N_, _, ngettext
 from advisor.model.build import Build
 from advisor.model.catalog.models import Board, Cpu, Gpu
 from advisor.model.catalog.store import Catalog
@@ -107,16 +108,28 @@ class Counts:
     assessed, set aside after the assessment (by why), and on the front."""
 
     enumerated: int = 0
-    pruned: dict[str, int] = field(default_factory=dict)
+    pruned: dict[str, int] = field(default_factory=dict)  # by why, in English (the same in every language)
     evaluated: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
     front: int = 0
+    said: dict[str, str] = field(default_factory=dict)  # each why in the run's language
 
     def prune(self, why: str) -> None:
         self.pruned[why] = self.pruned.get(why, 0) + 1
+        self.said[why] = _(why)
 
-    def reject(self, why: str) -> None:
-        self.rejected[why] = self.rejected.get(why, 0) + 1
+    def reject(self, why: str, **values: str) -> None:
+        """`why` a sentence of the catalog with its values (each translated where it is one too)."""
+        key = why.format(**values)
+        self.rejected[key] = self.rejected.get(key, 0) + 1
+        self.said[key] = _(why).format(**{k: _(v) for k, v in values.items()})
+
+    def words(self, why: str) -> str:
+        return self.said.get(why, why)
+
+
+# why a build was set aside: a sentence of the catalog (English) and its values
+Reason = tuple[str, dict[str, str]]
 
 
 @dataclass
@@ -139,6 +152,13 @@ class Answer:
     def fastest(self) -> Candidate | None:
         return self.front[-1] if self.front else None
 
+
+# what limits a build's collectives, by NCCL's transport, in words
+_TRANSPORT_WORDS = {
+    "SHM": N_("no P2P: staged through host memory"),
+    "P2P": N_("P2P over PCIe"),
+    "NVLink": "NVLink",
+}
 
 # ------------------------------------------------------------------------------------ the search
 
@@ -193,10 +213,10 @@ def recommend(
                 for k in range(c.min_gpus, top + 1):
                     counts.enumerated += 1
                     if own_gpu is not None and k < owned[own_gpu.id]:
-                        counts.prune("fewer GPUs than you own")
+                        counts.prune(N_("fewer GPUs than you own"))
                         continue
                     if cpu.pcie.usable_lanes is None:
-                        counts.prune("CPU lanes unknown")  # plan could not check the lane budget
+                        counts.prune(N_("CPU lanes unknown"))  # plan could not check the lane budget
                         continue
                     units = [(cpu, 1, "cpu"), (board, 1, "board"), (gpu, k, "gpu")]
                     lines = []
@@ -205,26 +225,26 @@ def recommend(
                         unit = price(part) if have < n else book.price(part.id)
                         lines.append(Line(kind, part.id, part.name, n, have, unit))
                     if any(ln.unit is None and ln.owned < ln.count for ln in lines):
-                        counts.prune("no price known")
+                        counts.prune(N_("no price known"))
                         continue
                     total = sum(ln.total for ln in lines)
                     if bounds and c.budget is not None and total > c.budget:
-                        counts.prune("over budget")
+                        counts.prune(N_("over budget"))
                         continue
                     if bounds and _split_impossible(workload, k):
-                        counts.prune("tensor parallel size does not divide the attention heads")
+                        counts.prune(N_("tensor parallel size does not divide the attention heads"))
                         continue
                     if bounds and not _memory_may_fit(workload, k, gpu):
-                        counts.prune("job does not fit in the cards' memory")
+                        counts.prune(N_("job does not fit in the cards' memory"))
                         continue
                     gpu_w = None if gpu.board_power_w is None else gpu.board_power_w * k
                     power = system_power_w(gpu_w, cpu_power_w(cpu))
                     if circuit is not None:
                         if power is None:
-                            counts.prune("power unknown (a circuit is given)")
+                            counts.prune(N_("power unknown (a circuit is given)"))
                             continue
                         if bounds and power > circuit:
-                            counts.prune("over the circuit's power")
+                            counts.prune(N_("over the circuit's power"))
                             continue
                     psu = None if power is None else PSU_STEP_W * math.ceil(psu_needed_w(power) / PSU_STEP_W)
                     build = Build.model_validate(
@@ -245,21 +265,21 @@ def recommend(
     speed_bound = bounds and _speed_bounded(workload)
     for cand in candidates:
         if speed_bound and cand.gpu.id in one_gpu and cand.count * one_gpu[cand.gpu.id] <= best:
-            counts.prune("cannot beat a cheaper build (k GPUs at most k x one GPU)")
+            counts.prune(N_("cannot beat a cheaper build (k GPUs at most k x one GPU)"))
             continue
         counts.evaluated += 1
-        why = _evaluate(cand, workload, catalog, circuit)
-        if why:
-            counts.reject(why)
+        reason = _evaluate(cand, workload, catalog, circuit)
+        if reason:
+            counts.reject(reason[0], **reason[1])
             continue
         a = cand.assessment.analysis  # type: ignore[union-attr]
         if a.one.fits and a.one.throughput.value:
             one_gpu[cand.gpu.id] = max(one_gpu.get(cand.gpu.id, 0.0), a.one.throughput.value)
         # only a build faster than every cheaper one can join the front: plan's findings are asked of it
         if (cand.speed or 0.0) > best:
-            why = _plan_check(cand, workload, catalog)
-            if why:
-                counts.reject(why)
+            reason = _plan_check(cand, workload, catalog)
+            if reason:
+                counts.reject(reason[0], **reason[1])
                 continue
             best = cand.speed or 0.0
         evaluated.append(cand)
@@ -270,7 +290,7 @@ def recommend(
     if any(x.converted for x in front):
         from advisor.model.prices import rate
 
-        notes.append(f"Prices in another currency converted at {rate().words()}.")
+        notes.append(_("Prices in another currency converted at {rate}.").format(rate=rate().words()))
     return Answer(
         workload,
         c,
@@ -287,19 +307,25 @@ def recommend(
 def _check(w: Workload, c: Constraints, catalog: Catalog) -> None:
     if w.gpus is not None:
         raise UserError(
-            "--gpus picks GPUs of a given build; a recommendation sizes the build itself",
-            hint="give the range of GPU counts with --min-gpus and --max-gpus",
+            _("--gpus picks GPUs of a given build; a recommendation sizes the build itself"),
+            hint=_("give the range of GPU counts with --min-gpus and --max-gpus"),
         )
     if not (1 <= c.min_gpus <= c.max_gpus <= MAX_GPUS):
-        raise UserError(f"the GPU count range must be 1 <= --min-gpus <= --max-gpus <= {MAX_GPUS}")
+        raise UserError(
+            _("the GPU count range must be 1 <= --min-gpus <= --max-gpus <= {most}").format(most=MAX_GPUS)
+        )
     if w.baseline_batch or w.baseline_accum or w.baseline_recompute is not None:
-        raise UserError("--baseline-* flags compare a published 1-GPU run; a recommendation has none")
+        raise UserError(_("--baseline-* flags compare a published 1-GPU run; a recommendation has none"))
     gpus_owned = [(catalog.get(p), n) for p, n in c.own if getattr(catalog.get(p), "kind", "") == "gpu"]
     if len(gpus_owned) > 1:
-        raise UserError("a build holds one GPU model: name one GPU model you own")
+        raise UserError(_("a build holds one GPU model: name one GPU model you own"))
     for part, n in gpus_owned:
         if n > c.max_gpus:
-            raise UserError(f"you own {n} of {part.name}, more than --max-gpus {c.max_gpus}")
+            raise UserError(
+                _("you own {n} of {part}, more than --max-gpus {most}").format(
+                    n=n, part=part.name, most=c.max_gpus
+                )
+            )
 
 
 def _gpu_candidate(g: Gpu, c: Constraints) -> bool:
@@ -381,7 +407,7 @@ def _drop_dominated_cpus(cands: list[Candidate], counts: Counts) -> list[Candida
                 and (o.price, o.cpu.id) < (cand.price, cand.cpu.id)
                 for o in group[:i]
             ):
-                counts.prune("a CPU as good for less")
+                counts.prune(N_("a CPU as good for less"))
                 continue
             out.append(cand)
     return out
@@ -393,14 +419,14 @@ def _speed_bounded(w: Workload) -> bool:
     return w.task == "train" and w.strategy in DATA_PARALLEL
 
 
-def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | None) -> str:
+def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | None) -> Reason | None:
     """Assess the build as `advisor plan` with the job does; '' when it joins the comparison, else why
     not."""
     pred, problem = plan_problem(cand.build, catalog)
     if problem is not None:
-        return "does not plan: " + _short_problem(problem)
+        return N_("does not plan: {why}"), {"why": _short_problem(problem)}
     if coolers_overlap(pred):
-        return "a card's cooler covers the next card's slot"
+        return N_("a card's cooler covers the next card's slot"), {}
     try:
         a = assess(
             Request(
@@ -408,13 +434,13 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
             )
         )
     except UserError as exc:
-        return "the job cannot run: " + exc.render().split("\n")[0].split(" (")[0][:80]
+        return N_("the job cannot run: {why}"), {"why": exc.render().split("\n")[0].split(" (")[0][:80]}
     cand.assessment = a
     an = a.analysis
     assert an is not None
     if not an.many.fits:
         cand.fits = False
-        return "job does not fit in the cards' memory"
+        return N_("job does not fit in the cards' memory"), {}
     if w.request_rate and an.serving:
         serve = an.serving[-1]
         speed = None if serve is None else serve.capacity.value
@@ -422,7 +448,7 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
     else:
         speed, unit = an.many.throughput.value, an.many.throughput.unit
     if speed is None:
-        return "speed unknown (a catalog figure is missing)"
+        return N_("speed unknown (a catalog figure is missing)"), {}
     cand.speed, cand.unit = speed, unit
     cand.speedup = an.speedup.value if an.speedup is not None and cand.count > 1 else None
     cand.speed_class = an.speedup_class
@@ -430,14 +456,14 @@ def _evaluate(cand: Candidate, w: Workload, catalog: Catalog, circuit: float | N
     if iv is not None and cand.count > 1:
         cand.interval = (speed * iv.lo, speed * iv.hi)  # type: ignore[attr-defined]
     cand.limits = _limits(cand, circuit)
-    return ""
+    return None
 
 
-def _plan_check(cand: Candidate, w: Workload, catalog: Catalog) -> str:
-    """The build assessed again with plan's findings, as `advisor plan` with the job gives them; '' when
+def _plan_check(cand: Candidate, w: Workload, catalog: Catalog) -> Reason | None:
+    """The build assessed again with plan's findings, as `advisor plan` with the job gives them; None when
     none is an error, else which."""
     if cand.checked:
-        return ""
+        return None
     a = assess(
         Request(
             cand.build,
@@ -450,18 +476,18 @@ def _plan_check(cand: Candidate, w: Workload, catalog: Catalog) -> str:
     )
     errors = sorted({f.id for f in a.findings if f.severity == "error"})
     if errors:
-        return "plan finds an error: " + ", ".join(errors)
+        return N_("plan finds an error: {ids}"), {"ids": ", ".join(errors)}
     cand.assessment, cand.checked = a, True
-    return ""
+    return None
 
 
 def _short_problem(text: str) -> str:
     if "lanes reach" in text:
-        return "a card gets no lanes"
+        return N_("a card gets no lanes")
     if "are placed" in text:
-        return "not every card gets a slot"
+        return N_("not every card gets a slot")
     if "slots" in text:
-        return "not enough slots"
+        return N_("not enough slots")
     return text.split("(")[0].strip()[:60]
 
 
@@ -476,22 +502,26 @@ def _limits(cand: Candidate, circuit: float | None) -> list[str]:
     if narrow or slow:
         widths = "/".join(f"x{g.node.link.width}" for g in a.prediction.gpus if g.node.link)
         gens = {g.node.link.gen for g in a.prediction.gpus if g.node.link}
-        out.append(f"lanes {widths}" + (f" Gen{min(gens)}" if slow else ""))
-    if cand.count > 1:
-        transport = an.fabric.transport
         out.append(
-            {"SHM": "no P2P: staged through host memory", "P2P": "P2P over PCIe", "NVLink": "NVLink"}.get(
-                transport, transport
+            (_("lanes {widths} Gen{gen}") if slow else _("lanes {widths}")).format(
+                widths=widths, gen=min(gens)
             )
         )
+    if cand.count > 1:
+        transport = an.fabric.transport
+        out.append(_(_TRANSPORT_WORDS[transport]) if transport in _TRANSPORT_WORDS else transport)
     mem = an.many.memory
     if mem.total.value and mem.usable.value and mem.total.value > 0.9 * mem.usable.value:
-        out.append(f"memory {mem.total.value:.1f} of {mem.usable.value:.1f} GB")
+        out.append(
+            _("memory {need} of {usable} GB").format(
+                need=f"{mem.total.value:.1f}", usable=f"{mem.usable.value:.1f}"
+            )
+        )
     if circuit is not None and cand.power_w is not None and cand.power_w > 0.85 * circuit:
-        out.append(f"power {cand.power_w} of {circuit:.0f} W")
+        out.append(_("power {power} of {circuit} W").format(power=cand.power_w, circuit=f"{circuit:.0f}"))
     split = an.many.split()
     if cand.count > 1 and split["exposed_comm"] >= 0.2:
-        out.append(f"communication {100 * split['exposed_comm']:.0f}% of each step")
+        out.append(_("communication {pct}% of each step").format(pct=f"{100 * split['exposed_comm']:.0f}"))
     return out
 
 
@@ -511,9 +541,9 @@ def _front(evaluated: list[Candidate], check, counts: Counts) -> tuple[list[Cand
         key = (cand.gpu.id, cand.count)
         if id(cand) in on or key in shown or not front:
             continue
-        why = check(cand)
-        if why:
-            counts.reject(why)
+        reason = check(cand)
+        if reason:
+            counts.reject(reason[0], **reason[1])
             continue
         shown.add(key)
         beater = next(
@@ -531,15 +561,20 @@ def _explain(front: list[Candidate], others: list[Candidate]) -> None:
     for rank, (prev, cand) in enumerate(zip(front, front[1:], strict=False), start=1):
         cand.why = step_words(prev, cand, rank)
     if front:
-        front[0].why = "the cheapest build that runs the job"
+        front[0].why = _("the cheapest build that runs the job")
     for cand in others:
         f = front[(cand.dominated_by or 1) - 1]
-        cand.why = (
-            f"#{cand.dominated_by} ({f.count}x {f.gpu.name}) is {_ratio(f.speed, cand.speed)} as fast for "
-            f"{_money_diff(cand.price - f.price)} less" + _difference(f, cand) + _own_speedup(cand)
+        why = _("#{rank} ({count}x {gpu}) is {ratio} as fast for {money} less").format(
+            rank=cand.dominated_by,
+            count=f.count,
+            gpu=f.gpu.name,
+            ratio=_ratio(f.speed, cand.speed),
+            money=_money_diff(cand.price - f.price),
         )
+        why = _own_speedup(cand, _difference(f, cand, why))
         if cand.limits:
-            cand.why += "; held back by: " + ", ".join(cand.limits)
+            why = _("{why}; held back by: {limits}").format(why=why, limits=_(", ").join(cand.limits))
+        cand.why = why
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -554,34 +589,47 @@ def step_words(prev: Candidate, cand: Candidate, rank: int) -> str:
     """What `cand` buys over `prev` (front build #rank, the next cheaper one): the speed ratio for the
     extra money, and the difference that brings it."""
     extra = cand.price - prev.price
-    return (
-        f"{_ratio(cand.speed, prev.speed)} the speed of #{rank} for {extra:,.0f} more"
-        + _difference(cand, prev)
-        + _own_speedup(cand)
+    why = _("{ratio} the speed of #{rank} for {money} more").format(
+        ratio=_ratio(cand.speed, prev.speed), rank=rank, money=f"{extra:,.0f}"
+    )
+    return _own_speedup(cand, _difference(cand, prev, why))
+
+
+def _own_speedup(c: Candidate, why: str) -> str:
+    """`why` and what its cards give together over one of them, the job as asked: the worth of the second
+    card."""
+    if c.speedup is None:
+        return why
+    return _("{why} ({count} {gpu} give {x}x one of them)").format(
+        why=why,
+        count=c.count,
+        gpu=c.gpu.name.removeprefix("NVIDIA ").removeprefix("GeForce "),
+        x=f"{c.speedup:.2f}",
     )
 
 
-def _own_speedup(c: Candidate) -> str:
-    """What its cards give together over one of them, the job as asked: the worth of the second card."""
-    if c.speedup is None:
-        return ""
-    return f" ({c.count} {c.gpu.name.removeprefix('NVIDIA ').removeprefix('GeForce ')} give {c.speedup:.2f}x one of them)"
-
-
-def _difference(a: Candidate, b: Candidate) -> str:
-    """What a has that b lacks, in words: more or other GPUs, wider links, P2P, NVLink."""
+def _difference(a: Candidate, b: Candidate, why: str) -> str:
+    """`why` and what a has that b lacks, in words: more or other GPUs, wider links, P2P, NVLink."""
     bits = []
     if a.gpu.id != b.gpu.id:
-        bits.append(f"{a.gpu.name} ({a.gpu.vram_gb:g} GB) instead of {b.gpu.name}")
+        bits.append(
+            _("{gpu} ({vram} GB) instead of {other}").format(
+                gpu=a.gpu.name, vram=f"{a.gpu.vram_gb:g}", other=b.gpu.name
+            )
+        )
     if a.count != b.count:
-        bits.append(f"{a.count} GPU{'s' if a.count > 1 else ''} instead of {b.count}")
+        bits.append(
+            ngettext("{n} GPU instead of {m}", "{n} GPUs instead of {m}", a.count).format(
+                n=a.count, m=b.count
+            )
+        )
     ta, tb = _transport(a), _transport(b)
     if ta != tb and a.count > 1 and b.count > 1:
-        bits.append(f"{ta} instead of {tb}")
+        bits.append(_("{transport} instead of {other}").format(transport=ta, other=tb))
     wa, wb = _widths(a), _widths(b)
     if a.count == b.count and wa != wb:
-        bits.append(f"links {wa} instead of {wb}")
-    return (": " + "; ".join(bits)) if bits else ""
+        bits.append(_("links {widths} instead of {other}").format(widths=wa, other=wb))
+    return _("{why}: {difference}").format(why=why, difference=_("; ").join(bits)) if bits else why
 
 
 def _transport(c: Candidate) -> str:

@@ -17,6 +17,7 @@ from advisor.model.predict import Prediction, allreduce_how, allreduce_scope, ni
 from advisor.model.readiness import grouped, layer_name, readiness
 from advisor.outputs.plan import NOT_CHECKED
 from advisor.render.layout import Col, hang, print_table, terminal_console
+from advisor.render.words import constant_line
 
 
 def tree_of(m: Machine) -> Tree:
@@ -260,23 +261,22 @@ def render_text(
     if explain:
         console.print(_("[bold]Derivations[/]"))
         for p in pred.gpus:
-            hang(console, "", f"GPU{p.node.index} H2D = {p.h2d.formula}; inputs {p.h2d.inputs}", indent=4)
+            said = _("GPU{index} H2D = {formula}; inputs {inputs}").format(
+                index=p.node.index, formula=p.h2d.formula, inputs=p.h2d.inputs
+            )
+            hang(console, "", said, indent=4)
         for p in pred.pairs:
-            hang(console, "", f"{p.a}-{p.b} uni = {p.uni.formula}; inputs {p.uni.inputs}", indent=4)
+            said = _("{a}-{b} uni = {formula}; inputs {inputs}").format(
+                a=p.a, b=p.b, formula=p.uni.formula, inputs=p.uni.inputs
+            )
+            hang(console, "", said, indent=4)
         if pred.allreduce:
-            hang(
-                console,
-                "",
-                f"all-reduce = {pred.allreduce.formula}; inputs {pred.allreduce.inputs}",
-                indent=4,
+            said = _("all-reduce = {formula}; inputs {inputs}").format(
+                formula=pred.allreduce.formula, inputs=pred.allreduce.inputs
             )
+            hang(console, "", said, indent=4)
         for c in constants().values():
-            hang(
-                console,
-                "  ",
-                f"{c.name} = {c.value} {c.unit}  [dim]sources: {', '.join(c.sources)}[/]",
-                indent=6,
-            )
+            hang(console, "  ", constant_line(c), indent=6)
     console.print(_("Assumptions: {assumptions}").format(assumptions=" ".join(pred.assumptions)))
     console.print(f"[dim]{_(NOT_CHECKED)}[/]")
 

@@ -7,18 +7,36 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from advisor.i18n import N_, _
 from advisor.outputs.recommend import BuildOut, RecommendOutput
+
+# a build's form (--form) and a price's kind, as a reader sees them (the JSON keeps the words themselves)
+_FORMS = {"tower": N_("tower"), "rack": N_("rack")}
+_KINDS = {
+    "list": N_("list"),
+    "market": N_("market"),
+    "launch": N_("launch list price"),
+    "yours": N_("your price list"),
+}
 
 
 def job_words(out: RecommendOutput) -> str:
     w = out.workload
-    what = f"{'train' if w.task == 'train' else 'serve'} {w.model}, {w.strategy}, {w.precision}"
+    what = (
+        _("train {model}, {strategy}, {precision}")
+        if w.task == "train"
+        else _("serve {model}, {strategy}, {precision}")
+    ).format(model=w.model, strategy=w.strategy, precision=w.precision)
     if w.lora_rank:
-        what += f", {'QLoRA' if w.base_bits == 4 else 'LoRA'} rank {w.lora_rank}"
+        what = (_("{what}, QLoRA rank {rank}") if w.base_bits == 4 else _("{what}, LoRA rank {rank}")).format(
+            what=what, rank=w.lora_rank
+        )
     if w.task == "train":
-        what += f", micro-batch {w.batch}" + (f" x {w.seq} tokens" if w.seq else "")
+        what = (
+            _("{what}, micro-batch {batch} x {seq} tokens") if w.seq else _("{what}, micro-batch {batch}")
+        ).format(what=what, batch=w.batch, seq=w.seq)
     else:
-        what += f", {w.batch} concurrent sequence(s)"
+        what = _("{what}, {batch} concurrent sequence(s)").format(what=what, batch=w.batch)
     return what
 
 
@@ -32,21 +50,31 @@ def money(x: float, cur: str) -> str:
 
 def question_words(out: RecommendOutput) -> str:
     c = out.constraints
-    bits = [f"budget {money(out.budget, out.currency)}" if out.budget is not None else "no budget"]
-    bits.append(f"{c['min_gpus']}-{c['max_gpus']} GPUs")
+    bits = [
+        _("budget {money}").format(money=money(out.budget, out.currency))
+        if out.budget is not None
+        else _("no budget")
+    ]
+    bits.append(_("{least}-{most} GPUs").format(least=c["min_gpus"], most=c["max_gpus"]))
     if c.get("form"):
-        bits.append(c["form"])
+        bits.append(_(_FORMS.get(c["form"], c["form"])))
     if c.get("circuit"):
         ci = c["circuit"]
-        bits.append(f"circuit {ci['volts']:g} V x {ci['amps']:g} A ({ci['continuous_w']:,.0f} W continuous)")
+        bits.append(
+            _("circuit {volts} V x {amps} A ({watts} W continuous)").format(
+                volts=f"{ci['volts']:g}", amps=f"{ci['amps']:g}", watts=f"{ci['continuous_w']:,.0f}"
+            )
+        )
     if c.get("used"):
-        bits.append("used prices where known")
+        bits.append(_("used prices where known"))
     if c.get("own"):
-        bits.append("you own " + ", ".join(f"{o['count']}x {o['part']}" for o in c["own"]))
+        bits.append(
+            _("you own {parts}").format(parts=", ".join(f"{o['count']}x {o['part']}" for o in c["own"]))
+        )
     if c.get("exclude_vendors"):
-        bits.append("not " + ", ".join(c["exclude_vendors"]))
-    bits.append(f"prices as of {out.as_of}")
-    return "; ".join(bits)
+        bits.append(_("not {vendors}").format(vendors=", ".join(c["exclude_vendors"])))
+    bits.append(_("prices as of {date}").format(date=out.as_of))
+    return _("; ").join(bits)
 
 
 def speed_words(b: BuildOut) -> str:
@@ -57,7 +85,9 @@ def speed_words(b: BuildOut) -> str:
 
 
 def gpus_words(b: BuildOut, names: dict[str, str]) -> str:
-    return f"{b.gpus}x {names.get(b.gpu, b.gpu)} in " + ", ".join(b.slots)
+    return _("{count}x {gpu} in {slots}").format(
+        count=b.gpus, gpu=names.get(b.gpu, b.gpu), slots=", ".join(b.slots)
+    )
 
 
 def short_names(out: RecommendOutput) -> dict[str, str]:
@@ -72,10 +102,10 @@ def short_names(out: RecommendOutput) -> dict[str, str]:
 def _flags(b: BuildOut) -> str:
     marks = []
     if b.stale_prices:
-        marks.append("stale price")
+        marks.append(_("stale price"))
     if b.converted_prices:
-        marks.append("converted")
-    return f" [{', '.join(marks)}]" if marks else ""
+        marks.append(_("converted"))
+    return f" [{_(', ').join(marks)}]" if marks else ""
 
 
 def render_text(out: RecommendOutput, console: Console) -> None:
@@ -83,10 +113,11 @@ def render_text(out: RecommendOutput, console: Console) -> None:
 
     names = short_names(out)
     cur = out.currency
-    hang(console, "[bold]Recommend:[/] ", escape(job_words(out)))
-    hang(console, "           ", escape(question_words(out)))
+    head = _("[bold]Recommend:[/] ")
+    hang(console, head, escape(job_words(out)))
+    hang(console, " " * console.render_str(head).cell_len, escape(question_words(out)))
     if not out.front:
-        console.print("[bold]No build of the catalog runs this job within these constraints.[/]")
+        console.print("[bold]" + _("No build of the catalog runs this job within these constraints.") + "[/]")
     else:
         rows = []
         for b in out.front:
@@ -108,72 +139,82 @@ def render_text(out: RecommendOutput, console: Console) -> None:
             console,
             [
                 Col("#", "key", "right"),
-                Col("GPUs (slots)", "wrap"),
-                Col("board + CPU", "wrap"),
-                Col("PSU"),
-                Col("power", justify="right"),
-                Col("price", justify="right"),
-                Col(f"{unit} (range)", justify="right"),
-                Col(f"per 1,000 {cur}", justify="right"),
-                Col("limits", "prose"),
+                Col(_("GPUs (slots)"), "wrap"),
+                Col(_("board + CPU"), "wrap"),
+                Col(_("PSU")),
+                Col(_("power"), justify="right"),
+                Col(_("price"), justify="right"),
+                Col(_("{unit} (range)").format(unit=unit), justify="right"),
+                Col(_("per 1,000 {currency}").format(currency=cur), justify="right"),
+                Col(_("limits"), "prose"),
             ],
             rows,
-            title="Price against speed: each build faster than every cheaper one",
+            title=_("Price against speed: each build faster than every cheaper one"),
         )
         for b in out.front:
             hang(console, f"  #{b.rank}: ", escape(_short_names(b.why)))
         first, last = out.front[0], out.front[-1]
-        hang(
-            console,
-            "[bold]Cheapest that runs the job:[/] ",
-            escape(
-                f"#{first.rank}, {gpus_words(first, names)}, {money(first.price, cur)}, {first.speed:,.2f} {first.unit}"
-            ),
-        )
-        hang(
-            console,
-            "[bold]Fastest within the budget:[/] ",
-            escape(
-                f"#{last.rank}, {gpus_words(last, names)}, {money(last.price, cur)}, {last.speed:,.2f} {last.unit}"
-            ),
-        )
+        hang(console, _("[bold]Cheapest that runs the job:[/] "), escape(_build_line(first, names, cur)))
+        hang(console, _("[bold]Fastest within the budget:[/] "), escape(_build_line(last, names, cur)))
         warned = [b for b in out.front if b.findings]
         if warned:
             hang(
                 console,
-                "[bold]Warnings[/] (`advisor plan` with the build explains each): ",
-                escape("; ".join(f"#{b.rank} {warning_ids(b)}" for b in warned)),
+                _("[bold]Warnings[/] (`advisor plan` with the build explains each): "),
+                escape(_("; ").join(f"#{b.rank} {warning_ids(b)}" for b in warned)),
             )
     if out.others:
-        console.print("[bold]Off the front[/] (the best build of each other GPU model and count):")
+        console.print(_("[bold]Off the front[/] (the best build of each other GPU model and count):"))
         for b in out.others:
-            hang(
-                console,
-                "  - ",
-                escape(
-                    f"{gpus_words(b, names)}, {money(b.price, cur)}, {b.speed:,.2f} {b.unit}: {_short_names(b.why)}"
-                ),
-            )
+            hang(console, "  - ", escape(_off_front_line(b, names, cur, _short_names(b.why))))
     _prices(out, console)
     if out.no_price_known:
         shown = ", ".join(p.name for p in out.no_price_known[:12])
         more = len(out.no_price_known) - 12
-        console.print("[bold]No price known[/] (left out of the search; give them with --prices):")
-        hang(console, "  ", escape(shown + (f" and {more} more" if more > 0 else "")))
-    c = out.counts
-    pruned = ", ".join(f"{x.count} {x.why}" for x in c.pruned) or "none"
-    rejected = ", ".join(f"{x.count} {x.why}" for x in c.rejected) or "none"
-    hang(
-        console,
-        "[bold]Search:[/] ",
-        escape(
-            f"{c.enumerated:,} combinations enumerated; pruned before any prediction: {pruned}; "
-            f"{c.evaluated} assessed as `advisor plan` does; set aside after: {rejected}; {c.front} on the front."
-        ),
-    )
+        console.print(_("[bold]No price known[/] (left out of the search; give them with --prices):"))
+        if more > 0:
+            shown = _("{names} and {more} more").format(names=shown, more=more)
+        hang(console, "  ", escape(shown))
+    hang(console, _("[bold]Search:[/] "), escape(search_words(out)))
     for note in out.notes:
-        if not (out.rate and note.startswith("Prices in another currency")):  # said under Prices
+        if not _said_under_prices(out, note):
             hang(console, "", escape(note))
+
+
+def _build_line(b: BuildOut, names: dict[str, str], cur: str) -> str:
+    return _("#{rank}, {gpus}, {price}, {speed} {unit}").format(
+        rank=b.rank,
+        gpus=gpus_words(b, names),
+        price=money(b.price, cur),
+        speed=f"{b.speed:,.2f}",
+        unit=b.unit,
+    )
+
+
+def _off_front_line(b: BuildOut, names: dict[str, str], cur: str, why: str) -> str:
+    return _("{gpus}, {price}, {speed} {unit}: {why}").format(
+        gpus=gpus_words(b, names), price=money(b.price, cur), speed=f"{b.speed:,.2f}", unit=b.unit, why=why
+    )
+
+
+def search_words(out: RecommendOutput) -> str:
+    """How the search went, in one sentence: enumerated, pruned (by bound), assessed, set aside, kept."""
+    c = out.counts
+    pruned = _(", ").join(f"{x.count} {x.why}" for x in c.pruned) or _("none")
+    rejected = _(", ").join(f"{x.count} {x.why}" for x in c.rejected) or _("none")
+    return _(
+        "{enumerated} combinations enumerated; pruned before any prediction: {pruned}; {evaluated} assessed as "
+        "`advisor plan` does; set aside after: {rejected}; {front} on the front."
+    ).format(
+        enumerated=f"{c.enumerated:,}", pruned=pruned, evaluated=c.evaluated, rejected=rejected, front=c.front
+    )
+
+
+def _said_under_prices(out: RecommendOutput, note: str) -> bool:
+    """The note on converted prices, which the Prices section says already (with the rate)."""
+    return bool(out.rate) and note == _("Prices in another currency converted at {rate}.").format(
+        rate=out.rate
+    )
 
 
 def warning_ids(b: BuildOut) -> str:
@@ -194,13 +235,15 @@ def _price_lines(out: RecommendOutput) -> list[str]:
             bits = [f"{p.original:,.2f} {p.original_currency}"]
             if p.converted:
                 bits.append(f"= {p.amount:,.0f} {p.currency}")
-            bits.append({"launch": "launch list price", "yours": "your price list"}.get(p.kind, p.kind))
+            bits.append(_(_KINDS[p.kind]) if p.kind in _KINDS else p.kind)
             if p.condition == "used":
-                bits.append("used")
-            bits.append(p.date or "undated")
+                bits.append(_("used"))
+            bits.append(p.date or _("undated"))
             if p.stale:
-                bits.append("STALE")
-            seen[ln.part] = f"{ln.name}: {', '.join(bits)} ({p.source})"
+                bits.append(_("STALE"))
+            seen[ln.part] = _("{name}: {details} ({source})").format(
+                name=ln.name, details=_(", ").join(bits), source=p.source
+            )
     return list(seen.values())
 
 
@@ -210,23 +253,26 @@ def _prices(out: RecommendOutput, console: Console) -> None:
     lines = _price_lines(out)
     if not lines:
         return
-    console.print("[bold]Prices[/] (per unit; the total leaves out memory, storage, case and PSU):")
+    console.print(_("[bold]Prices[/] (per unit; the total leaves out memory, storage, case and PSU):"))
     for line in lines:
         hang(console, "  ", escape(line))
     if out.rate:
-        hang(console, "  ", escape(f"converted at {out.rate}"))
+        hang(console, "  ", escape(_("converted at {rate}").format(rate=out.rate)))
 
 
 def render_markdown(out: RecommendOutput) -> str:
     names = short_names(out)
     cur = out.currency
-    md = [f"# What to buy: {job_words(out)}", "", question_words(out), ""]
+    md = [_("# What to buy: {job}").format(job=job_words(out)), "", question_words(out), ""]
     if not out.front:
-        md += ["No build of the catalog runs this job within these constraints.", ""]
+        md += [_("No build of the catalog runs this job within these constraints."), ""]
     else:
         unit = out.front[0].unit
         md += [
-            f"| # | GPUs (slots) | board + CPU | PSU | power | price ({cur}) | {unit} (range) | per 1,000 {cur} | limits |",
+            _(
+                "| # | GPUs (slots) | board + CPU | PSU | power | price ({currency}) | {unit} (range) | per 1,000 "
+                "{currency} | limits |"
+            ).format(currency=cur, unit=unit),
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for b in out.front:
@@ -242,45 +288,54 @@ def render_markdown(out: RecommendOutput) -> str:
         first, last = out.front[0], out.front[-1]
         md += [
             "",
-            f"**Cheapest that runs the job:** #{first.rank}, {money(first.price, cur)}. "
-            f"**Fastest within the budget:** #{last.rank}, {money(last.price, cur)}.",
+            _(
+                "**Cheapest that runs the job:** #{first}, {first_price}. **Fastest within the budget:** #{last}, "
+                "{last_price}."
+            ).format(
+                first=first.rank,
+                first_price=money(first.price, cur),
+                last=last.rank,
+                last_price=money(last.price, cur),
+            ),
             "",
         ]
     if out.others:
-        md += ["## Off the front", ""]
+        md += ["## " + _("Off the front"), ""]
         md += [
-            f"- {_md(gpus_words(b, names))}, {money(b.price, cur)}, {b.speed:,.2f} {b.unit}: {_md(b.why)}"
+            "- "
+            + _("{gpus}, {price}, {speed} {unit}: {why}").format(
+                gpus=_md(gpus_words(b, names)),
+                price=money(b.price, cur),
+                speed=f"{b.speed:,.2f}",
+                unit=b.unit,
+                why=_md(b.why),
+            )
             for b in out.others
         ]
         md.append("")
     lines = _price_lines(out)
     if lines:
-        md += ["## Prices", "", "Per unit; the total leaves out memory, storage, case and PSU.", ""]
+        md += [
+            "## " + _("Prices"),
+            "",
+            _("Per unit; the total leaves out memory, storage, case and PSU."),
+            "",
+        ]
         md += [f"- {_md(x)}" for x in lines]
         if out.rate:
-            md.append(f"- converted at {_md(out.rate)}")
+            md.append("- " + _("converted at {rate}").format(rate=_md(out.rate)))
         md.append("")
     if out.no_price_known:
         md += [
-            "## No price known",
+            "## " + _("No price known"),
             "",
-            "Left out of the search; give them with `--prices`: "
-            + ", ".join(_md(p.name) for p in out.no_price_known)
-            + ".",
+            _("Left out of the search; give them with `--prices`: {names}.").format(
+                names=", ".join(_md(p.name) for p in out.no_price_known)
+            ),
             "",
         ]
-    c = out.counts
-    md += [
-        "## Search",
-        "",
-        f"{c.enumerated:,} combinations enumerated; pruned before any prediction: "
-        + (", ".join(f"{x.count} {x.why}" for x in c.pruned) or "none")
-        + f"; {c.evaluated} assessed as `advisor plan` does; set aside after: "
-        + (", ".join(f"{x.count} {x.why}" for x in c.rejected) or "none")
-        + f"; {c.front} on the front.",
-        "",
-    ]
-    md += [_md(n) for n in out.notes if not (out.rate and n.startswith("Prices in another currency"))]
+    md += ["## " + _("Search"), "", search_words(out), ""]
+    md += [_md(n) for n in out.notes if not _said_under_prices(out, n)]
     return "\n".join(md).rstrip() + "\n"
 
 

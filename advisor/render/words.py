@@ -105,3 +105,16 @@ def unknown_without(facts: list[str]) -> str:
 
 def other_formats() -> str:
     return t("use --format svg or --format html")
+
+
+def constant_line(k) -> str:
+    """A model constant as --explain lists it: its name, value and what it is (its unit, in words), then
+    its sources (rich markup)."""
+    from advisor.i18n import constant_unit_is_words
+
+    return _("{name} = {value} {unit}  [dim]sources: {sources}[/]").format(
+        name=k.name,
+        value=k.value,
+        unit=_(k.unit) if constant_unit_is_words(k.unit) else k.unit,
+        sources=", ".join(k.sources),
+    )

@@ -6,85 +6,122 @@ from __future__ import annotations
 
 from advisor.base.errors import UserError
 from advisor.base.text import unknown_because
+from advisor.i18n import N_, _, ngettext, sentences
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
 from advisor.model.suggest import plan_problem, x16_platform
-from advisor.workload.models import STRATEGY_NAMES, Workload
+from advisor.workload.models import STRATEGY_NAMES, Workload, strategy_words
 from advisor.workload.result import Analysis, Change, ratio
-from advisor.workload.run import run
+from advisor.workload.run import run, unknown_what
 
 
 def _gb(x: float) -> str:
     return f"{x / 1e9:.1f} GB" if x >= 1e8 else f"{x / 1e6:.1f} MB" if x >= 1e5 else f"{x / 1e3:.0f} KB"
 
 
+# what communicates in a communication-bound training step, by strategy
+_COMM_BOUND = {
+    "ddp": N_("the gradient all-reduce"),
+    "dataparallel": N_("replicating weights and reducing gradients"),
+    "zero2": N_("the per-micro-step gradient reduce-scatter"),
+    "zero3": N_("parameter all-gathers and gradient reduce-scatters"),
+    "fsdp": N_("parameter all-gathers and gradient reduce-scatters"),
+    "tp": N_("the 4 all-reduces per layer"),
+    "pp": N_("stage-to-stage transfers"),
+}
+# why another inference strategy may serve faster
+_SERVE_WHY = {
+    "replicas": N_("no communication at all; N x throughput with enough concurrent requests"),
+    "pp": N_("one small transfer per stage instead of 2 all-reduces per layer"),
+    "tp": N_("splits every layer: lower latency per token where all-reduces are cheap"),
+    "ep": N_(
+        "whole experts on each GPU, attention data-parallel: one token exchange per layer instead of 2 "
+        "all-reduces, but each GPU reads the shared weights whole"
+    ),
+}
+
+
 def bottleneck(a: Analysis) -> str:
     w, one, many, n = a.workload, a.one, a.many, a.gpus
     gpu = many.memory
     if not many.fits:
-        return (
-            f"The model does not fit: {gpu.total.value:.1f} GB per GPU is needed with {w.strategy_name} "
-            f"on {n} "
-            f"GPU(s), {gpu.usable.value:.1f} GB is usable."
+        return _(
+            "The model does not fit: {need} GB per GPU is needed with {strategy} on {n} GPU(s), {usable} GB is "
+            "usable."
+        ).format(
+            need=f"{gpu.total.value:.1f}", strategy=w.strategy_name, n=n, usable=f"{gpu.usable.value:.1f}"
         )
     if not one.fits:
-        return (
-            f"It does not fit on one GPU ({one.memory.total.value:.1f} GB needed, "
-            f"{one.memory.usable.value:.1f} GB "
-            f"usable); on {n} GPUs with {w.strategy_name} it fits ({gpu.total.value:.1f} GB each), so the "
-            "question is which split, not the speed-up."
+        return _(
+            "It does not fit on one GPU ({need} GB needed, {usable} GB usable); on {n} GPUs with {strategy} it "
+            "fits ({each} GB each), so the question is which split, not the speed-up."
+        ).format(
+            need=f"{one.memory.total.value:.1f}",
+            usable=f"{one.memory.usable.value:.1f}",
+            n=n,
+            strategy=w.strategy_name,
+            each=f"{gpu.total.value:.1f}",
         )
     if many.time.value is None:
-        return f"Not judged: {many.time.formula.removeprefix('unknown: ')} is {unknown_because(many.time.missing)}."
+        return _("Not judged: {what} is {why}.").format(
+            what=unknown_what(many.time), why=unknown_because(many.time.missing)
+        )
     sp = a.speedup.value if a.speedup else 1.0
-    verdict = f"{n} GPUs give {sp:.2f}x one GPU" if n > 1 else "one GPU"
+    verdict = _("{n} GPUs give {x}x one GPU").format(n=n, x=f"{sp:.2f}") if n > 1 else _("one GPU")
     split = many.split()
     if n == 1:
-        return "One GPU: no communication; " + (
-            "compute-bound." if w.task == "train" else "decode is memory-bound."
+        return (
+            _("One GPU: no communication; compute-bound.")
+            if w.task == "train"
+            else _("One GPU: no communication; decode is memory-bound.")
         )
     if w.task == "train":
         if split["exposed_comm"] >= 0.2:
-            what = {
-                "ddp": "the gradient all-reduce",
-                "dataparallel": "replicating weights and reducing gradients",
-                "zero2": "the per-micro-step gradient reduce-scatter",
-                "zero3": "parameter all-gathers and gradient reduce-scatters",
-                "fsdp": "parameter all-gathers and gradient reduce-scatters",
-                "tp": "the 4 all-reduces per layer",
-                "pp": "stage-to-stage transfers",
-            }[w.strategy]
-            return (
-                f"Communication-bound: {what} ({_gb(a_bytes(a))} per GPU per step over {many.fabric}) "
-                f"leaves {100 * split['exposed_comm']:.0f}% of each step exposed; {verdict}."
-                + fabric_limits(a)
-            )
+            what = _(_COMM_BOUND[w.strategy])
+            return _(
+                "Communication-bound: {what} ({size} per GPU per step over {fabric}) leaves {pct}% of each "
+                "step exposed; {verdict}."
+            ).format(
+                what=what,
+                size=_gb(a_bytes(a)),
+                fabric=many.fabric,
+                pct=f"{100 * split['exposed_comm']:.0f}",
+                verdict=verdict,
+            ) + fabric_limits(a)
         if split["bubble"] >= 0.2:
-            return (
-                f"Pipeline bubbles: {100 * split['bubble']:.0f}% of each step is fill and drain "
-                f"with {w.accum} "
-                f"micro-batch(es) on {n} stages; {verdict}."
-            )
-        return f"Compute-bound: communication hides behind the backward pass ({many.fabric}); {verdict}."
+            return _(
+                "Pipeline bubbles: {pct}% of each step is fill and drain with {accum} micro-batch(es) on {n} "
+                "stages; {verdict}."
+            ).format(pct=f"{100 * split['bubble']:.0f}", accum=w.accum, n=n, verdict=verdict)
+        return _("Compute-bound: communication hides behind the backward pass ({fabric}); {verdict}.").format(
+            fabric=many.fabric, verdict=verdict
+        )
     step = many.extra["decode_step"]
     comm = step.inputs.get("comm_s", 0.0) or 0.0
     if w.strategy == "tp" and comm >= 0.3 * (step.value or 1):
-        return (
-            f"Decode is bound by all-reduce latency: {2 * w.model.layers} all-reduces of "
-            f"{_gb(w.batch * w.model.hidden * w.bytes_per_value)} per token take {comm * 1e3:.2f} ms of each "
-            f"{step.value * 1e3:.2f} ms step over {many.fabric}; {verdict}."
+        return _(
+            "Decode is bound by all-reduce latency: {count} all-reduces of {size} per token take {comm} ms of "
+            "each {step} ms step over {fabric}; {verdict}."
+        ).format(
+            count=2 * w.model.layers,
+            size=_gb(w.batch * w.model.hidden * w.bytes_per_value),
+            comm=f"{comm * 1e3:.2f}",
+            step=f"{step.value * 1e3:.2f}",
+            fabric=many.fabric,
+            verdict=verdict,
         )
     if split["bubble"] >= 0.2:
-        return (
-            f"Pipeline stages sit idle {100 * split['bubble']:.0f}% of the time: "
-            f"{w.batch} concurrent sequence(s) "
-            f"cannot fill {n} stages; {verdict}."
-        )
+        return _(
+            "Pipeline stages sit idle {pct}% of the time: {batch} concurrent sequence(s) cannot fill {n} "
+            "stages; {verdict}."
+        ).format(pct=f"{100 * split['bubble']:.0f}", batch=w.batch, n=n, verdict=verdict)
     bound = step.inputs.get("bound", "memory")
     if bound == "memory":
-        return f"Decode is bound by memory bandwidth (every weight is read once per token); {verdict}."
-    return f"Compute-bound (large batch); {verdict}."
+        return _(
+            "Decode is bound by memory bandwidth (every weight is read once per token); {verdict}."
+        ).format(verdict=verdict)
+    return _("Compute-bound (large batch); {verdict}.").format(verdict=verdict)
 
 
 def fabric_limits(a: Analysis) -> str:
@@ -93,18 +130,28 @@ def fabric_limits(a: Analysis) -> str:
     fab, out = a.fabric, []
     if fab.host_bound:
         out.append(
-            f"host memory caps the staged all-reduce at {fab.host_cap_gbps:.1f} GB/s of bus bandwidth "
-            f"({fab.gpus} GPUs' copies move 2 x {fab.gpus} x that through its {fab.host_memory_gbps:.0f} GB/s), "
-            f"below the {fab.link_busbw:.1f} GB/s the PCIe links allow"
+            _(
+                "host memory caps the staged all-reduce at {cap} GB/s of bus bandwidth ({n} GPUs' copies move "
+                "2 x {n} x that through its {memory} GB/s), below the {links} GB/s the PCIe links allow"
+            ).format(
+                cap=f"{fab.host_cap_gbps:.1f}",
+                n=fab.gpus,
+                memory=f"{fab.host_memory_gbps:.0f}",
+                links=f"{fab.link_busbw:.1f}",
+            )
         )
     if fab.transport in ("SHM", "P2P") and fab.shared_uplinks:
-        where = "; ".join(
-            f"GPUs {', '.join(str(g) for g in gpus)} behind {label}" for label, gpus in fab.shared_uplinks
+        where = _("; ").join(
+            _("GPUs {gpus} behind {switch}").format(gpus=", ".join(str(g) for g in gpus), switch=label)
+            for label, gpus in fab.shared_uplinks
         )
-        out.append(f"GPUs behind one PCIe switch share its uplink to the CPU ({where})")
+        out.append(_("GPUs behind one PCIe switch share its uplink to the CPU ({where})").format(where=where))
     if fab.host_memory_gbps is None and fab.transport == "SHM":
-        out.append("the host memory is not checked (no catalog CPU; --host-memory-gbps gives it)")
-    return (" " + "; ".join(out)[0].upper() + "; ".join(out)[1:] + ".") if out else ""
+        out.append(_("the host memory is not checked (no catalog CPU; --host-memory-gbps gives it)"))
+    if not out:
+        return ""
+    said = _("; ").join(out)
+    return _(" {limits}.").format(limits=said[0].upper() + said[1:])
 
 
 def a_bytes(a: Analysis) -> float:
@@ -160,19 +207,28 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
         a.fit_least = a.fit_least or least
         changed = [c for c in out if c.fits and not c.hardware]
         if changed:  # only changes of what is trained (or served) fit here: say so, and what "as asked" takes
-            what = "what is trained" if w.task == "train" else "the weights' format"
-            a.fit_note = (
-                f"{_job_name(w)} as asked does not fit on this build"
-                + (f": {a.fit_least}" if a.fit_least else "")
-                + f". What fits here changes {what} (its cost is named); other hardware runs it as asked."
-                + (f" {takes}" if takes else "")
-            )
+            said = [
+                (
+                    _("{job} as asked does not fit on this build: {least}.")
+                    if a.fit_least
+                    else _("{job} as asked does not fit on this build.")
+                ).format(job=_job_name(w), least=a.fit_least),
+                _(
+                    "What fits here changes what is trained (its cost is named); other hardware runs it as asked."
+                )
+                if w.task == "train"
+                else _(
+                    "What fits here changes the weights' format (its cost is named); other hardware runs it as "
+                    "asked."
+                ),
+            ]
         else:
-            a.fit_note = (
-                "Nothing on this build fits"
-                + (f": {a.fit_least}." if a.fit_least else ".")
-                + (f" {takes}" if takes else "")
-            )
+            said = [
+                _("Nothing on this build fits: {least}.").format(least=a.fit_least)
+                if a.fit_least
+                else _("Nothing on this build fits.")
+            ]
+        a.fit_note = sentences(said + ([takes] if takes else []))
         a.fit_takes = takes
     # on-build changes before other hardware; among the changes that make a job fit, the ones that
     # keep what is trained first, then the fastest (stable: speed changes keep their order)
@@ -187,10 +243,10 @@ def changes(a: Analysis, catalog: Catalog) -> list[Change]:
 
 def _job_name(w: Workload) -> str:
     if w.task != "train":
-        return f"Serving it in {w.quant or w.precision}"
+        return _("Serving it in {format}").format(format=w.quant or w.precision)
     if w.lora_rank is not None:
-        return "QLoRA training" if w.base_bits == 4 else "LoRA training"
-    return f"Training all {w.model.params / 1e9:.3g}B parameters"
+        return _("QLoRA training") if w.base_bits == 4 else _("LoRA training")
+    return _("Training all {params}B parameters").format(params=f"{w.model.params / 1e9:.3g}")
 
 
 def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
@@ -200,44 +256,40 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
     if w.task == "train":
         if w.strategy in ("ddp", "dataparallel", "zero2", "zero3", "fsdp") and w.accum < 8:
             add(
-                "--accum 8 (gradient accumulation with no_sync)",
-                "one reduction per 8 micro-batches"
+                _("--accum 8 (gradient accumulation with no_sync)"),
+                _("one reduction per 8 micro-batches")
                 if w.strategy in ("ddp",)
-                else "ZeRO/FSDP still reduce on every micro-step, so this helps little",
+                else _("ZeRO/FSDP still reduce on every micro-step, so this helps little"),
                 new_w=w.but(accum=8),
             )
         if w.strategy == "pp" and w.accum < 4 * a.gpus:
             add(
-                f"--accum {4 * a.gpus} micro-batches",
-                "a fuller pipeline: bubble (p-1)/(m+p-1)",
+                _("--accum {n} micro-batches").format(n=4 * a.gpus),
+                _("a fuller pipeline: bubble (p-1)/(m+p-1)"),
                 new_w=w.but(accum=4 * a.gpus),
             )
         if w.strategy != "ddp":
             add(
-                "DDP instead of " + w.strategy_name,
-                "DDP moves 2x the gradients once per step and needs no "
-                "re-gathering when the model fits on each GPU",
+                _("DDP instead of {strategy}").format(strategy=w.strategy_name),
+                _(
+                    "DDP moves 2x the gradients once per step and needs no re-gathering when the model fits on "
+                    "each GPU"
+                ),
                 new_w=w.but(strategy="ddp"),
             )
     else:
         for s in ("replicas", "pp", "tp", "ep"):
             if s != w.strategy and (s != "ep" or w.model.moe):
                 add(
-                    f"{STRATEGY_NAMES[s]} instead of {w.strategy_name}",
-                    {
-                        "replicas": "no communication at all; N x throughput with enough concurrent requests",
-                        "pp": "one small transfer per stage instead of 2 all-reduces per layer",
-                        "tp": "splits every layer: lower latency per token where all-reduces are cheap",
-                        "ep": "whole experts on each GPU, attention data-parallel: one token exchange per "
-                        "layer instead of 2 all-reduces, but each GPU reads the shared weights whole",
-                    }[s],
+                    _("{strategy} instead of {now}").format(strategy=strategy_words(s), now=w.strategy_name),
+                    _(_SERVE_WHY[s]),
                     new_w=w.but(strategy=s),
                 )
     sw = build.software
     if any(p.p2p and not p.nccl_p2p and not p.path.startswith("NV") for p in pairs):
         add(
             "NCCL_P2P_LEVEL=SYS",
-            "lets NCCL use the P2P the cards can do across the CPU's root complex",
+            _("lets NCCL use the P2P the cards can do across the CPU's root complex"),
             new_build=_software(build, nccl_p2p_level="SYS"),
         )
     gpus = [x.node.gpu for x in a.fabric.prediction.gpus]
@@ -247,10 +299,11 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
         and all(g and (g.p2p.stock_linux or g.p2p.patched_driver) for g in gpus)
     ):
         add(
-            "patched P2P driver + NCCL_P2P_LEVEL=SYS",
-            "the open kernel module patch enables GeForce P2P (large BAR on, IOMMU off or passthrough; "
-            "at your "
-            "own risk); NCCL's default level would still skip it across the CPU",
+            _("patched P2P driver + NCCL_P2P_LEVEL=SYS"),
+            _(
+                "the open kernel module patch enables GeForce P2P (large BAR on, IOMMU off or passthrough; at "
+                "your own risk); NCCL's default level would still skip it across the CPU"
+            ),
             new_build=_software(
                 build,
                 driver="patched-p2p",
@@ -266,8 +319,8 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
             if alt is not None:
                 cpu, board = alt
                 add(
-                    f"{cpu.name} on {board.name} (x16 per GPU)",
-                    "every GPU on its own CPU x16 link",
+                    _("{cpu} on {board} (x16 per GPU)").format(cpu=cpu.name, board=board.name),
+                    _("every GPU on its own CPU x16 link"),
                     new_build=_rebuild(build, cpu=cpu.id, board=board.id),
                     hardware=True,
                 )
@@ -275,13 +328,17 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
             card = pro_card(catalog, min(g.vram_gb for g in gpus if g))
             if card is not None:
                 extra = any(p.path not in ("PIX", "PXB") and not p.path.startswith("NV") for p in pairs)
-                label = f"{card.name} cards (P2P over PCIe)" + (" + NCCL_P2P_LEVEL=SYS" if extra else "")
+                label = (
+                    _("{card} cards (P2P over PCIe) + NCCL_P2P_LEVEL=SYS")
+                    if extra
+                    else _("{card} cards (P2P over PCIe)")
+                ).format(card=card.name)
                 nb = _rebuild(build, gpu=card.id)
                 if extra:
                     nb = _software(nb, nccl_p2p_level="SYS")
                 add(
                     label,
-                    "pro cards do P2P with the stock driver; compute changes with the card",
+                    _("pro cards do P2P with the stock driver; compute changes with the card"),
                     new_build=nb,
                     hardware=True,
                 )
@@ -290,12 +347,13 @@ def _speed_changes(a: Analysis, catalog: Catalog, add) -> None:
         bridges = [[i, i + 1] for i in range(0, count - 1, 2)]
         nb = build.model_copy(update={"nvlink": bridges})
         add(
-            "NVLink bridge"
-            + ("s" if len(bridges) > 1 else "")
-            + " "
-            + ", ".join(f"{x}-{y}" for x, y in bridges),
-            "the cards have NVLink connectors: all-reduce over the bridge (no flag says it: the build "
-            f"file's `nvlink: {bridges}`)",
+            ngettext("NVLink bridge {pairs}", "NVLink bridges {pairs}", len(bridges)).format(
+                pairs=", ".join(f"{x}-{y}" for x, y in bridges)
+            ),
+            _(
+                "the cards have NVLink connectors: all-reduce over the bridge (no flag says it: the build "
+                "file's `nvlink: {bridges}`)"
+            ).format(bridges=bridges),
             new_build=nb,
             hardware=True,
         )
@@ -309,8 +367,10 @@ def _fit_changes(a: Analysis, add) -> None:
     if a.gpus < build_gpus:
         for v, label in _variants(w.but(gpus=build_gpus)):
             if add(
-                f"all {build_gpus} GPUs (--gpus {build_gpus})" + (f" with {label}" if label else ""),
-                "the build's other GPUs share the job",
+                (
+                    _("all {n} GPUs (--gpus {n}) with {how}") if label else _("all {n} GPUs (--gpus {n})")
+                ).format(n=build_gpus, how=label),
+                _("the build's other GPUs share the job"),
                 new_w=v,
                 other_gpus=True,
             ):
@@ -319,8 +379,8 @@ def _fit_changes(a: Analysis, add) -> None:
         b = w.batch // 2
         while b >= 1:
             add(
-                f"--batch {b} (concurrent sequences)",
-                "a smaller KV cache: fewer sequences at once",
+                _("--batch {n} (concurrent sequences)").format(n=b),
+                _("a smaller KV cache: fewer sequences at once"),
                 new_w=w.but(batch=b),
             )
             b //= 2
@@ -332,8 +392,16 @@ def _fit_changes(a: Analysis, add) -> None:
 # quantized weights a served model fits in where its 16-bit weights do not: (format, how much it changes
 # the answers, the cost in words); formats and their bits are rules/workload.yaml weight_bits_per_param
 _QUANT = (
-    ("fp8", 1, "quality, a little: weights in FP8 (vLLM --quantization fp8); check your model's evaluations"),
-    ("int4", 2, "quality: weights in 4 bits (AWQ/GPTQ), a quantized checkpoint of the model to find or make"),
+    (
+        "fp8",
+        1,
+        N_("quality, a little: weights in FP8 (vLLM --quantization fp8); check your model's evaluations"),
+    ),
+    (
+        "int4",
+        2,
+        N_("quality: weights in 4 bits (AWQ/GPTQ), a quantized checkpoint of the model to find or make"),
+    ),
 )
 
 
@@ -364,40 +432,61 @@ def _infer_quant(a: Analysis, add) -> None:
             b //= 2
         return None
 
-    why = "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math counted)"
+    why = _("the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math counted)")
     for fmt, quality, cost in _QUANT:
         v = fitting(fmt, w.strategy)
         if v is not None:
-            served = ", vLLM tensor parallel" if w.strategy == "tp" and n > 1 else ""
+            tp = w.strategy == "tp" and n > 1
+            fewer = v.batch != w.batch
+            label = {
+                (False, False): N_("weights in {format}"),
+                (False, True): N_("weights in {format} + --batch {batch}"),
+                (True, False): N_("weights in {format}, vLLM tensor parallel"),
+                (True, True): N_("weights in {format}, vLLM tensor parallel + --batch {batch}"),
+            }[(tp, fewer)]
             add(
-                f"weights in {fmt}{served}" + (f" + --batch {v.batch}" if v.batch != w.batch else ""),
+                _(label).format(format=fmt, batch=v.batch),
                 why,
                 new_w=v,
                 quality=quality,
-                cost="costs " + cost,
+                cost=_("costs {what}").format(what=_(cost)),
             )
     if n < 2:
         return
     bits = const("weight_bits_per_param", file="workload.yaml")
     gguf = sorted((k for k in bits if k.startswith(("q", "iq"))), key=lambda k: -bits[k])
-    for strategy, split in (("pp", "layer split (-sm layer)"), ("row", "row split (-sm row)")):
+    splits = {
+        "pp": (
+            N_("weights in {format}, llama.cpp's layer split (-sm layer)"),
+            N_("weights in {format}, llama.cpp's layer split (-sm layer) + --batch {batch}"),
+            N_(
+                "the best GGUF type that fits ({bits} bits per weight); each GPU holds its layers and passes the "
+                "activations on"
+            ),
+        ),
+        "row": (
+            N_("weights in {format}, llama.cpp's row split (-sm row)"),
+            N_("weights in {format}, llama.cpp's row split (-sm row) + --batch {batch}"),
+            N_(
+                "the best GGUF type that fits ({bits} bits per weight); every matrix split by rows over the "
+                "GPUs, the activations copied out and back"
+            ),
+        ),
+    }
+    for strategy, (label, fewer, how) in splits.items():
         for fmt in gguf:
             v = fitting(fmt, strategy)
             if v is None:
                 continue
             b = bits[fmt]
             add(
-                f"weights in {fmt}, llama.cpp's {split}"
-                + (f" + --batch {v.batch}" if v.batch != w.batch else ""),
-                f"the best GGUF type that fits ({b:.2f} bits per weight); "
-                + (
-                    "each GPU holds its layers and passes the activations on"
-                    if strategy == "pp"
-                    else "every matrix split by rows over the GPUs, the activations copied out and back"
-                ),
+                _(fewer if v.batch != w.batch else label).format(format=fmt, batch=v.batch),
+                _(how).format(bits=f"{b:.2f}"),
                 new_w=v,
                 quality=1 if b >= 8 else 2 if b >= 4.5 else 3,
-                cost=f"costs quality: weights in llama.cpp's {fmt} ({b:.2f} bits per weight)",
+                cost=_("costs quality: weights in llama.cpp's {format} ({bits} bits per weight)").format(
+                    format=fmt, bits=f"{b:.2f}"
+                ),
             )
             break
 
@@ -406,44 +495,58 @@ def _infer_quant(a: Analysis, add) -> None:
 # same training result; 1: a little, the optimizer's state in 8 bits; 2: LoRA's adapters instead of
 # every weight; 3: adapters over a 4-bit base)
 _COST = {
-    "recompute": (0, "speed: each layer's forward pass runs again in the backward pass"),
-    "batch": (0, "speed where a smaller micro-batch uses the GPU less well"),
-    "zero2": (0, "speed: gradients are reduce-scattered on every micro-step"),
-    "fsdp": (0, "speed: parameters are all-gathered for every forward and backward pass (ZeRO-3: the same)"),
+    "recompute": (0, N_("speed: each layer's forward pass runs again in the backward pass")),
+    "batch": (0, N_("speed where a smaller micro-batch uses the GPU less well")),
+    "zero2": (0, N_("speed: gradients are reduce-scattered on every micro-step")),
+    "fsdp": (
+        0,
+        N_("speed: parameters are all-gathered for every forward and backward pass (ZeRO-3: the same)"),
+    ),
     "adamw-8bit": (
         1,
-        "quality, a little: AdamW's moments kept in 8 bits (bitsandbytes; Dettmers et al. 2021 report 32-bit "
-        "AdamW's accuracy on their benchmarks, not on yours)",
+        N_(
+            "quality, a little: AdamW's moments kept in 8 bits (bitsandbytes; Dettmers et al. 2021 report 32-bit "
+            "AdamW's accuracy on their benchmarks, not on yours)"
+        ),
     ),
-    "lora": (2, "quality: only rank-16 adapters are trained, the base stays frozen (not full training)"),
+    "lora": (2, N_("quality: only rank-16 adapters are trained, the base stays frozen (not full training)")),
     "qlora": (
         3,
-        "quality: LoRA adapters over a base held in 4 bits (NF4): the frozen weights carry its error",
+        N_("quality: LoRA adapters over a base held in 4 bits (NF4): the frozen weights carry its error"),
     ),
 }
 _SHORT = {
-    "adamw-8bit": "8-bit AdamW",
+    "adamw-8bit": N_("8-bit AdamW"),
     "zero2": STRATEGY_NAMES["zero2"],
     "fsdp": "FSDP / ZeRO-3",
-    "recompute": "activation recomputation",
+    "recompute": N_("activation recomputation"),
     "lora": "LoRA rank 16",
     "qlora": "QLoRA",
 }
 _WHY = {
-    "recompute": "keeps one tensor per layer instead of ~34 s*b*h bytes",
-    "batch": "smaller micro-batches, the same samples per step",
-    "zero2": "shards gradients and optimizer state over the GPUs",
-    "fsdp": "shards weights, gradients and optimizer state over the GPUs",
-    "adamw-8bit": "AdamW's two moments in 8 bits instead of 32",
-    "lora": "trains rank-16 adapters on every linear layer; the frozen base has no gradients or optimizer state",
-    "qlora": "LoRA with the frozen base in 4 bits",
+    "recompute": N_("keeps one tensor per layer instead of ~34 s*b*h bytes"),
+    "batch": N_("smaller micro-batches, the same samples per step"),
+    "zero2": N_("shards gradients and optimizer state over the GPUs"),
+    "fsdp": N_("shards weights, gradients and optimizer state over the GPUs"),
+    "adamw-8bit": N_("AdamW's two moments in 8 bits instead of 32"),
+    "lora": N_(
+        "trains rank-16 adapters on every linear layer; the frozen base has no gradients or optimizer state"
+    ),
+    "qlora": N_("LoRA with the frozen base in 4 bits"),
 }
 # changes advisor cannot predict, named where a job does not fit so the user knows they exist
-NOT_MODELLED = (
+NOT_MODELLED = N_(
     "CPU offload (DeepSpeed ZeRO-Offload, FSDP's CPUOffload): the optimizer state, and with ZeRO-3 the "
     "parameters, kept in host memory; advisor models neither its memory nor its PCIe traffic and CPU "
     "optimizer step, so it gives no figure for it"
 )
+
+
+def _saver(knob: str, v: Workload) -> str:
+    """A memory saver's short name (a smaller micro-batch with the accumulation that keeps the samples)."""
+    if knob == "batch":
+        return _("micro-batch {batch} with accumulation {accum}").format(batch=v.batch, accum=v.accum)
+    return _(_SHORT[knob])
 
 
 def _lora_possible(m) -> bool:
@@ -509,40 +612,33 @@ def _train_fit(a: Analysis, add) -> None:
                     sized.append((knobs, v, need, need <= room))
     fitting = [x for x in sized if x[3] and x[0]]
     minimal = [x for x in fitting if not any(set(y[0]) < set(x[0]) for y in fitting)]
-    for knobs, v, _need, _ in minimal:
+    for knobs, v, _need, _fits in minimal:
         quality = max((_COST[k][0] for k in knobs), default=0)
-        label = " + ".join(
-            f"micro-batch {v.batch} with accumulation {v.accum}" if k == "batch" else _SHORT[k] for k in knobs
-        )
         add(
-            label,
-            "; ".join(_WHY[k] for k in knobs),
+            " + ".join(_saver(k, v) for k in knobs),
+            _("; ").join(_(_WHY[k]) for k in knobs),
             new_w=v,
             quality=quality,
-            cost="costs " + "; ".join(_COST[k][1] for k in knobs),
+            cost=_("costs {what}").format(what=_("; ").join(_(_COST[k][1]) for k in knobs)),
         )
     # what the memory savers give when they are not enough: each alone, and the least full training needs
     full = [x for x in sized if not any(k in ("lora", "qlora") for k in x[0]) and x[0]]
     if full and not any(x[3] for x in full):
         low = min(full, key=lambda x: (x[2], len(x[0])))
-        a.fit_least = (
-            f"the least it needs on this build is {low[2]:.1f} GB per GPU ("
-            + " + ".join(_SHORT.get(k, "a smaller micro-batch") for k in low[0])
-            + f") on {n} GPU{'s' if n > 1 else ''}, {room:.1f} GB is usable"
+        a.fit_least = ngettext(
+            "the least it needs on this build is {need} GB per GPU ({how}) on {n} GPU, {usable} GB is usable",
+            "the least it needs on this build is {need} GB per GPU ({how}) on {n} GPUs, {usable} GB is usable",
+            n,
+        ).format(
+            need=f"{low[2]:.1f}",
+            how=" + ".join(_(_SHORT[k]) if k in _SHORT else _("a smaller micro-batch") for k in low[0]),
+            n=n,
+            usable=f"{room:.1f}",
         )
     order = [*_SHORT, "batch"]
     alone = sorted((x for x in sized if len(x[0]) == 1 and not x[3]), key=lambda x: order.index(x[0][0]))
-    a.fit_short = [
-        (
-            f"micro-batch {x[1].batch} with accumulation {x[1].accum}"
-            if x[0][0] == "batch"
-            else _SHORT[x[0][0]],
-            _workload_flags(w, x[1]),
-            round(x[2], 1),
-        )
-        for x in alone
-    ]
-    a.not_modelled = [NOT_MODELLED]
+    a.fit_short = [(_saver(x[0][0], x[1]), _workload_flags(w, x[1]), round(x[2], 1)) for x in alone]
+    a.not_modelled = [_(NOT_MODELLED)]
 
 
 # the flags a change may name that take a value: the user's own of the same name are dropped from the
@@ -634,16 +730,16 @@ def _build_flags(old: Build, new: Build) -> list[str] | None:
 def _variants(w: Workload) -> list[tuple[Workload, str]]:
     """Ways to run the job in less memory per GPU, the smallest change first, with their labels."""
     if w.task == "infer":
-        return [(w, "")] + [(w.but(strategy=s), STRATEGY_NAMES[s]) for s in ("tp", "pp") if s != w.strategy]
+        return [(w, "")] + [(w.but(strategy=s), strategy_words(s)) for s in ("tp", "pp") if s != w.strategy]
     out = [(w, "")]
     rc = w.model.transformer and not w.recompute
     if rc:
         out.append((w.but(recompute=True), "--recompute"))
     for s in ("zero2", "fsdp"):
         if s != w.strategy:
-            out.append((w.but(strategy=s), STRATEGY_NAMES[s]))
+            out.append((w.but(strategy=s), strategy_words(s)))
             if rc:
-                out.append((w.but(strategy=s, recompute=True), f"{STRATEGY_NAMES[s]} + --recompute"))
+                out.append((w.but(strategy=s, recompute=True), f"{strategy_words(s)} + --recompute"))
     if w.batch > 1:
         small = w.but(strategy="fsdp", recompute=w.recompute or rc, batch=1, accum=w.accum * w.batch)
         out.append((small, f"FSDP{' + --recompute' if rc else ''} + --batch 1 --accum {small.accum}"))
@@ -707,11 +803,35 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
     least = _least(w, n, vram)
     note = ""
     if least is not None:
-        how = f" ({least[1]})" if least[1] else ""
-        note = (
-            f"the least it needs{f' in {w.quant or w.precision}' if w.task == 'infer' else ''} is "
-            f"{least[0]:.1f} GB per GPU{how} on {n} GPU{'s' if n > 1 else ''}, "
-            f"{usable(vram).value:.1f} GB is usable"
+        infer, how = w.task == "infer", bool(least[1])
+        singular, plural = {
+            (False, False): (
+                N_("the least it needs is {need} GB per GPU on {n} GPU, {usable} GB is usable"),
+                N_("the least it needs is {need} GB per GPU on {n} GPUs, {usable} GB is usable"),
+            ),
+            (False, True): (
+                N_("the least it needs is {need} GB per GPU ({how}) on {n} GPU, {usable} GB is usable"),
+                N_("the least it needs is {need} GB per GPU ({how}) on {n} GPUs, {usable} GB is usable"),
+            ),
+            (True, False): (
+                N_("the least it needs in {format} is {need} GB per GPU on {n} GPU, {usable} GB is usable"),
+                N_("the least it needs in {format} is {need} GB per GPU on {n} GPUs, {usable} GB is usable"),
+            ),
+            (True, True): (
+                N_(
+                    "the least it needs in {format} is {need} GB per GPU ({how}) on {n} GPU, {usable} GB is usable"
+                ),
+                N_(
+                    "the least it needs in {format} is {need} GB per GPU ({how}) on {n} GPUs, {usable} GB is usable"
+                ),
+            ),
+        }[(infer, how)]
+        note = _(singular if n == 1 else plural).format(
+            format=w.quant or w.precision,
+            need=f"{least[0]:.1f}",
+            how=least[1],
+            n=n,
+            usable=f"{usable(vram).value:.1f}",
         )
     if now is None or build.topology is not None:
         return note, ""
@@ -727,8 +847,20 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
     found = any(c.hardware and c.fits and (c.gpus or n) == n for c in listed)
 
     def label(count: int, card, v_label: str, platform=None) -> str:
-        where = f" on {platform[0].name} + {platform[1].name}" if platform else ""
-        return f"{count}x {card.name} ({card.vram_gb:g} GB){where}" + (f" with {v_label}" if v_label else "")
+        text = {
+            (False, False): "{count}x {card} ({vram} GB)",
+            (False, True): N_("{count}x {card} ({vram} GB) with {how}"),
+            (True, False): N_("{count}x {card} ({vram} GB) on {cpu} + {board}"),
+            (True, True): N_("{count}x {card} ({vram} GB) on {cpu} + {board} with {how}"),
+        }[(platform is not None, bool(v_label))]
+        return _(text).format(
+            count=count,
+            card=card.name,
+            vram=f"{card.vram_gb:g}",
+            cpu=platform[0].name if platform else "",
+            board=platform[1].name if platform else "",
+            how=v_label,
+        )
 
     for card in [] if found else cards:  # cards with more memory, as many as today
         fit = _first_fit(base, n, card.vram_gb)
@@ -736,7 +868,7 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
             nb = _rebuild(build, gpu=card.id)
             found = add(
                 label(n, card, fit[1]),
-                f"{card.vram_gb:g} GB per card instead of {vram:g} GB",
+                _("{vram} GB per card instead of {now} GB").format(vram=f"{card.vram_gb:g}", now=f"{vram:g}"),
                 new_build=nb,
                 new_w=fit[0],
                 hardware=True,
@@ -757,7 +889,7 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
                 nb = _rebuild(build, cpu=platform[0].id, board=platform[1].id, gpu=card.id, count=k)
                 done = add(
                     label(k, card, fit[1], platform),
-                    f"{k} GPUs, each on its own CPU x16 link, share the job",
+                    _("{n} GPUs, each on its own CPU x16 link, share the job").format(n=k),
                     new_build=nb,
                     new_w=fit[0],
                     hardware=True,
@@ -777,13 +909,29 @@ def _hardware_changes(a: Analysis, catalog: Catalog, add, listed: list[Change]) 
         fit = _first_fit(base, k, biggest.vram_gb)
         if fit is not None:
             need = memory_need(fit[0], k, biggest.vram_gb) or 0.0
-            how = f" with {fit[1]}" if fit[1] else ""
             return note, (
-                f"It would take at least {k}x {biggest.name} ({biggest.vram_gb:g} GB, the catalog's largest "
-                f"card that a workstation can cool){how}: {need:.1f} GB each; the catalog's platforms take at "
-                f"most {most} GPUs at x16."
+                _(
+                    "It would take at least {count}x {card} ({vram} GB, the catalog's largest card that a "
+                    "workstation can cool) with {how}: {need} GB each; the catalog's platforms take at most "
+                    "{most} GPUs at x16."
+                )
+                if fit[1]
+                else _(
+                    "It would take at least {count}x {card} ({vram} GB, the catalog's largest card that a "
+                    "workstation can cool): {need} GB each; the catalog's platforms take at most {most} GPUs at "
+                    "x16."
+                )
+            ).format(
+                count=k,
+                card=biggest.name,
+                vram=f"{biggest.vram_gb:g}",
+                how=fit[1],
+                need=f"{need:.1f}",
+                most=most,
             )
-    return note, f"Not even 1024x {biggest.name} ({biggest.vram_gb:g} GB) would hold it."
+    return note, _("Not even 1024x {card} ({vram} GB) would hold it.").format(
+        card=biggest.name, vram=f"{biggest.vram_gb:g}"
+    )
 
 
 def describe_change(a: Analysis, c: Change) -> str:
@@ -793,26 +941,43 @@ def describe_change(a: Analysis, c: Change) -> str:
     if cfg is None:
         return ""
     k = c.gpus or a.gpus
-    gp = f"{k} GPU{'s' if k != 1 else ''}"
     bits = []
     if not a.many.fits or c.hardware:
-        bits.append(f"fits ({cfg.memory.total.value:.1f} of {cfg.memory.usable.value:.1f} GB per GPU)")
-    rate = f"{gp} run {cfg.throughput.value:,.1f} {cfg.throughput.unit}"
+        bits.append(
+            _("fits ({need} of {usable} GB per GPU)").format(
+                need=f"{cfg.memory.total.value:.1f}", usable=f"{cfg.memory.usable.value:.1f}"
+            )
+        )
+    rate = ngettext("{n} GPU run {rate} {unit}", "{n} GPUs run {rate} {unit}", k).format(
+        n=k, rate=f"{cfg.throughput.value:,.1f}", unit=cfg.throughput.unit
+    )
     if not a.many.fits and a.workload.task == "train" and cfg.time.value:
-        rate += f" ({cfg.time.value * 1e3:,.1f} ms a step)"
+        rate = _("{rate} ({ms} ms a step)").format(rate=rate, ms=f"{cfg.time.value * 1e3:,.1f}")
     if c.vs_now is not None:
-        rate += f", {c.vs_now:.2f}x the speed of the job as asked" + (" (slower)" if c.vs_now < 1 else "")
+        rate = (
+            _("{rate}, {x}x the speed of the job as asked (slower)")
+            if c.vs_now < 1
+            else _("{rate}, {x}x the speed of the job as asked")
+        ).format(rate=rate, x=f"{c.vs_now:.2f}")
     elif c.vs_one_gpu_today is not None and k > 1:
-        rate += f", {c.vs_one_gpu_today:.2f}x the speed of one GPU as asked"
+        rate = _("{rate}, {x}x the speed of one GPU as asked").format(
+            rate=rate, x=f"{c.vs_one_gpu_today:.2f}"
+        )
     bits.append(rate)
     if k > 1:
         if c.speedup is None:
-            bits.append("one GPU could not run it")
+            bits.append(_("one GPU could not run it"))
         elif c.speedup >= 1:
-            bits.append(f"that is {c.speedup:.2f}x one GPU run the same way")
+            bits.append(_("that is {x}x one GPU run the same way").format(x=f"{c.speedup:.2f}"))
         else:
-            bits.append(f"one GPU run the same way would still be faster ({gp} do {c.speedup:.2f}x of it)")
-    return "; ".join(bits)
+            bits.append(
+                ngettext(
+                    "one GPU run the same way would still be faster ({n} GPU do {x}x of it)",
+                    "one GPU run the same way would still be faster ({n} GPUs do {x}x of it)",
+                    k,
+                ).format(n=k, x=f"{c.speedup:.2f}")
+            )
+    return _("; ").join(bits)
 
 
 def _software(build: Build, **update) -> Build:
@@ -912,27 +1077,51 @@ def fit_fix(a: Analysis) -> str:
     hardware = [c for c in a.changes if c.fits and c.hardware and c.config is not None]
 
     def gb(cs) -> str:
-        return "; ".join(f"{c.change} ({c.config.memory.total.value:.1f} GB per GPU)" for c in cs)
+        return _("; ").join(
+            _("{change} ({need} GB per GPU)").format(
+                change=c.change, need=f"{c.config.memory.total.value:.1f}"
+            )
+            for c in cs
+        )
 
     if any(c.quality == 0 for c in on_build):
-        return f"on this build, {gb(on_build[:3])} (each under What to change)."
+        return _("on this build, {changes} (each under What to change).").format(changes=gb(on_build[:3]))
     if on_build:  # only changes of what is trained fit here
         job = _job_name(a.workload)
-        asked = f"{job[0].lower()}{job[1:]} as asked does not fit on this build" + (
-            f" ({a.fit_least})" if a.fit_least else ""
-        )
-        other = f"; other hardware runs it as asked: {gb(hardware[:2])}" if hardware else ""
-        what = "what is trained" if a.workload.task == "train" else "the weights' format"
-        return f"{asked}; on this build, {gb(on_build[:3])}, which change {what}{other}."
+        asked = (
+            _("{job} as asked does not fit on this build ({least})")
+            if a.fit_least
+            else _("{job} as asked does not fit on this build")
+        ).format(job=f"{job[0].lower()}{job[1:]}", least=a.fit_least)
+        train = a.workload.task == "train"
+        text = {
+            (True, True): N_(
+                "{asked}; on this build, {changes}, which change what is trained; other hardware runs it as "
+                "asked: {hardware}."
+            ),
+            (True, False): N_("{asked}; on this build, {changes}, which change what is trained."),
+            (False, True): N_(
+                "{asked}; on this build, {changes}, which change the weights' format; other hardware runs it "
+                "as asked: {hardware}."
+            ),
+            (False, False): N_("{asked}; on this build, {changes}, which change the weights' format."),
+        }[(train, bool(hardware))]
+        return _(text).format(asked=asked, changes=gb(on_build[:3]), hardware=gb(hardware[:2]))
     if not a.fit_note:  # the changes were not asked for (analyse(advise=False))
-        return (
+        return _(
             "shrink the job (--recompute, a smaller --batch with more --accum, ZeRO-2/FSDP, LoRA or QLoRA), "
             "or more GPUs or cards with more memory."
         )
-    nothing = "nothing on this build" + (f" ({a.fit_least})" if a.fit_least else "")
+    nothing = (
+        _("nothing on this build ({least})").format(least=a.fit_least)
+        if a.fit_least
+        else _("nothing on this build")
+    )
     if hardware:
-        return f"{nothing}; other hardware: {gb(hardware[:2])}."
-    return f"{nothing}. {a.fit_takes}".strip()
+        return _("{nothing}; other hardware: {hardware}.").format(nothing=nothing, hardware=gb(hardware[:2]))
+    if a.fit_takes:
+        return _("{nothing}. {takes}").format(nothing=nothing, takes=a.fit_takes)
+    return _("{nothing}.").format(nothing=nothing)
 
 
 def pro_card(catalog: Catalog, min_vram: float):

@@ -7,6 +7,7 @@ t = alpha + k x S / busbw, k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-sc
 from __future__ import annotations
 
 from advisor.base.errors import UnknownFigure
+from advisor.i18n import _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.hardware import Fabric, shm_host_efficiency_name
@@ -25,9 +26,9 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
     """`count` collectives of `size_bytes` each (the full array size, as nccl-tests counts it)."""
     n = fab.gpus
     if n < 2:
-        return Figure(0.0, "s", "one GPU: no collective", {}, [])
+        return Figure(0.0, "s", _("one GPU: no collective"), {}, [])
     if fab.busbw is None:
-        raise UnknownFigure(f"the {kind} over {n} GPUs", list(fab.missing))
+        raise UnknownFigure(_("the {kind} over {n} GPUs").format(kind=kind, n=n), list(fab.missing))
     k = KINDS[kind][0] * (n - 1) / n
     a = alpha_us(kind, fab)
     t = count * (a * 1e-6 + k * size_bytes / (fab.busbw * 1e9))
@@ -69,15 +70,15 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
 def p2p(size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
     """Point-to-point sends between neighbouring pipeline stages: latency + S / one-way pair bandwidth."""
     if fab.gpus < 2:
-        return Figure(0.0, "s", "one GPU: no transfer", {}, [])
+        return Figure(0.0, "s", _("one GPU: no transfer"), {}, [])
     if fab.p2p_gbps is None or fab.p2p_latency_us is None:
-        raise UnknownFigure("a copy between two GPUs", list(fab.missing))
+        raise UnknownFigure(_("a copy between two GPUs"), list(fab.missing))
     lat = fab.p2p_latency_us
     t = count * (lat * 1e-6 + size_bytes / (fab.p2p_gbps * 1e9))
     return Figure(
         t,
         "s",
-        "count x (pair latency + S / pair one-way bandwidth)",
+        _("count x (pair latency + S / pair one-way bandwidth)"),
         {
             "count": round(count, 3),
             "S_bytes": round(size_bytes),
@@ -95,12 +96,14 @@ def custom_all_reduce(size_bytes: float, fab: Fabric, count: float = 1) -> Figur
     (messages above the engines' cap go to NCCL: the caller decides)."""
     lat = const("custom_all_reduce_latency_us", file=W)
     if fab.p2p_gbps is None:
-        raise UnknownFigure("the engine's all-reduce over P2P", list(fab.missing))
+        raise UnknownFigure(_("the engine's all-reduce over P2P"), list(fab.missing))
     t = count * (lat * 1e-6 + size_bytes / (fab.p2p_gbps * 1e9))
     return Figure(
         t,
         "s",
-        "count x (custom_all_reduce_latency_us + S / pair one-way P2P bandwidth), the engine's one-shot kernel",
+        _(
+            "count x (custom_all_reduce_latency_us + S / pair one-way P2P bandwidth), the engine's one-shot kernel"
+        ),
         {
             "count": round(count, 3),
             "S_bytes": round(size_bytes),

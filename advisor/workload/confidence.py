@@ -15,11 +15,18 @@ from typing import TYPE_CHECKING
 
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_bundled
+from advisor.i18n import N_, _
 
 if TYPE_CHECKING:
     from advisor.workload.result import Analysis, Config
 
 CLASSES = ("compute-bound", "staged comm-bound", "P2P", "NVLink", "serving")
+# each class as a reader sees it (the JSON keeps the class's own name)
+_CLASS_WORDS = {
+    "compute-bound": N_("compute-bound"),
+    "staged comm-bound": N_("staged comm-bound"),
+    "serving": N_("serving"),
+}
 # a training step that spends less than this share exposed in communication and bubbles is compute-bound:
 # its speed-up rests on the compute model, not on the interconnect's
 COMM_SHARE = 0.10
@@ -42,6 +49,11 @@ def speedup_class(task: str, transport: str, exposed_share: float) -> str:
     if exposed_share < COMM_SHARE:
         return "compute-bound"
     return "staged comm-bound"
+
+
+def class_words(klass: str) -> str:
+    """A class's name in the run's language (P2P and NVLink as they are)."""
+    return _(_CLASS_WORDS[klass]) if klass in _CLASS_WORDS else klass
 
 
 def config_class(task: str, transport: str, cfg: Config) -> str:

@@ -97,7 +97,7 @@ def describe(w: Workload) -> str:
             prompt=w.prompt,
             gen=w.gen,
         )
-    from advisor.workload.frameworks import FRAMEWORKS
+    from advisor.workload.frameworks import FRAMEWORKS, framework_words
 
     # the job's traits, each a phrase of its own, in a list
     items = [
@@ -105,7 +105,7 @@ def describe(w: Workload) -> str:
             _("{strategy} training of {model} under {framework}")
             if w.framework in FRAMEWORKS
             else _("{strategy} training of {model}")
-        ).format(strategy=w.strategy_name, model=w.model.label, framework=FRAMEWORKS.get(w.framework, "")),
+        ).format(strategy=w.strategy_name, model=w.model.label, framework=framework_words(w.framework)),
         w.precision,
         (_("micro-batch {batch} x {seq} tokens") if w.model.transformer else _("micro-batch {batch}")).format(
             batch=w.batch, seq=w.seq

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from advisor.i18n import _
 from advisor.model.readiness import ENGINE_MAX_BYTES, ENGINE_WORLD_SIZES, custom_all_reduce_runs
 from advisor.workload.models import Workload
 
@@ -49,19 +50,23 @@ def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | Non
         parts.append("--kv-cache-dtype fp8")
     cmd = " ".join(parts)
     if n > 1 and w.strategy == "replicas":
-        cmd = f"one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port 800i (i = 0..{n - 1})"
+        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
+            cmd=cmd, port="800i", last=n - 1
+        )
     notes = []
     if w.quant in ("int4", "nvfp4", "int8"):
         notes.append(
             {
-                "int4": "an AWQ or GPTQ checkpoint (vLLM reads its quantization_config)",
-                "nvfp4": "an NVFP4 checkpoint (ModelOpt; Blackwell tensor cores)",
-                "int8": "a W8A8 checkpoint (llm-compressor)",
+                "int4": _("an AWQ or GPTQ checkpoint (vLLM reads its quantization_config)"),
+                "nvfp4": _("an NVFP4 checkpoint (ModelOpt; Blackwell tensor cores)"),
+                "int8": _("a W8A8 checkpoint (llm-compressor)"),
             }[w.quant]
         )
     if n > 1 and w.strategy == "tp":
         notes.append(_custom_all_reduce(n, transport, cuda_p2p, engine))
-    return f"vLLM: {cmd}" + (f" ({'; '.join(notes)})" if notes else "")
+    if not notes:
+        return f"vLLM: {cmd}"
+    return _("vLLM: {cmd} ({notes})").format(cmd=cmd, notes=_("; ").join(notes))
 
 
 def custom_all_reduce_applies(n: int, transport: str, cuda_p2p: bool) -> bool:
@@ -73,30 +78,32 @@ def _custom_all_reduce(n: int, transport: str, cuda_p2p: bool, engine: str | Non
     """Whether vLLM's custom all-reduce takes the TP all-reduces, and whether the prediction follows it."""
     cap = f"{ENGINE_MAX_BYTES // (1024 * 1024)} MiB"
     if not cuda_p2p:
-        return "without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted"
+        return _("without P2P vLLM skips its custom all-reduce and uses NCCL's, as predicted")
     if n not in ENGINE_WORLD_SIZES:
-        return f"vLLM's custom all-reduce takes 2, 4, 6 or 8 GPUs, not {n}: NCCL's, as predicted"
+        return _("vLLM's custom all-reduce takes 2, 4, 6 or 8 GPUs, not {n}: NCCL's, as predicted").format(
+            n=n
+        )
     if not custom_all_reduce_applies(n, transport, cuda_p2p):
-        return (
+        return _(
             "beyond 2 GPUs without NVLink between all of them vLLM turns its custom all-reduce off: "
             "NCCL's, as predicted"
         )
     if transport in ("NVLink", "P2P"):
-        return (
-            f"vLLM's custom all-reduce takes the all-reduces under {cap}; NCCL would use the same {transport} "
+        return _(
+            "vLLM's custom all-reduce takes the all-reduces under {cap}; NCCL would use the same {transport} "
             "links, and the prediction keeps NCCL's figures (the kernel's published small-message times, "
             "4-7.5 us, are about NCCL's modelled latency)"
-        )
+        ).format(cap=cap, transport=transport)
     if engine in ("vllm", "sglang"):
-        return (
-            f"vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
-            f"{transport}: the prediction follows it (the build names the engine)"
-        )
-    return (
-        f"vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
-        f"{transport}: the prediction keeps NCCL's {transport} figures and is pessimistic here (name the "
+        return _(
+            "vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
+            "{transport}: the prediction follows it (the build names the engine)"
+        ).format(cap=cap, transport=transport)
+    return _(
+        "vLLM's custom all-reduce (CUDA P2P, under {cap}) takes the all-reduces where NCCL would use "
+        "{transport}: the prediction keeps NCCL's {transport} figures and is pessimistic here (name the "
         "engine, software.engine: vllm or --engine vllm, to predict with it)"
-    )
+    ).format(cap=cap, transport=transport)
 
 
 def _sglang(w: Workload, n: int) -> str | None:
@@ -140,7 +147,9 @@ def _llama_cpp(w: Workload, n: int) -> str | None:
         )  # a quantized V cache needs flash attention
     cmd = " ".join(parts)
     if n > 1 and w.strategy == "replicas":
-        cmd = f"one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port 808i (i = 0..{n - 1})"
+        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
+            cmd=cmd, port="808i", last=n - 1
+        )
     return f"llama.cpp: {cmd}"
 
 
@@ -156,8 +165,10 @@ def run_as(
     out = [c for c in (server, _llama_cpp(w, n)) if c]
     if not out and n > 1 and w.strategy == "ep":
         out.append(
-            f"expert parallel runs on vLLM or SGLang, which do not read --quant {w.quant}: llama.cpp has no "
-            "expert parallel (its -sm layer is --strategy pp)"
+            _(
+                "expert parallel runs on vLLM or SGLang, which do not read --quant {quant}: llama.cpp has no "
+                "expert parallel (its -sm layer is --strategy pp)"
+            ).format(quant=w.quant)
         )
     elif (
         not out
@@ -167,12 +178,16 @@ def run_as(
         and w.kv_cache != "fp8"
     ):
         out.append(
-            f"tensor parallel runs on vLLM or SGLang, which do not read --quant {w.quant}: llama.cpp's "
-            "nearest is its row split (-sm row), which is --strategy row"
+            _(
+                "tensor parallel runs on vLLM or SGLang, which do not read --quant {quant}: llama.cpp's "
+                "nearest is its row split (-sm row), which is --strategy row"
+            ).format(quant=w.quant)
         )
     elif not out:
         out.append(
-            f"no engine advisor knows serves --quant {w.quant} with --kv-cache {w.kv_cache}: vLLM takes fp8, "
-            "int8, int4 and nvfp4 weights with an fp8 KV cache, llama.cpp GGUF types with q8_0 or q4_0"
+            _(
+                "no engine advisor knows serves --quant {quant} with --kv-cache {kv_cache}: vLLM takes fp8, "
+                "int8, int4 and nvfp4 weights with an fp8 KV cache, llama.cpp GGUF types with q8_0 or q4_0"
+            ).format(quant=w.quant, kv_cache=w.kv_cache)
         )
     return out

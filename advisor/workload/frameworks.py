@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from advisor.i18n import N_, _
 from advisor.model.constants import const
 
 
@@ -29,18 +30,31 @@ class Job(Protocol):
 W = "workload.yaml"
 
 # name: what it is, in a few words (the job's description and --framework's help)
+# (English; `framework_words` gives one in the run's language)
 FRAMEWORKS = {
     "ddp": "PyTorch DDP",
-    "hf-trainer": "the Hugging Face Trainer (PyTorch DDP)",
-    "megatron": "Megatron-LM (gradients reduced after the backward pass)",
-    "deepspeed": "DeepSpeed (overlap_comm off below ZeRO-3, its default)",
+    "hf-trainer": N_("the Hugging Face Trainer (PyTorch DDP)"),
+    "megatron": N_("Megatron-LM (gradients reduced after the backward pass)"),
+    "deepspeed": N_("DeepSpeed (overlap_comm off below ZeRO-3, its default)"),
     "fsdp": "PyTorch FSDP",
-    "tensorflow": "TensorFlow MirroredStrategy / tf_cnn_benchmarks (one packed all-reduce after the backward pass)",
-    "horovod": "Horovod (tensor fusion; every backward pass reduced)",
-    "torchtune": "torchtune's distributed recipes (FSDP2; every micro-step reduced)",
-    "llama-factory": "LLaMA-Factory (HF Trainer; its DeepSpeed configs set overlap_comm false)",
-    "axolotl": "axolotl (HF Trainer; its DeepSpeed configs set overlap_comm true)",
+    "tensorflow": N_(
+        "TensorFlow MirroredStrategy / tf_cnn_benchmarks (one packed all-reduce after the backward pass)"
+    ),
+    "horovod": N_("Horovod (tensor fusion; every backward pass reduced)"),
+    "torchtune": N_("torchtune's distributed recipes (FSDP2; every micro-step reduced)"),
+    "llama-factory": N_("LLaMA-Factory (HF Trainer; its DeepSpeed configs set overlap_comm false)"),
+    "axolotl": N_("axolotl (HF Trainer; its DeepSpeed configs set overlap_comm true)"),
 }
+
+
+def framework_words(framework: str | None) -> str:
+    """A framework in a few words, in the run's language ("" for none, an unknown one as given)."""
+    if not framework:
+        return ""
+    text = FRAMEWORKS.get(framework)
+    return framework if text is None else _(text)
+
+
 ZERO = ("zero2", "zero3")
 
 

@@ -8,6 +8,7 @@ import weakref
 from dataclasses import dataclass
 
 from advisor.base.errors import UnknownFigure, UserError
+from advisor.i18n import N_, _
 from advisor.model.constants import const, overrides_of
 from advisor.model.machine import Machine
 from advisor.model.predict import Figure, Prediction, predict
@@ -62,10 +63,12 @@ class Fabric:
     @property
     def label(self) -> str:
         if self.gpus < 2:
-            return "one GPU, no communication"
+            return _("one GPU, no communication")
         if self.busbw is None:
-            return f"{self.transport}, all-reduce bus bandwidth unknown"
-        return f"{self.transport}, {self.busbw:.1f} GB/s all-reduce bus bandwidth"
+            return _("{transport}, all-reduce bus bandwidth unknown").format(transport=self.transport)
+        return _("{transport}, {busbw} GB/s all-reduce bus bandwidth").format(
+            transport=self.transport, busbw=f"{self.busbw:.1f}"
+        )
 
 
 def first_gpus(machine: Machine, k: int) -> Machine:
@@ -150,7 +153,9 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
     `host_gbps` stands for one socket's memory bandwidth where the build's CPU is not in the catalog."""
     machine = pred.machine
     if k > len(machine.gpus):
-        raise UserError(f"--gpus {k} is more than the {len(machine.gpus)} GPU(s) this build has")
+        raise UserError(
+            _("--gpus {k} is more than the {n} GPU(s) this build has").format(k=k, n=len(machine.gpus))
+        )
     sub = pred if k == len(machine.gpus) else _first_k(pred, k)
     if k < 2 or sub.allreduce is None:
         return Fabric(k, None, "none", None, None, None, "none", sub)
@@ -193,7 +198,7 @@ def peak_tflops(gpu, precision: str) -> tuple[float | None, str]:
     if precision == "fp16":
         return gpu.fp16_tflops_dense, "fp16_tflops_dense"
     if precision == "fp32" and gpu.architecture == "turing":  # no TF32: fp32 matmuls on the CUDA cores
-        return gpu.fp32_tflops, "fp32_tflops (Turing has no TF32)"
+        return gpu.fp32_tflops, N_("fp32_tflops (Turing has no TF32)")
     if precision == "fp32":
         bf = gpu.bf16_tflops_dense
         return (bf * const("tf32_over_bf16", file=W) if bf else None), "bf16_tflops_dense x tf32_over_bf16"
@@ -206,12 +211,18 @@ def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool = True) -
     for n in nodes:
         g = n.gpu
         if g is None:
-            raise UserError(f"GPU{n.index} is not a catalog GPU: its compute and memory are unknown")
+            raise UserError(
+                _("GPU{index} is not a catalog GPU: its compute and memory are unknown").format(index=n.index)
+            )
         peak, field = peak_tflops(g, precision)
         if peak is None:
-            raise UnknownFigure(f"the compute time on {g.name}", [f"{g.name}: {field.split(' ')[0]}"])
+            raise UnknownFigure(
+                _("the compute time on {gpu}").format(gpu=g.name), [f"{g.name}: {field.split(' ')[0]}"]
+            )
         if need_mem_bw and g.memory_bandwidth_gbps is None:
-            raise UnknownFigure(f"the memory-bound time on {g.name}", [f"{g.name}: memory_bandwidth_gbps"])
+            raise UnknownFigure(
+                _("the memory-bound time on {gpu}").format(gpu=g.name), [f"{g.name}: memory_bandwidth_gbps"]
+            )
         rows.append((g, peak, field))
     g, peak, field = min(rows, key=lambda r: r[1])
     mem = min((r[0].memory_bandwidth_gbps or 0.0) for r in rows) or None
@@ -220,8 +231,11 @@ def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool = True) -
     fig = Figure(
         peak,
         "TFLOPS",
-        f"catalog {field} of {g.name}"
-        + (" (the slowest GPU in use)" if len({r[0].id for r in rows}) > 1 else ""),
+        (
+            _("catalog {field} of {gpu} (the slowest GPU in use)")
+            if len({r[0].id for r in rows}) > 1
+            else _("catalog {field} of {gpu}")
+        ).format(field=_(field), gpu=g.name),
         {"gpu": g.name, "precision": precision},
         [],
         "calibrated",

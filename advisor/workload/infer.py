@@ -25,6 +25,7 @@ import math
 from math import comb
 
 from advisor.base.errors import UserError
+from advisor.i18n import N_, _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.model.readiness import ENGINE_MAX_BYTES
@@ -129,7 +130,7 @@ def _ep_exchange(size_bytes: float, fab: Fabric, layers: float) -> Figure:
     return Figure(
         gather.value + scatter.value,
         "s",
-        "layers x (all-gather + reduce-scatter)(N x tokens per rank x h x bytes)",
+        _("layers x (all-gather + reduce-scatter)(N x tokens per rank x h x bytes)"),
         gather.inputs | {"all_gather_s": round(gather.value, 6), "reduce_scatter_s": round(scatter.value, 6)},
         gather.constants,
         gather.confidence,
@@ -146,8 +147,10 @@ def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
     m, n = w.model, fab.gpus
     if not (m.hidden and m.heads and m.ffn and m.layers):
         raise UserError(
-            f"the row split's copies need {m.key}'s shape: hidden size, heads and MLP width",
-            hint="describe the model: --layers --hidden --heads --kv-heads --ffn",
+            _("the row split's copies need {model}'s shape: hidden size, heads and MLP width").format(
+                model=m.key
+            ),
+            hint=_("describe the model: --layers --hidden --heads --kv-heads --ffn"),
         )
     h, q = m.hidden, m.heads * m.head_dim
     kv = (m.kv_heads or m.heads) * m.head_dim
@@ -163,7 +166,9 @@ def _row_split(tokens: float, w: Workload, fab: Fabric) -> Figure:
     return Figure(
         count * sync * 1e-6 + sends.value,
         "s",
-        "matrices x row_split_sync_us + 2(n-1) x matrices x pair latency + bytes copied / pair one-way bandwidth",
+        _(
+            "matrices x row_split_sync_us + 2(n-1) x matrices x pair latency + bytes copied / pair one-way bandwidth"
+        ),
         {"matrices": count, "copies": copies, "bytes": round(moved), "sync_us": sync}
         | {k: v for k, v in sends.inputs.items() if k in ("latency_us", "pair_gbps", "via")},
         ["row_split_sync_us", *sends.constants],
@@ -198,23 +203,45 @@ def sequences(w: Workload, n: int, strategy: str) -> tuple[int, int]:
     return 1, w.batch
 
 
+# a decode step's formula, by strategy (the others: every GPU group reads its weights and KV cache)
+_DECODE_STEP = {
+    "tp": N_(
+        "max((weights/t + sequences x context x KV bytes/t) / (mem bw x eff), FLOPs / (t x peak x mfu)) + 2 x "
+        "layers x all-reduce(sequences x h x bytes)"
+    ),
+    "row": N_(
+        "max((weights/t + sequences x context x KV bytes) / (mem bw x eff), FLOPs / (t x peak x mfu)) + layers x "
+        "matrices x (row_split_sync_us + 2(n-1) x (pair latency + copy / pair bw))"
+    ),
+    "default": N_(
+        "max((weights/t + sequences x context x KV bytes/t) / (mem bw x eff), FLOPs / (t x peak x mfu))"
+    ),
+}
+
+
 def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None = None) -> Config:
     """The job on n GPUs. `engine` (the build's software.engine) makes a 2-GPU TP job's all-reduces
     follow vLLM's / SGLang's custom kernel where their gates let it run over P2P while NCCL would
     stage through host memory; without it the prediction is NCCL's."""
     m = w.model
     if m.kind != "decoder":
-        raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {m.key}")
+        raise UserError(
+            _("inference is modelled for decoder LLMs (prefill and decode), not {model}").format(model=m.key)
+        )
     strategy = w.strategy if n > 1 else "single"
     if strategy == "tp" and (m.heads or 0) % n:
         raise UserError(
-            f"tensor parallel size {n} does not divide {m.key}'s {m.heads} attention heads",
-            hint="use a TP size that divides the head count (--gpus), or --strategy pp/replicas",
+            _("tensor parallel size {n} does not divide {model}'s {heads} attention heads").format(
+                n=n, model=m.key, heads=m.heads
+            ),
+            hint=_("use a TP size that divides the head count (--gpus), or --strategy pp/replicas"),
         )
     if strategy == "ep" and not m.moe:
         raise UserError(
-            f"expert parallel splits a mixture of experts' experts; {m.key} is a dense model",
-            hint="use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)",
+            _("expert parallel splits a mixture of experts' experts; {model} is a dense model").format(
+                model=m.key
+            ),
+            hint=_("use --strategy tp, pp or replicas, or describe the experts (--experts --active-experts)"),
         )
     replicas, seqs = sequences(w, n, strategy)
     t = n if strategy in ("tp", "row") else 1
@@ -247,14 +274,14 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         pf_compute = max(pf_compute * slots / (chunks * p), _memory_s(pf_weights, dev))
         pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, fills * (p - 1))
     elif strategy == "ep":
-        pf_weights, _ = _ep_step_weights(w, n, n * seqs * w.prompt)
+        pf_weights, _busiest = _ep_step_weights(w, n, n * seqs * w.prompt)
         pf_compute = max(_compute_s(pf_flops, dev), _memory_s(pf_weights, dev))
         pf_comm = _ep_exchange(n * seqs * w.prompt * act_bytes, fab, m.layers)
     else:
-        pf_comm = Figure(0.0, "s", "no communication", {}, [])
+        pf_comm = Figure(0.0, "s", _("no communication"), {}, [])
     ttft = _fig(
         pf_compute + pf_comm.value,
-        "max(prompt FLOPs / (t x peak x mfu_prefill), weights / (t x mem bw x eff)) + communication",
+        _("max(prompt FLOPs / (t x peak x mfu_prefill), weights / (t x mem bw x eff)) + communication"),
         {
             "sequences": seqs,
             "prompt": w.prompt,
@@ -277,7 +304,9 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         cycle = max(micro, p) * t_stage
         work, comm_tok = micro * (t_stage - hop.value), micro * hop.value
         bubble_tok = cycle - micro * t_stage
-        step_formula = "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
+        step_formula = _(
+            "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
+        )
         step_inputs = {"micro_batches": micro, "stages": p, "stage_s": round(t_stage, 6)}
     elif strategy == "ep":
         step_weights, busiest = _ep_step_weights(w, n, n * seqs)
@@ -286,7 +315,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         work = max(mem_s, cmp_s)
         comm_tok = _ep_exchange(n * seqs * act_bytes, fab, m.layers).value
         bubble_tok, cycle = 0.0, work + comm_tok
-        step_formula = (
+        step_formula = _(
             "max((shared weights + the busiest GPU's touched experts + its sequences x context x KV bytes) / "
             "(mem bw x eff), FLOPs / (peak x mfu)) + layers x (all-gather + reduce-scatter)(N x sequences x h x "
             "bytes)"
@@ -318,17 +347,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             comm_tok = 0.0
         bubble_tok = 0.0
         cycle = work + comm_tok
-        step_formula = (
-            "max((weights/t + sequences x context x KV bytes"
-            + ("" if strategy == "row" else "/t")
-            + ") / (mem bw x eff), FLOPs / (t x peak x mfu))"
-            + (" + 2 x layers x all-reduce(sequences x h x bytes)" if strategy == "tp" else "")
-            + (
-                " + layers x matrices x (row_split_sync_us + 2(n-1) x (pair latency + copy / pair bw))"
-                if strategy == "row"
-                else ""
-            )
-        )
+        step_formula = _(_DECODE_STEP.get(strategy, _DECODE_STEP["default"]))
         step_inputs = {
             "t": t,
             "weights_read_gb": round(step_weights / 1e9, 3),
@@ -349,36 +368,49 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     tokens = replicas * seqs * w.gen if strategy == "replicas" else w.batch * w.gen
     time = _fig(
         total,
-        "TTFT + gen x decode step",
+        _("TTFT + gen x decode step"),
         {"ttft_s": round(ttft.value, 6), "gen": w.gen, "decode_step_s": round(cycle, 6)},
     )
     thr = _fig(
         tokens / total,
-        "generated tokens / (TTFT + gen x decode step)"
-        + (", summed over replicas" if strategy == "replicas" else ""),
+        _("generated tokens / (TTFT + gen x decode step), summed over replicas")
+        if strategy == "replicas"
+        else _("generated tokens / (TTFT + gen x decode step)"),
         {"tokens": tokens, "replicas": replicas, "time_s": round(total, 6)},
         unit="tokens/s",
     )
-    compute = _fig(pf_compute + w.gen * work, "prefill compute + gen x decode work", {})
+    compute = _fig(pf_compute + w.gen * work, _("prefill compute + gen x decode work"), {})
     exposed = _fig(
         pf_comm.value + w.gen * comm_tok,
-        "prefill communication + gen x decode communication",
+        _("prefill communication + gen x decode communication"),
         {"decode_comm_per_token_s": round(comm_tok, 7)},
         pf_comm.constants,
     )
-    bubble = _fig(w.gen * bubble_tok, "gen x pipeline idle time per decode step", {})
+    bubble = _fig(w.gen * bubble_tok, _("gen x pipeline idle time per decode step"), {})
     if strategy == "replicas" and w.batch < n:
-        notes.append(f"{w.batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy")
+        notes.append(
+            _("{batch} concurrent sequence(s) keep only {replicas} of {n} replicas busy").format(
+                batch=w.batch, replicas=replicas, n=n
+            )
+        )
     if strategy == "pp" and seqs < p:
-        notes.append(f"{seqs} concurrent sequence(s) cannot fill {p} pipeline stages")
+        notes.append(
+            _("{seqs} concurrent sequence(s) cannot fill {stages} pipeline stages").format(
+                seqs=seqs, stages=p
+            )
+        )
     if strategy == "ep" and w.batch < n:
         notes.append(
-            f"{w.batch} sequence(s) keep {w.batch} of {n} data-parallel ranks busy; the others run empty "
-            "forward passes in step with them (vLLM's dummy batches), so the experts still split"
+            _(
+                "{batch} sequence(s) keep {batch} of {n} data-parallel ranks busy; the others run empty "
+                "forward passes in step with them (vLLM's dummy batches), so the experts still split"
+            ).format(batch=w.batch, n=n)
         )
     elif strategy == "ep" and w.batch % n:
         notes.append(
-            f"{w.batch} sequences over {n} data-parallel ranks: the ranks step together, each padded to {seqs}"
+            _(
+                "{batch} sequences over {n} data-parallel ranks: the ranks step together, each padded to {seqs}"
+            ).format(batch=w.batch, n=n, seqs=seqs)
         )
     if strategy == "tp":
         comm_bytes = 2 * m.layers * seqs * act_bytes

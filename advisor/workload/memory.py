@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from advisor.i18n import N_, _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
 from advisor.workload.models import Workload
@@ -29,7 +30,17 @@ def _gb(
     return Figure(None if value is None else value / GB, "GB", formula, inputs, consts, conf)
 
 
-_OPT_NAME = {"adamw": "AdamW", "adamw-8bit": "8-bit AdamW", "sgd": "SGD with momentum"}
+_OPT_NAME = {"adamw": "AdamW", "adamw-8bit": N_("8-bit AdamW"), "sgd": N_("SGD with momentum")}
+# how each strategy lays the model's state out over the GPUs
+_LAYOUT = {
+    "ddp": N_("replicated on every GPU"),
+    "dataparallel": N_("replicated on every GPU"),
+    "zero2": N_("gradients and optimizer state sharded over the GPUs"),
+    "zero3": N_("everything sharded"),
+    "fsdp": N_("everything sharded"),
+    "tp": N_("split over the tensor-parallel GPUs"),
+    "pp": N_("split over the pipeline stages"),
+}
 
 
 def _states(w: Workload, n: int) -> dict[str, Figure]:
@@ -55,15 +66,8 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
         "tp": (n, n, n),
         "pp": (n, n, n),
     }[w.strategy]
-    why = {
-        "ddp": "replicated on every GPU",
-        "dataparallel": "replicated on every GPU",
-        "zero2": "gradients and optimizer state sharded over the GPUs",
-        "zero3": "everything sharded",
-        "fsdp": "everything sharded",
-        "tp": "split over the tensor-parallel GPUs",
-        "pp": "split over the pipeline stages",
-    }[w.strategy]
+    why = _(_LAYOUT[w.strategy])
+    optimizer = _(_OPT_NAME[w.optimizer])
     consts = ["model_state_bytes_per_param", "optimizer_state_bytes_per_param"]
     inputs = {"params": p, "gpus": n, "strategy": w.strategy, "layout": why}
     if w.lora_rank is not None:
@@ -76,14 +80,23 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
         return {
             "weights": _gb(
                 (p * base + t * wb) / shard[0],
-                f"(params x {base} B frozen base + adapters x {wb} B) / {shard[0]}",
+                _("(params x {base} B frozen base + adapters x {bytes} B) / {shards}").format(
+                    base=base, bytes=wb, shards=shard[0]
+                ),
                 inputs,
                 consts,
             ),
-            "gradients": _gb(t * gb / shard[1], f"adapters x {gb} B / {shard[1]}", inputs, consts),
+            "gradients": _gb(
+                t * gb / shard[1],
+                _("adapters x {bytes} B / {shards}").format(bytes=gb, shards=shard[1]),
+                inputs,
+                consts,
+            ),
             "optimizer": _gb(
                 t * ob / shard[2],
-                f"adapters x {ob} B ({_OPT_NAME[w.optimizer]}) / {shard[2]}",
+                _("adapters x {bytes} B ({optimizer}) / {shards}").format(
+                    bytes=ob, optimizer=optimizer, shards=shard[2]
+                ),
                 inputs,
                 consts,
             ),
@@ -91,7 +104,7 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
                 {
                     "gathered_layers": _gb(
                         2 * p / w.model.layers * base,
-                        "2 frozen layers unsharded at a time: 2 x params/L x base bytes",
+                        _("2 frozen layers unsharded at a time: 2 x params/L x base bytes"),
                         {"layers": w.model.layers},
                         [],
                     )
@@ -104,13 +117,18 @@ def _states(w: Workload, n: int) -> dict[str, Figure]:
         "weights": _gb(p * wb / shard[0], f"params x {wb} B / {shard[0]}", inputs, consts),
         "gradients": _gb(p * gb / shard[1], f"params x {gb} B / {shard[1]}", inputs, consts),
         "optimizer": _gb(
-            p * ob / shard[2], f"params x {ob} B ({_OPT_NAME[w.optimizer]}) / {shard[2]}", inputs, consts
+            p * ob / shard[2],
+            _("params x {bytes} B ({optimizer}) / {shards}").format(
+                bytes=ob, optimizer=optimizer, shards=shard[2]
+            ),
+            inputs,
+            consts,
         ),
     }
     if w.strategy in ("zero3", "fsdp") and n > 1 and w.model.layers:
         out["gathered_layers"] = _gb(
             2 * p / w.model.layers * w.bytes_per_value,
-            "2 layers unsharded at a time (current + prefetched): 2 x params/L x bytes",
+            _("2 layers unsharded at a time (current + prefetched): 2 x params/L x bytes"),
             {"layers": w.model.layers},
             [],
         )
@@ -123,7 +141,7 @@ def activations(w: Workload, n: int) -> Figure:
         return Figure(
             None,
             "GB",
-            "activation memory of a CNN is not modelled (no sourced per-image figure)",
+            _("activation memory of a CNN is not modelled (no sourced per-image figure)"),
             {"model": m.key},
             [],
             "low",
@@ -166,7 +184,9 @@ def kv_cache(w: Workload, n: int, sequences: int) -> Figure:
         value = layers * m.kv_latent * w.kv_bytes_per_value * tokens * sequences
         return _gb(
             value,
-            "layers x latent (kv_lora_rank + rope dims) x bytes x (prompt + gen) x sequences; not split by TP",
+            _(
+                "layers x latent (kv_lora_rank + rope dims) x bytes x (prompt + gen) x sequences; not split by TP"
+            ),
             {
                 "layers": layers,
                 "latent": m.kv_latent,
@@ -218,7 +238,7 @@ def training_memory(w: Workload, n: int, vram_gb: float) -> Memory:
     terms = _states(w, n)
     act = activations(w, n)
     terms["activations"] = act
-    notes = [] if act.value is not None else ["activations not counted (CNN)"]
+    notes = [] if act.value is not None else [_("activations not counted (CNN)")]
     return _total(terms, vram_gb, notes)
 
 
@@ -234,19 +254,23 @@ def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Mem
         share = owned / (w.model.experts or 1)
         weights = _gb(
             total - experts + experts * share,
-            f"shared params + {owned} of {w.model.experts} experts per layer, in {fmt}",
+            _("shared params + {owned} of {experts} experts per layer, in {format}").format(
+                owned=owned, experts=w.model.experts, format=fmt
+            ),
             {"params": p, "expert_params": w.model.expert_params, "experts_per_gpu": owned, "format": fmt},
             consts,
         )
     else:
         weights = _gb(
             total / split,
-            f"params in {fmt} ({total / p:.3g} B each) / {split}",
+            _("params in {format} ({bytes} B each) / {split}").format(
+                format=fmt, bytes=f"{total / p:.3g}", split=split
+            ),
             {"params": p, "split": split, "format": fmt},
             consts,
         )
     terms = {"weights": weights, "kv_cache": kv_cache(w, split, sequences)}
-    mem = _total(terms, vram_gb, ["activation workspace is inside the unusable fraction"])
+    mem = _total(terms, vram_gb, [_("activation workspace is inside the unusable fraction")])
     # the concurrency the KV cache admits: the space left after the weights, over one sequence's cache
     one = (terms["kv_cache"].value or 0.0) / sequences  # the cache grows linearly with the sequences
     free = mem.usable.value - terms["weights"].value
@@ -255,8 +279,13 @@ def inference_memory(w: Workload, n: int, vram_gb: float, sequences: int) -> Mem
     mem.max_sequences = Figure(
         None if per_gpu is None else per_gpu * replicas,
         "sequences",
-        "floor((usable - weights) / KV cache of one sequence of prompt + gen tokens)"
-        + (f" x {replicas} replicas" if replicas > 1 else ""),
+        (
+            _(
+                "floor((usable - weights) / KV cache of one sequence of prompt + gen tokens) x {replicas} replicas"
+            )
+            if replicas > 1
+            else _("floor((usable - weights) / KV cache of one sequence of prompt + gen tokens)")
+        ).format(replicas=replicas),
         {
             "usable_gb": round(mem.usable.value, 3),
             "weights_gb": round(terms["weights"].value, 3),

@@ -5,23 +5,33 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from advisor.i18n import N_
 from advisor.workload import assumed as defaults
 from advisor.workload.frameworks import syncs_every_micro_step
 
 TRAIN_STRATEGIES = ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp")
 INFER_STRATEGIES = ("tp", "pp", "replicas", "ep", "row")
+# each strategy in words, in English; `strategy_name` gives it in the run's language
 STRATEGY_NAMES = {
     "ddp": "DDP",
     "dataparallel": "DataParallel",
     "zero2": "ZeRO-2",
     "zero3": "ZeRO-3",
     "fsdp": "FSDP (FULL_SHARD)",
-    "tp": "tensor parallel",
-    "pp": "pipeline parallel",
-    "replicas": "independent replicas",
-    "ep": "expert parallel (data-parallel attention)",
-    "row": "llama.cpp row split (-sm row)",
+    "tp": N_("tensor parallel"),
+    "pp": N_("pipeline parallel"),
+    "replicas": N_("independent replicas"),
+    "ep": N_("expert parallel (data-parallel attention)"),
+    "row": N_("llama.cpp row split (-sm row)"),
 }
+
+
+def strategy_words(strategy: str) -> str:
+    """A strategy's name in the run's language (an unknown one as given)."""
+    from advisor.i18n import _
+
+    name = STRATEGY_NAMES.get(strategy)
+    return strategy if name is None else _(name)
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,11 @@ class ModelSpec:
     def with_params(self, params: float | None) -> ModelSpec:
         if not params:
             return self
-        label = f"{params / 1e9:.3g}B-parameter model (shape of {self.key})"
+        from advisor.i18n import _
+
+        label = _("{params}B-parameter model (shape of {preset})").format(
+            params=f"{params / 1e9:.3g}", preset=self.key
+        )
         return replace(self, params=float(params), name=label, custom=True)
 
     @property
@@ -103,16 +117,21 @@ def lora_params(m: ModelSpec, rank: int) -> float:
     parameters, so r x L x (9h + 2 kv + 3 ffn) for a gated MLP with kv = kv_heads x head_dim (Hu et al.
     2021), and 2 (h + ffn) for the MLP of GPT-2, OPT or BERT."""
     from advisor.base.errors import UserError
+    from advisor.i18n import _
 
     if not (m.layers and m.hidden and m.ffn):
         raise UserError(
-            f"LoRA needs the model's layers, hidden and MLP sizes, which {m.label} does not have",
-            hint="use a decoder preset or give --layers --hidden --ffn",
+            _("LoRA needs the model's layers, hidden and MLP sizes, which {model} does not have").format(
+                model=m.label
+            ),
+            hint=_("use a decoder preset or give --layers --hidden --ffn"),
         )
     if m.kv_latent:
         raise UserError(
-            f"LoRA's adapter count is not modelled for {m.key}'s latent attention (MLA)",
-            hint="a LoRA run on it is not predicted; full fine-tuning and inference are",
+            _("LoRA's adapter count is not modelled for {model}'s latent attention (MLA)").format(
+                model=m.key
+            ),
+            hint=_("a LoRA run on it is not predicted; full fine-tuning and inference are"),
         )
     kv = (m.kv_heads or m.heads or 1) * m.head_dim
     q = (m.heads or 1) * m.head_dim
@@ -225,4 +244,4 @@ class Workload:
 
     @property
     def strategy_name(self) -> str:
-        return STRATEGY_NAMES.get(self.strategy, self.strategy)
+        return strategy_words(self.strategy)

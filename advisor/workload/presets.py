@@ -8,6 +8,7 @@ from functools import lru_cache
 from advisor.base.errors import UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_bundled
+from advisor.i18n import _
 from advisor.workload.models import ModelSpec
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
@@ -67,8 +68,10 @@ def _check_params(value: float, given: str) -> float:
 
     if not (value == value and PARAMS[0] <= value <= PARAMS[1]):
         raise UserError(
-            f"{given} is not a parameter count advisor models: give one from {PARAMS_TEXT}",
-            hint="e.g. 1.3b, 7b or 2.7e9",
+            _("{given} is not a parameter count advisor models: give one from {range}").format(
+                given=given, range=PARAMS_TEXT
+            ),
+            hint=_("e.g. 1.3b, 7b or 2.7e9"),
         )
     return value
 
@@ -90,10 +93,13 @@ def resolve(name: str, params: float | None = None) -> ModelSpec:
     from rapidfuzz import process  # only for the hint: a known name never pays its import
 
     near = process.extract(name.lower(), list(table), limit=3)
-    hint = "did you mean: " + ", ".join(n for n, _, _ in near) + "?" if near else None
+    names = ", ".join(n for n, _score, _index in near)
+    hint = _("did you mean: {names}?").format(names=names) if near else None
     raise UserError(
-        f"no model preset {name!r}; give a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
-        "resnet-50) or a parameter count such as 3b or 2.7e9",
+        _(
+            "no model preset {name}; give a preset (1b, 1.3b, 7b, 8b, 13b, 32b, 70b, bert-large, "
+            "resnet-50) or a parameter count such as 3b or 2.7e9"
+        ).format(name=repr(name)),
         hint=hint,
     )
 
@@ -119,43 +125,71 @@ def with_dims(spec: ModelSpec, dims: dict[str, int | None]) -> ModelSpec:
         return spec
     for k, v in given.items():
         if v <= 0:
-            raise UserError(f"--{k.replace('_', '-')} must be a positive whole number (got {v})")
+            raise UserError(
+                _("{flag} must be a positive whole number (got {value})").format(
+                    flag="--" + k.replace("_", "-"), value=v
+                )
+            )
     if spec.kv_latent or spec.moe_layers:
         raise UserError(
-            f"{spec.key}'s shape (latent attention, dense first layers) cannot be re-dimensioned",
-            hint="use it as it is, or describe a model of your own from a standard preset (e.g. --infer 8b "
-            "--layers ... --experts ...)",
+            _("{model}'s shape (latent attention, dense first layers) cannot be re-dimensioned").format(
+                model=spec.key
+            ),
+            hint=_(
+                "use it as it is, or describe a model of your own from a standard preset (e.g. --infer 8b "
+                "--layers ... --experts ...)"
+            ),
         )
     shape = replace(spec, **given)
     heads = shape.heads or 0
     if shape.kv_heads and heads and heads % shape.kv_heads:
-        raise UserError(f"--kv-heads {shape.kv_heads} must divide the {heads} attention heads")
+        raise UserError(
+            _("--kv-heads {kv_heads} must divide the {heads} attention heads").format(
+                kv_heads=shape.kv_heads, heads=heads
+            )
+        )
     if shape.hidden and heads and shape.hidden % heads:
-        raise UserError(f"--hidden {shape.hidden} must be a multiple of the {heads} attention heads")
+        raise UserError(
+            _("--hidden {hidden} must be a multiple of the {heads} attention heads").format(
+                hidden=shape.hidden, heads=heads
+            )
+        )
     if shape.active_experts and not shape.experts:
-        raise UserError("--active-experts needs --experts (the experts per layer)")
+        raise UserError(_("--active-experts needs --experts (the experts per layer)"))
     if shape.experts and not shape.active_experts:
         raise UserError(
-            "--experts needs --active-experts: how many experts each token is routed to",
-            hint="e.g. --experts 8 --active-experts 2 (Mixtral), --experts 128 --active-experts 8 (Qwen3 MoE)",
+            _("--experts needs --active-experts: how many experts each token is routed to"),
+            hint=_(
+                "e.g. --experts 8 --active-experts 2 (Mixtral), --experts 128 --active-experts 8 (Qwen3 MoE)"
+            ),
         )
     if shape.experts and (shape.active_experts or 1) > shape.experts:
         raise UserError(
-            f"--active-experts {shape.active_experts} is more than the {shape.experts} experts per layer"
+            _("--active-experts {active} is more than the {experts} experts per layer").format(
+                active=shape.active_experts, experts=shape.experts
+            )
         )
     L, h, ffn, vocab = shape.layers, shape.hidden, shape.ffn, shape.vocab
     if not (L and h and ffn and vocab):
-        return replace(shape, name=f"{spec.label} with {_said(given)}", custom=True)
+        return replace(
+            shape, name=_("{model} with {dims}").format(model=spec.label, dims=_said(given)), custom=True
+        )
     kv = (shape.kv_heads or heads or 1) * (h // (heads or 1))
     mlp = shape.mlp_matrices
     params = L * (2 * h * h + 2 * h * kv + mlp * h * ffn * (shape.experts or 1)) + 2 * vocab * h
-    _check_params(params, f"the dimensions given ({_said(given)})")
+    _check_params(params, _("the dimensions given ({dims})").format(dims=_said(given)))
     return replace(
         shape,
         params=float(params),
-        name=f"{params / 1e9:.3g}B-parameter model ({_said(given)}; counted as L x (2h^2 + 2h kv + {mlp}h ffn"
-        + (" x experts" if shape.experts else "")
-        + ") + 2 vocab h)",
+        name=(
+            _(
+                "{params}B-parameter model ({dims}; counted as L x (2h^2 + 2h kv + {mlp}h ffn x experts) + 2 vocab h)"
+            )
+            if shape.experts
+            else _(
+                "{params}B-parameter model ({dims}; counted as L x (2h^2 + 2h kv + {mlp}h ffn) + 2 vocab h)"
+            )
+        ).format(params=f"{params / 1e9:.3g}", dims=_said(given), mlp=mlp),
         custom=True,
     )
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.i18n import _
 from advisor.model.predict import Figure
 from advisor.workload.hardware import Device, Fabric
 from advisor.workload.infer import infer_config
@@ -66,7 +67,7 @@ def serve(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None, cap
     ttft = Figure(
         t_pf,
         "s",
-        "one request's prefill (TTFT with 1 sequence)",
+        _("one request's prefill (TTFT with 1 sequence)"),
         {"prompt": w.prompt, "prefill_servers": s},
         ["mfu_prefill"],
         "low",
@@ -78,7 +79,7 @@ def serve(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None, cap
     # capacity: the rate at which the cap is just enough, lam = cap / T(cap, lam); T grows with lam, so
     # bisect on lam below s / t_pf (where prefill alone fills the servers)
     lo, hi = 0.0, s / t_pf
-    for _ in range(60):
+    for _step in range(60):
         mid = (lo + hi) / 2
         if mid * latency(cap, mid) <= cap:
             lo = mid
@@ -87,7 +88,7 @@ def serve(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None, cap
     capacity = Figure(
         lo,
         "requests/s",
-        "the rate lam with lam x (t_prefill + gen x step(cap) / (1 - lam x t_prefill / s)) = cap",
+        _("the rate lam with lam x (t_prefill + gen x step(cap) / (1 - lam x t_prefill / s)) = cap"),
         {
             "cap": cap,
             "t_prefill_s": round(t_pf, 6),
@@ -125,10 +126,10 @@ def serve(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | None, cap
         rate,
         cap,
         True,
-        Figure(rate * t, "requests", "rate x T (Little's law)", inputs, [], "low"),
-        Figure(t, "s", "t_prefill + gen x step(batch) / (1 - rate x t_prefill / s)", inputs, [], "low"),
+        Figure(rate * t, "requests", _("rate x T (Little's law)"), inputs, [], "low"),
+        Figure(t, "s", _("t_prefill + gen x step(batch) / (1 - rate x t_prefill / s)"), inputs, [], "low"),
         ttft,
-        Figure(itl, "s", "step(batch) / (1 - rate x t_prefill / s)", inputs, [], "low"),
+        Figure(itl, "s", _("step(batch) / (1 - rate x t_prefill / s)"), inputs, [], "low"),
         capacity,
         c,
     )

@@ -6,6 +6,7 @@ for each change, and never analyse.py."""
 from __future__ import annotations
 
 from advisor.base.errors import UnknownFigure, UserError
+from advisor.i18n import _
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.constants import const
@@ -24,12 +25,20 @@ def check(w: Workload, build_gpus: int) -> int:
     if w.task == "infer" and w.model.kind != "decoder":
         # before any step that needs a decoder's dimensions (the KV cache of --max-concurrency and
         # --request-rate): the model has none, and none may stand in for them
-        raise UserError(f"inference is modelled for decoder LLMs (prefill and decode), not {w.model.key}")
+        raise UserError(
+            _("inference is modelled for decoder LLMs (prefill and decode), not {model}").format(
+                model=w.model.key
+            )
+        )
     allowed = TRAIN_STRATEGIES if w.task == "train" else INFER_STRATEGIES
     if w.strategy not in allowed:
         raise UserError(
-            f"--strategy {w.strategy} is not one for {'training' if w.task == 'train' else 'inference'}",
-            hint="choose from " + ", ".join(allowed),
+            (
+                _("--strategy {strategy} is not one for training")
+                if w.task == "train"
+                else _("--strategy {strategy} is not one for inference")
+            ).format(strategy=w.strategy),
+            hint=_("choose from {choices}").format(choices=", ".join(allowed)),
         )
     for name, value in (
         ("--batch", w.batch),
@@ -39,14 +48,14 @@ def check(w: Workload, build_gpus: int) -> int:
         ("--gen", w.gen),
     ):
         if value < 1:
-            raise UserError(f"{name} must be at least 1 (got {value})")
+            raise UserError(_("{flag} must be at least 1 (got {value})").format(flag=name, value=value))
     n = w.gpus if w.gpus is not None else build_gpus
     if n < 1:
-        raise UserError(f"--gpus must be at least 1 (got {n})")
+        raise UserError(_("{flag} must be at least 1 (got {value})").format(flag="--gpus", value=n))
     if build_gpus == 0:
-        raise UserError("the build has no GPU with a working link: nothing to run the workload on")
+        raise UserError(_("the build has no GPU with a working link: nothing to run the workload on"))
     if n > build_gpus:
-        raise UserError(f"--gpus {n} is more than the {build_gpus} GPU(s) this build has")
+        raise UserError(_("--gpus {k} is more than the {n} GPU(s) this build has").format(k=n, n=build_gpus))
     return n
 
 
@@ -61,11 +70,18 @@ def engine_batch(w: Workload, pred: Prediction, n: int) -> tuple[Workload, str]:
     live = max(1, min(running, admitted(w.but(batch=running), pred, n)))
     if live >= w.batch:
         return w, ""
-    why = "--max-num-seqs" if live == w.max_num_seqs * instances else "what the KV cache admits"
-    return w.but(batch=live), (
-        f"{live} of the {w.batch} requests run at once ({why}); the rest wait for a slot, as the engine's "
-        "scheduler admits them"
+    note = (
+        _(
+            "{live} of the {batch} requests run at once (--max-num-seqs); the rest wait for a slot, as the "
+            "engine's scheduler admits them"
+        )
+        if live == w.max_num_seqs * instances
+        else _(
+            "{live} of the {batch} requests run at once (what the KV cache admits); the rest wait for a slot, "
+            "as the engine's scheduler admits them"
+        )
     )
+    return w.but(batch=live), note.format(live=live, batch=w.batch)
 
 
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
@@ -93,7 +109,9 @@ def unknown_config(w: Workload, n: int, dev, fab: Fabric, exc: UnknownFigure) ->
         mem = inference_memory(w, n, dev.vram_gb, sequences(w, n, w.strategy)[1])
 
     def unknown(unit: str) -> Figure:
-        return Figure(None, unit, f"unknown: {exc.what}", {}, [], "low", missing=list(exc.missing))
+        return Figure(
+            None, unit, _("unknown: {what}").format(what=exc.what), {}, [], "low", missing=list(exc.missing)
+        )
 
     keys = ("optimizer",) if w.task == "train" else ("ttft", "decode_step")
     return Config(
@@ -141,12 +159,12 @@ def _capacity_speedup(serving: list, n: int) -> tuple[Figure | None, Figure | No
     speedup = Figure(
         r,
         "x",
-        "N-GPU capacity / 1-GPU capacity (requests/s each keeps up with at its concurrency cap)",
+        _("N-GPU capacity / 1-GPU capacity (requests/s each keeps up with at its concurrency cap)"),
         {"n_gpu": round(many, 4), "one_gpu": round(one, 4), "unit": "requests/s"},
         [],
         "low",
     )
-    return speedup, Figure(r / n, "", "speed-up / GPUs", {"speedup": round(r, 4), "gpus": n}, [], "low")
+    return speedup, Figure(r / n, "", _("speed-up / GPUs"), {"speedup": round(r, 4), "gpus": n}, [], "low")
 
 
 def run(
@@ -160,8 +178,10 @@ def run(
     off): the Analysis without its bottleneck and changes, which advise.py adds."""
     if build.nodes > 1:  # one machine's GPUs: a build across nodes is refused, never half-planned
         raise UserError(
-            f"the workload model plans one machine; this build has {build.nodes} nodes",
-            hint="plan the workload on one node (nodes: 1); `advisor plan` gives the all-reduce across nodes",
+            _("the workload model plans one machine; this build has {nodes} nodes").format(nodes=build.nodes),
+            hint=_(
+                "plan the workload on one node (nodes: 1); `advisor plan` gives the all-reduce across nodes"
+            ),
         )
     catalog = catalog or load_catalog()
     pred = pred or evaluate(build, catalog)
@@ -181,7 +201,7 @@ def run(
         accum=w.baseline_accum or w.accum,
         recompute=w.recompute if w.baseline_recompute is None else w.baseline_recompute,
     )
-    one, _ = configure(base, pred, 1)
+    one, _fab_one = configure(base, pred, 1)
     many, fab = configure(w, pred, n)
     r = ratio(many, one)
     speedup = eff = None
@@ -189,7 +209,7 @@ def run(
         speedup = Figure(
             r,
             "x",
-            "N-GPU throughput / 1-GPU throughput",
+            _("N-GPU throughput / 1-GPU throughput"),
             {
                 "n_gpu": round(many.throughput.value, 4),
                 "one_gpu": round(one.throughput.value, 4),
@@ -198,7 +218,7 @@ def run(
             [],
             "low",
         )
-        eff = Figure(r / n, "", "speed-up / GPUs", {"speedup": round(r, 4), "gpus": n}, [], "low")
+        eff = Figure(r / n, "", _("speed-up / GPUs"), {"speedup": round(r, 4), "gpus": n}, [], "low")
     if serving:
         speedup, eff = _capacity_speedup(serving, n)
     result = Analysis(w, build, pred, n, one, many, fab, speedup, eff, serving=serving)
@@ -229,58 +249,87 @@ def run(
     return result
 
 
+def unknown_what(f: Figure) -> str:
+    """What an unknown figure (unknown_config's) is of, in words: its formula without the "unknown: "."""
+    head = _("unknown: {what}").split("{what}")[0]
+    return f.formula.removeprefix(head)
+
+
 def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
     out = []
     if w.task == "train":
         out.append(
-            "--batch is the micro-batch per GPU for data-parallel strategies (DDP, DataParallel, ZeRO, FSDP) "
-            "and per model replica for TP and PP; speed-up compares samples per second."
+            _(
+                "--batch is the micro-batch per GPU for data-parallel strategies (DDP, DataParallel, ZeRO, "
+                "FSDP) and per model replica for TP and PP; speed-up compares samples per second."
+            )
         )
         if w.model.transformer:
-            scores = (
-                "are written to memory (unfused, as in BERT's reference code)"
-                if const("attention_scores_in_memory", w.model.kind, file="workload.yaml")
-                else "stay on chip (FlashAttention / SDPA)"
-            )
             out.append(
-                "Compute is two terms: the GEMMs at gemm_efficiency of the catalog's dense tensor peak, and "
-                "the memory-bound ops moving activation_traffic_factor x the activations at the memory "
-                f"bandwidth (both fitted on published 1-GPU steps, not on your code); attention scores {scores}."
+                _(
+                    "Compute is two terms: the GEMMs at gemm_efficiency of the catalog's dense tensor peak, and "
+                    "the memory-bound ops moving activation_traffic_factor x the activations at the memory "
+                    "bandwidth (both fitted on published 1-GPU steps, not on your code); attention scores are "
+                    "written to memory (unfused, as in BERT's reference code)."
+                )
+                if const("attention_scores_in_memory", w.model.kind, file="workload.yaml")
+                else _(
+                    "Compute is two terms: the GEMMs at gemm_efficiency of the catalog's dense tensor peak, and "
+                    "the memory-bound ops moving activation_traffic_factor x the activations at the memory "
+                    "bandwidth (both fitted on published 1-GPU steps, not on your code); attention scores stay "
+                    "on chip (FlashAttention / SDPA)."
+                )
             )
         else:
             out.append(
-                "Compute runs at mfu_train of the catalog's dense tensor peak (low confidence, not measured on "
-                "your code)."
+                _(
+                    "Compute runs at mfu_train of the catalog's dense tensor peak (low confidence, not measured "
+                    "on your code)."
+                )
             )
         if w.strategy == "ddp":
-            out.append("DDP accumulates with no_sync: one gradient all-reduce per optimizer step.")
+            out.append(_("DDP accumulates with no_sync: one gradient all-reduce per optimizer step."))
     else:
-        out.append("--batch is the number of concurrent sequences; replicas split them evenly.")
+        out.append(_("--batch is the number of concurrent sequences; replicas split them evenly."))
         out.append(
-            "Decode reads all weights and the KV cache each step at decode_memory_efficiency of the memory "
-            "bandwidth; prefill runs at mfu_prefill (low confidence)."
+            _(
+                "Decode reads all weights and the KV cache each step at decode_memory_efficiency of the memory "
+                "bandwidth; prefill runs at mfu_prefill (low confidence)."
+            )
         )
         if w.model.moe:
             out.append(
-                "A mixture of experts: compute follows the active parameters; a decode step reads the shared "
-                "weights and the experts its tokens are routed to, routing taken as uniform "
-                "(1 - (1 - k/E)^tokens of them); with expert parallel (--strategy ep) the busiest GPU's "
-                "touched experts set the step, and no expert placement balancing (EPLB) is assumed."
+                _(
+                    "A mixture of experts: compute follows the active parameters; a decode step reads the "
+                    "shared weights and the experts its tokens are routed to, routing taken as uniform "
+                    "(1 - (1 - k/E)^tokens of them); with expert parallel (--strategy ep) the busiest GPU's "
+                    "touched experts set the step, and no expert placement balancing (EPLB) is assumed."
+                )
             )
         if w.quant:
             out.append(
-                f"Weights in {w.quant}: memory and the bytes each step reads shrink; compute still runs at the "
-                "16-bit tensor peak (no faster low-precision math, no dequantization cost counted)."
+                _(
+                    "Weights in {quant}: memory and the bytes each step reads shrink; compute still runs at the "
+                    "16-bit tensor peak (no faster low-precision math, no dequantization cost counted)."
+                ).format(quant=w.quant)
             )
     out.append(
-        "Collectives follow NCCL's ring: alpha (NCCL's latency model for the transport) + k x bytes / the "
-        "build's predicted all-reduce bus bandwidth."
+        _(
+            "Collectives follow NCCL's ring: alpha (NCCL's latency model for the transport) + k x bytes / the "
+            "build's predicted all-reduce bus bandwidth."
+        )
     )
     if n < build_gpus:
         out.append(
-            f"{n} of the build's {build_gpus} GPUs: the first {n} (CUDA_VISIBLE_DEVICES=0..{n - 1}), in the "
-            "slots and with the links the full build gives them."
+            _(
+                "{n} of the build's {total} GPUs: the first {n} (CUDA_VISIBLE_DEVICES=0..{last}), in the slots "
+                "and with the links the full build gives them."
+            ).format(n=n, total=build_gpus, last=n - 1)
         )
     if w.model.custom:
-        out.append(f"{w.model.name}: layers, hidden size and heads are those of preset {w.model.key}.")
+        out.append(
+            _("{model}: layers, hidden size and heads are those of preset {preset}.").format(
+                model=w.model.name, preset=w.model.key
+            )
+        )
     return out

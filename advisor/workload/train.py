@@ -68,7 +68,7 @@ def transformer_flops(w: Workload) -> tuple[float, str, list[str], float]:
         # a frozen weight needs no weight gradient: its backward is the input gradient only
         frozen = const("lora_frozen_flops_factor", file=W) + (per_param - 6)
         per_param_flops = frozen * m.active + 6 * w.trainable
-        params_term = f"{frozen} x params (frozen) + 6 x adapters"
+        params_term = _("{frozen} x params (frozen) + 6 x adapters").format(frozen=frozen)
         consts.append("lora_frozen_flops_factor")
         fwd_share = 2 / frozen
     else:
@@ -110,7 +110,9 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
     mem_eff = const("decode_memory_efficiency", file=W)
     recompute = const("recompute_flops_factor", file=W) / 6 if w.recompute else 1.0
     if dev.mem_gbps is None:
-        raise UnknownFigure(f"the memory-bound time on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
+        raise UnknownFigure(
+            _("the memory-bound time on {gpu}").format(gpu=dev.names), [f"{dev.names}: memory_bandwidth_gbps"]
+        )
     t_mem = acts * k * recompute / (dev.mem_gbps * 1e9 * mem_eff)
     inputs = {
         "params": w.model.params,
@@ -137,7 +139,7 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
         + ")"
         + (" x 2 (fp32)" if w.precision == "fp32" else "")
         + (" x 8/6 (recompute)" if w.recompute else "")
-        + " x activation_traffic_factor / (memory bandwidth x decode_memory_efficiency)"
+        + _(" x activation_traffic_factor / (memory bandwidth x decode_memory_efficiency)")
     )
     return _fig(
         t_gemm + t_mem,
@@ -155,13 +157,17 @@ def _transformer_compute(w: Workload, dev: Device) -> tuple[Figure, float]:
 
 def optimizer_time(w: Workload, dev: Device, shards: int) -> Figure:
     if dev.mem_gbps is None:
-        raise UnknownFigure(f"the optimizer step on {dev.names}", [f"{dev.names}: memory_bandwidth_gbps"])
+        raise UnknownFigure(
+            _("the optimizer step on {gpu}").format(gpu=dev.names), [f"{dev.names}: memory_bandwidth_gbps"]
+        )
     b = const("adam_step_bytes_per_param", w.optimizer, file=W)
     eff = const("optimizer_memory_efficiency", file=W)
     t = w.trainable / shards * b / (dev.mem_gbps * 1e9 * eff)
     return _fig(
         t,
-        f"trained params / {shards} x adam_step_bytes_per_param[{w.optimizer}] / (memory bandwidth x efficiency)",
+        _(
+            "trained params / {shards} x adam_step_bytes_per_param[{optimizer}] / (memory bandwidth x efficiency)"
+        ).format(shards=shards, optimizer=w.optimizer),
         {
             "params": w.trainable,
             "shards": shards,
@@ -196,7 +202,7 @@ def gradient_size(w: Workload) -> Figure:
     return Figure(
         w.trainable * per,
         "B",
-        "trained params x bytes per gradient",
+        _("trained params x bytes per gradient"),
         {"params": w.trainable, "bytes_per_gradient": per, "why": why},
         ["grad_bytes"],
         "calibrated",
@@ -323,8 +329,10 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     """The step on n GPUs; n = 1 is plain single-GPU training of the same micro-batch."""
     if w.strategy in ("tp", "pp") and not w.model.transformer:
         raise UserError(
-            f"{w.strategy_name} is modelled for transformer models, not {w.model.key}",
-            hint="use --strategy ddp (or zero2/zero3/fsdp) for this model",
+            _("{strategy} is modelled for transformer models, not {model}").format(
+                strategy=w.strategy_name, model=w.model.key
+            ),
+            hint=_("use --strategy ddp (or zero2/zero3/fsdp) for this model"),
         )
     micro, fwd_share = micro_step_compute(w, dev)
     t_micro = micro.value
@@ -332,7 +340,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     a = w.accum
     strategy = w.strategy if n > 1 else "single"
     mem = training_memory(w, n, dev.vram_gb)
-    zero = _fig(0.0, "none", {})
+    zero = _fig(0.0, _("none"), {})
     notes: list[str] = []
     bubble = zero
     samples = w.batch * a * (n if strategy in ("ddp", "dataparallel", "zero2", "zero3", "fsdp") else 1)
@@ -357,11 +365,10 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             exposed = _fig(
                 syncs * exp.value,
                 (
-                    "on every accumulation micro-step (no no_sync): accum x "
+                    _("on every accumulation micro-step (no no_sync): accum x {formula}")
                     if syncs > 1
-                    else "once per step (no_sync on the other accumulation micro-steps): "
-                )
-                + exp.formula,
+                    else _("once per step (no_sync on the other accumulation micro-steps): {formula}")
+                ).format(formula=exp.formula),
                 exp.inputs | {"gradient_bytes": round(g), "reductions_per_step": syncs},
                 exp.constants,
                 exp.confidence,
@@ -379,7 +386,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             red = collective("reduce-scatter", g * n / (n - 1) if n > 1 else 0, fab, a)
             exposed = _fig(
                 rep.value + red.value,
-                "accum x (replicate weights + reduce gradients), not overlapped",
+                _("accum x (replicate weights + reduce gradients), not overlapped"),
                 {"replicate_s": round(rep.value, 5), "reduce_s": round(red.value, 5), "accum": a},
                 rep.constants,
                 "low",
@@ -393,8 +400,10 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         gather = collective("all-gather", w.trainable * w.bytes_per_value, fab)
         exposed = _fig(
             a * exp.value + gather.value,
-            "accum x exposed reduce-scatter (every micro-step: gradients are partitioned) + "
-            "all-gather of the updated weights once",
+            _(
+                "accum x exposed reduce-scatter (every micro-step: gradients are partitioned) + all-gather of "
+                "the updated weights once"
+            ),
             {
                 "accum": a,
                 "exposed_reduce_scatter_s": round(exp.value, 5),
@@ -431,7 +440,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             "accum x layers x [T_fwd/L + AG - o min(T_fwd/L, AG) + T_bwd/L + AG + RS - o min(T_bwd/L, AG + RS)]"
             " - compute, o = overlap_fraction"
             + (" x overlap_under_shm" if shm else "")
-            + "; 3 collectives per layer on every micro-step",
+            + _("; 3 collectives per layer on every micro-step"),
             {
                 "accum": a,
                 "layers": layers,
@@ -456,8 +465,10 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         )
         exposed = _fig(
             ar.value,
-            "accum x 4 all-reduces per layer (2 forward, 2 backward) of b x s x h x bytes, "
-            "not overlapped (Megatron)",
+            _(
+                "accum x 4 all-reduces per layer (2 forward, 2 backward) of b x s x h x bytes, not overlapped "
+                "(Megatron)"
+            ),
             ar.inputs,
             ar.constants,
             ar.confidence,
@@ -470,37 +481,43 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         c = t_micro / n
         compute = _fig(
             a * c,
-            "micro-batches x T_micro / stages",
+            _("micro-batches x T_micro / stages"),
             {"micro_batches": a, "T_micro": t_micro, "stages": n},
             micro.constants,
         )
         exposed = _fig(
-            a * x.value, "micro-batches x (send activations + receive gradients)", x.inputs, x.constants
+            a * x.value, _("micro-batches x (send activations + receive gradients)"), x.inputs, x.constants
         )
         bubble = _fig(
             (n - 1) * (c + x.value),
-            "(stages - 1) x (T_micro/stages + p2p): 1F1B fill and drain",
+            _("(stages - 1) x (T_micro/stages + p2p): 1F1B fill and drain"),
             {"stages": n, "micro_batches": a, "bubble_fraction": round((n - 1) / (a + n - 1), 3)},
             ["attention_flops_factor"],
         )
         comm_bytes = 2 * act * a
         if a < n:
-            notes.append(f"{a} micro-batch(es) for {n} stages: raise --accum to fill the pipeline")
+            notes.append(
+                _("{accum} micro-batch(es) for {stages} stages: raise --accum to fill the pipeline").format(
+                    accum=a, stages=n
+                )
+            )
     else:
         raise UserError(
-            f"strategy {w.strategy!r} is not a training strategy",
-            hint="ddp, dataparallel, zero2, zero3, fsdp, tp or pp",
+            _("strategy {strategy} is not a training strategy").format(strategy=repr(w.strategy)),
+            hint=_("ddp, dataparallel, zero2, zero3, fsdp, tp or pp"),
         )
     step = compute.value + exposed.value + bubble.value + opt.value
     if strategy == "dataparallel":
         factor = const("dataparallel_step_factor", file=W)
         step *= factor
         notes.append(
-            f"DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
+            _(
+                "DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
+            ).format(factor=factor)
         )
     time = _fig(
         step,
-        "compute + exposed communication + bubble + optimizer step"
+        _("compute + exposed communication + bubble + optimizer step")
         + (" x dataparallel_step_factor" if strategy == "dataparallel" else ""),
         {
             "compute_s": round(compute.value, 5),
@@ -512,7 +529,7 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
     )
     thr = _fig(
         samples / step,
-        "samples per step / step time",
+        _("samples per step / step time"),
         {"samples_per_step": samples, "step_s": round(step, 5)},
         unit="samples/s",
     )
@@ -537,6 +554,8 @@ def _check_divides(w: Workload, n: int) -> None:
     heads = w.model.heads or 0
     if heads % n:
         raise UserError(
-            f"tensor parallel size {n} does not divide {w.model.key}'s {heads} attention heads",
-            hint="use a TP size that divides the head count, or --gpus with such a number",
+            _("tensor parallel size {n} does not divide {model}'s {heads} attention heads").format(
+                n=n, model=w.model.key, heads=heads
+            ),
+            hint=_("use a TP size that divides the head count, or --gpus with such a number"),
         )

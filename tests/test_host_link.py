@@ -58,3 +58,12 @@ def test_a_chipset_uplink_the_catalog_lacks_leaves_it_unknown_never_a_guess(plan
     cpu_lanes, chipset = plan["gpus"]
     assert cpu_lanes["host_link_gbps"] == round(LANE[4] * 16, 1)  # CPU lanes: no uplink on the way
     assert chipset["host_link_gbps"] is None
+
+
+def test_the_text_derivations_print_keyed_constants_with_their_key(cli):
+    """A formula names a constant by generation ("h2d_efficiency[gen]"): the text --explain prints it so,
+    where rich had read "[gen]" as a markup tag and dropped it."""
+    code, out, err = cli("plan", str(ROOT / "examples" / "2x4090-z790-hero.yaml"), "--explain")
+    assert code in (0, 1), err
+    flat = " ".join(out.split())
+    assert "x h2d_efficiency[gen]; inputs" in flat

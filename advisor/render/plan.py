@@ -258,23 +258,23 @@ def render_text(
             hang(console, f"[{colour}]{_severity(f.severity)}[/] ", f"{f.id}: {f.message}")
             if f.fix:
                 hang(console, " " * 8 + _("fix: "), f.fix)
-    if explain:
+    if explain:  # a formula names keyed constants (h2d_efficiency[gen]): escaped, not markup
         console.print(_("[bold]Derivations[/]"))
         for p in pred.gpus:
             said = _("GPU{index} H2D = {formula}; inputs {inputs}").format(
                 index=p.node.index, formula=p.h2d.formula, inputs=p.h2d.inputs
             )
-            hang(console, "", said, indent=4)
+            hang(console, "", escape(said), indent=4)
         for p in pred.pairs:
             said = _("{a}-{b} uni = {formula}; inputs {inputs}").format(
                 a=p.a, b=p.b, formula=p.uni.formula, inputs=p.uni.inputs
             )
-            hang(console, "", said, indent=4)
+            hang(console, "", escape(said), indent=4)
         if pred.allreduce:
             said = _("all-reduce = {formula}; inputs {inputs}").format(
                 formula=pred.allreduce.formula, inputs=pred.allreduce.inputs
             )
-            hang(console, "", said, indent=4)
+            hang(console, "", escape(said), indent=4)
         for c in constants().values():
             hang(console, "  ", constant_line(c), indent=6)
     console.print(_("Assumptions: {assumptions}").format(assumptions=" ".join(pred.assumptions)))

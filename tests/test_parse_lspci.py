@@ -72,6 +72,24 @@ def test_lspci_without_root_says_to_use_sudo() -> None:
     assert "sudo lspci -vv" in message
 
 
+def test_a_bar_larger_than_any_device_names_its_line_and_sizes_stay_exact() -> None:
+    text = read("tinygrad_4090_not_root_access_denied.txt")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "[size=32G]" in t)
+    # a damaged size hundreds of digits long: a clear error at its line, not a float overflow
+    for size in ("9" * 400 + "K", "9" * 4000 + "G", "17179869184T"):
+        with pytest.raises(UserError) as err:
+            parse("lspci", text.replace("[size=32G]", f"[size={size}]"), "x.txt")
+        assert str(err.value).startswith(f"x.txt:{line}: this BAR's size is larger than any PCIe device maps")
+    # 2^64 bytes exactly is the largest a 64-bit BAR can be
+    (bar1,) = parse("lspci", text.replace("[size=32G]", "[size=16777216T]"), "x.txt").find("bar1_mb", gpu=0)
+    assert bar1.value == 1 << 44
+    # a small BAR in KiB rounds to whole MiB, never below one
+    (bar1,) = parse("lspci", text.replace("[size=32G]", "[size=1536K]"), "x.txt").find("bar1_mb", gpu=0)
+    assert bar1.value == 2
+    (bar1,) = parse("lspci", text.replace("[size=32G]", "[size=4K]"), "x.txt").find("bar1_mb", gpu=0)
+    assert bar1.value == 1
+
+
 def test_impossible_speed_names_the_line() -> None:
     text = read("stelline_2x6000ada_downgraded_plus_raid.txt").replace(
         "Speed 16GT/s, Width x16", "Speed 20GT/s, Width x16", 1

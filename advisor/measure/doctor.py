@@ -110,7 +110,7 @@ def read_lspci(text: str) -> dict[str, Dev]:
             d.acs_redirect = "ReqRedir+" in p.acs
         d.errors = [f"CESta {b}" for b in p.status.get("CESta", []) if b != "AdvNonFatalErr"]
         d.uncorrectable = [f"UESta {b}" for b in p.status.get("UESta", [])]
-        bar1 = [mb for number, _, mb in p.regions if number == "1"]
+        bar1 = [mb for number, _, mb, _ in p.regions if number == "1"]
         d.bar1_mb = bar1[-1] if bar1 else None
         devs[d.bdf] = d
     _parents(devs)

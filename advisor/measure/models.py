@@ -91,7 +91,8 @@ class Result(_Strict):
         else:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"{self.metric} must be a number, not {value!r}")
-            if not math.isfinite(value) or not 0 <= value <= MAX_VALUE:
+            # an int past float range would make isfinite raise OverflowError; compare it exactly
+            if (isinstance(value, float) and not math.isfinite(value)) or not 0 <= value <= MAX_VALUE:
                 shown = repr(value) if len(repr(value)) <= 40 else f"a {len(str(int(value)))}-digit number"
                 raise ValueError(f"{self.metric} must be a number from 0 to {MAX_VALUE:g}, not {shown}")
             if self.metric in _INT_METRICS:

@@ -53,7 +53,10 @@ _REGION = re.compile(
     r"^\s*(?:Region\s+([0-9]):\s+)?Memory at (\S+) \(64-bit, prefetchable\).*\[size=([0-9]+)([KMGT])\]"
 )
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+# in KiB, so that a size of any length stays an exact integer (a float overflows)
+_UNIT_KB = {"K": 1, "M": 1024, "G": 1024**2, "T": 1024**3}
+# 64-bit BARs address at most 2^64 bytes; a larger size is a damaged file, not a device
+_MOST_BAR_MB = 1 << 44
 
 
 @dataclass
@@ -88,7 +91,9 @@ class PciDevice:
     acs: str | None = None  # the flags of its ACSCtl line
     status: dict[str, list[str]] = field(default_factory=dict)  # CESta / UESta: the bits set ('RxErr')
     numa: int | None = None
-    regions: list[tuple[str | None, str, int]] = field(default_factory=list)  # (number, address, MiB)
+    regions: list[tuple[str | None, str, int, int]] = field(
+        default_factory=list
+    )  # (number, address, MiB, line)
     denied: bool = False  # lspci could not read its capabilities ("<access denied>")
 
     @property
@@ -130,10 +135,15 @@ def read_devices(text: str) -> list[PciDevice]:
         elif n := _NUMA_NODE.match(line.text):
             cur.numa = int(n.group(1))
         elif r := _REGION.match(line.text):
-            cur.regions.append(
-                (r.group(1), r.group(2), max(1, round(int(r.group(3)) * _UNIT_MB[r.group(4)])))
-            )
+            cur.regions.append((r.group(1), r.group(2), _region_mb(r.group(3), r.group(4)), line.number))
     return out
+
+
+def _region_mb(digits: str, unit: str) -> int:
+    """A region's size in whole MiB (at least 1); past 2^64 bytes, a value just past the bound."""
+    if len(digits) > 24:  # larger than 2^64 in any unit; and int() refuses more than 4,300 digits
+        return _MOST_BAR_MB + 1
+    return max(1, (int(digits) * _UNIT_KB[unit] + 512) // 1024)
 
 
 def _link_line(rest: str, line: int) -> LinkLine | None:
@@ -174,9 +184,18 @@ def parse(text: str, filename: str) -> Measurement:
         current = _Device(dev.bus_id, _name(dev.description), dev.line, denied=dev.denied)
         devices.append(current)
         bar1 = [
-            mb for number, address, mb in dev.regions if number in (None, "1") and _HEX.fullmatch(address)
+            (mb, at)
+            for number, address, mb, at in dev.regions
+            if number in (None, "1") and _HEX.fullmatch(address)
         ]
-        current.bar1_mb = bar1[0] if bar1 else None
+        if bar1 and bar1[0][0] > _MOST_BAR_MB:
+            raise fail(
+                filename,
+                "this BAR's size is larger than any PCIe device maps (2^64 bytes); "
+                "give the output of `sudo lspci -vv` as it was printed",
+                bar1[0][1],
+            )
+        current.bar1_mb = bar1[0][0] if bar1 else None
         for kind, rest, number, read in dev.links:
             current.link[kind] = _link(rest, number, read, kind, filename)
     if not any_device:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.base.errors import UserError
-from advisor.i18n import _, ngettext
+from advisor.i18n import N_, _, ngettext
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog
 from advisor.model.lanes import widths_with
@@ -51,12 +51,25 @@ def part_specs(p: Part) -> str:
     return ""
 
 
+# a board's market segment as a picker names it (the catalog's value is an id)
+SEGMENT_WORDS = {
+    "consumer": N_("consumer"),
+    "workstation": N_("workstation"),
+    "server": N_("server"),
+    "gpu-server": N_("gpu-server"),
+}
+
+
+def _segment(board: Board) -> str:
+    return _(SEGMENT_WORDS[board.segment]) if board.segment in SEGMENT_WORDS else board.segment
+
+
 def board_summary(board: Board) -> str:
     """What a board offers GPUs, read from its catalog wiring: the x16-long slots on CPU lanes and the
     widths they run at (alone, together when they split a lane group, with the M.2 sockets and the
     sharing rules that take their lanes), slots behind switches, chipset slots, M.2 sockets."""
     if not board.slots:
-        return _("slots not in the catalog") + f" · {board.socket} {board.segment}"
+        return _("slots not in the catalog") + f" · {board.socket} {_segment(board)}"
 
     def size(c: Connector) -> int:
         return c.physical or c.width
@@ -172,8 +185,8 @@ def board_summary(board: Board) -> str:
         )
         parts.append(_("{slots} ({modes})").format(slots=slots, modes=widths))
     if board.m2:
-        parts.append(f"{len(board.m2)} M.2")
-    parts.append(f"{board.socket} {board.segment}")
+        parts.append(_("{count} M.2").format(count=len(board.m2)))
+    parts.append(f"{board.socket} {_segment(board)}")
     return " · ".join(parts)
 
 

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.text import Text
 from textual.widgets import Static
 
-from advisor.i18n import _
+from advisor.i18n import _, language
 
 BULLET = "• "
 
@@ -70,8 +70,12 @@ def show_changes(box: Static, changes: list[str]) -> None:
     width = box.content_region.width or 34  # before the first layout: the panel's width in the CSS
     console = box.app.console
 
-    def height(text: str) -> int:  # as the box will wrap it
-        return len(Text(text).wrap(console, width))
+    def height(text: str) -> int:  # as the box will wrap it (advisor.tui.prose: a report's wrap in Chinese)
+        if language() == "en":
+            return len(Text(text).wrap(console, width))
+        from advisor.render.layout import wrap_text
+
+        return len(wrap_text(console, Text(text), width))
 
     rows, summary = fit_changes(changes, max(2, lines), height)
     box.update("\n".join([escape(r) for r in rows] + ([f"[b]{escape(summary)}[/]"] if summary else [])))

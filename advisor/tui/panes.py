@@ -24,6 +24,7 @@ from advisor.base.errors import UserError
 from advisor.i18n import N_, _, ngettext, pgettext
 from advisor.render.quote import _VERDICT as VERDICT_WORD
 from advisor.session.planner import Planner
+from advisor.tui.prose import ProseStatic
 
 if TYPE_CHECKING:
     from advisor.measure.models import Measurement
@@ -87,16 +88,16 @@ class QuotePane(VerticalScroll):
     _checked: tuple[str, str] | None = None  # the text and name of the quote the result is of
 
     def compose(self) -> ComposeResult:
-        yield Static(_(self.INTRO), classes="intro")
+        yield ProseStatic(_(self.INTRO), classes="intro")
         yield TextArea(id="quote-text", soft_wrap=True, show_line_numbers=True)
         with Horizontal(classes="buttons"):
             yield Button(_(self.BUTTONS["quote-check"]), variant="primary", id="quote-check")
             yield Button(_(self.BUTTONS["quote-open"]), id="quote-open")
             yield Button(_(self.BUTTONS["quote-export"]), id="quote-export", disabled=True)
             yield Button(_(self.BUTTONS["quote-export-html"]), id="quote-export-html", disabled=True)
-        yield Static(id="quote-verdict")
+        yield ProseStatic(id="quote-verdict")
         yield DataTable(id="quote-lines", cursor_type="row", show_cursor=False)
-        yield Static(id="quote-claims")
+        yield ProseStatic(id="quote-claims")
 
     def on_mount(self) -> None:
         self.query_one("#quote-lines", DataTable).add_columns(*(_(c) for c in self.COLUMNS))
@@ -249,7 +250,7 @@ class MeasurePane(Vertical):
     COLUMNS = (N_("file"), N_("tool"), N_("results"), "GPUs")  # GPUs: how many (pgettext, columns())
 
     def compose(self) -> ComposeResult:
-        yield Static(id="bench-status")
+        yield ProseStatic(id="bench-status")
         with Horizontal(classes="buttons"):
             yield Button(_(self.BUTTONS["bench-run"]), variant="primary", id="bench-run")
             yield Button(_(self.BUTTONS["bench-load"]), id="bench-load")
@@ -365,9 +366,9 @@ class ComparePane(Vertical):
     """Predicted vs measured for the current build; flagged rows in red with their likely causes."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="compare-title")
+        yield ProseStatic(id="compare-title")
         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="compare-detail", classes="detail")
+        yield ProseStatic(id="compare-detail", classes="detail")
 
     COLUMNS = (N_("metric"), N_("where"), N_("predicted"), N_("measured"), N_("ratio"), "")
 

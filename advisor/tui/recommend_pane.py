@@ -16,6 +16,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from advisor.base.errors import UserError
 from advisor.i18n import N_, _, pgettext
+from advisor.tui.prose import ProseStatic
 from advisor.tui.workload_pane import FORMATS, TASKS, forms
 
 
@@ -48,7 +49,7 @@ class RecommendPane(Vertical):
             yield Input("", id="rc-circuit", placeholder=_("any"), tooltip=_("volts x amps: 220x10, 120x15"))
             yield Button(_("Search"), id="rc-search", variant="primary")
         yield DataTable(id="rc-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="rc-note")
+        yield ProseStatic(id="rc-note")
 
     COLUMNS = ("#", N_("GPUs (slots)"), N_("price"), N_("speed"), N_("board"), "CPU", N_("limits"))
 

@@ -28,6 +28,7 @@ from advisor.model.readiness import layer_name
 from advisor.session.buildyaml import cards_of
 from advisor.session.planner import Planner
 from advisor.tui.changebox import show_changes
+from advisor.tui.prose import ProseStatic
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # a finding's severity as the views say it: a word in a table, a heading over its text
@@ -94,7 +95,7 @@ class BuildPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield BuildList(id="build-items")
-        yield Static(id="changes")
+        yield ProseStatic(id="changes")
 
     def show(self, planner: Planner) -> None:
         items = self.query_one("#build-items", OptionList)
@@ -470,7 +471,7 @@ class HostView(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="host-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(classes="detail"):
-            yield Static(id="host-detail")
+            yield ProseStatic(id="host-detail")
 
     COLUMNS = ("GPU", N_("slot"), N_("link"), "H2D", "D2H", N_("all H2D"), N_("all D2H"))
 
@@ -572,9 +573,9 @@ class MatrixView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="matrix-title")
         yield DataTable(id="matrix-table", cursor_type="cell")
-        yield Static(id="allreduce")
+        yield ProseStatic(id="allreduce")
         with VerticalScroll(classes="detail"):
-            yield Static(id="pair-detail")
+            yield ProseStatic(id="pair-detail")
 
     mode = "uni"
     _pred: Prediction | None = None
@@ -709,7 +710,7 @@ class FindingsView(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="findings-table", cursor_type="row")
         with VerticalScroll(id="finding-scroll"):
-            yield Static(id="finding-detail")
+            yield ProseStatic(id="finding-detail")
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*self.columns())
@@ -747,7 +748,7 @@ class FindingsView(Vertical):
             table.add_row(
                 Text(_(SEVERITY_WORD.get(f.severity, f.severity)), SEVERITY_STYLE.get(f.severity, "")),
                 f.id,
-                f.subject,
+                _subject(f.subject),
                 _fit(f.message, room),
                 key=str(i),
             )
@@ -772,7 +773,7 @@ class FindingsView(Vertical):
         head = _(SEVERITY_HEAD[f.severity]) if f.severity in SEVERITY_HEAD else f.severity.upper()
         text = Text.assemble(
             (f"{head} {f.id}", SEVERITY_STYLE.get(f.severity, "")),
-            f" ({f.subject})",
+            f" ({_subject(f.subject)})",
             "\n",
             f.message,
             "\n\n",
@@ -792,6 +793,16 @@ class FindingsView(Vertical):
                 text.append_text(Text.assemble("\n\n", (_("Example: "), "bold"), _(rule.example)))
             text.append_text(Text.assemble("\n\n", (_("Sources: "), "bold"), ", ".join(rule.sources)))
         out.update(text)
+
+
+def _subject(subject: str) -> str:
+    """What a finding is about as the views name it: a GPU, a pair, a slot as they are; the whole build
+    in words."""
+    if subject == "build":
+        return _("build")
+    if subject == "workload":
+        return _("workload")
+    return subject
 
 
 # ---------------------------------------------------------------------- summary line

@@ -80,9 +80,17 @@ def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
         _label, oconn, olink = old[key]
         name = key if key.startswith("GPU") else label  # the card's model is in the build list
         if oconn != conn and olink != link:
-            out.append(f"{name} {oconn} -> {conn}: {olink} -> {link}")
+            out.append(
+                _("{device} {old_slot} -> {slot}: {old} -> {new}").format(
+                    device=name, old_slot=oconn, slot=conn, old=olink, new=link
+                )
+            )
         elif oconn != conn:
-            out.append(f"{name} {oconn} -> {conn} ({link})")
+            out.append(
+                _("{device} {old_slot} -> {slot} ({link})").format(
+                    device=name, old_slot=oconn, slot=conn, link=link
+                )
+            )
         elif olink != link:
             values = dict(device=name, slot=conn, old=olink, new=link)
             if key in reasons and link != _("no lanes"):

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.text import Text
 from textual.widgets import Static
 
-from advisor.i18n import _, language
+from advisor.i18n import N_, _, language
 
 BULLET = "• "
 
@@ -29,10 +29,13 @@ def short_name(change: str) -> str:
     """What a change line is about, in a word or two: the card, the figure, the findings."""
     if m := re.match(r"(GPU\d+|SSD|all-reduce)\b", change):
         return m.group(1)
-    for head, short in (("new findings: {ids}", "new {ids}"), ("resolved: {ids}", "resolved {ids}")):
+    for head, short in (
+        (N_("new findings: {ids}"), N_("new {ids}")),
+        (N_("resolved: {ids}"), N_("resolved {ids}")),
+    ):
         if change.startswith(_head(head)):
             return _(short).format(ids=change[len(_head(head)) :])
-    if change.startswith(_head("the build cannot be evaluated: {error}").rstrip(": ：")):
+    if change.startswith(_head(N_("the build cannot be evaluated: {error}")).rstrip(": ：")):
         return _("cannot evaluate")
     head = re.split("[:：]", change, maxsplit=1)[0]
     return head if len(head) <= 24 else " ".join(head.split()[:3])

@@ -58,9 +58,13 @@ def relabel_columns(table: DataTable, columns: tuple[str, ...]) -> None:
 
 
 def button_words(pane, words: dict[str, str]) -> None:
-    """Each button's label (by id) in the current language."""
+    """Each button's label (by id) in the current language, the button as wide as its new label (a
+    Button keeps the width it measured for its old one otherwise)."""
     for wid, label in words.items():
-        pane.query_one(f"#{wid}", Button).label = _(label)
+        button = pane.query_one(f"#{wid}", Button)
+        button.label = _(label)
+        button.clear_cached_dimensions()
+        button.refresh(layout=True)
 
 
 class QuotePane(VerticalScroll):

@@ -88,6 +88,15 @@ def _(message: str) -> str:
     return catalog().gettext(message)
 
 
+def pgettext(context: str, message: str) -> str:
+    """`message` in the current language, where the same English word means another thing elsewhere
+    ("on" over a column of what a finding is about; "on" as a setting's value): the catalog tells the
+    two apart by `context`."""
+    if _current == "en" or not message:
+        return message
+    return catalog().pgettext(context, message)
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a sentence for a count `n` (Chinese has one form; English two)."""
     if _current == "en":

@@ -58,7 +58,10 @@ def test_every_sentence_the_code_and_the_rules_mark_is_in_the_catalog_translated
     extracted = {
         _first(msg)
         for _file, _line, msg, _comments, _context in extract_from_dir(
-            str(ROOT), method_map, options_map, keywords={"_": None, "N_": None, "ngettext": (1, 2)}
+            str(ROOT),
+            method_map,
+            options_map,
+            keywords={"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)},
         )
     }
     translated = {_first(m.id) for m in _catalog() if m.id and _translated(m) and "fuzzy" not in m.flags}

@@ -201,6 +201,12 @@ def _wrap(console: Console, text: Text, width: int) -> list[Text]:
     return lines
 
 
+def wrap_text(console: Console, text: Text, width: int) -> list[Text]:
+    """`text` in lines of at most `width` cells, wrapped as the reports wrap it (Chinese may break between
+    two of its characters): for a face that lays text out itself, the TUI's panes."""
+    return _wrap(console, text, width)
+
+
 Kind = Literal["key", "cell", "wrap", "prose"]
 
 

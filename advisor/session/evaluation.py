@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.assess import Assessment
+from advisor.i18n import _
 from advisor.model.predict import Prediction
 
 
@@ -20,11 +21,12 @@ class Evaluation:
 
 def link_delta(old: Any, new: Any) -> str:
     """'Gen4 x8 -> x16' between two GPU nodes' links; empty when the link is the same."""
-    a = old.link.label if old is not None and old.link else "no lanes"
-    b = new.link.label if new is not None and new.link else "no lanes"
+    none = _("no lanes")
+    a = old.link.label if old is not None and old.link else none
+    b = new.link.label if new is not None and new.link else none
     if a == b:
         return ""
-    if a.split()[0] == b.split()[0] and a != "no lanes":
+    if a != none and b != none and a.split()[0] == b.split()[0]:
         return f"{a} -> {b.split()[1]}"
     return f"{a} -> {b}"
 
@@ -34,27 +36,30 @@ def _links(ev: Evaluation) -> dict[str, tuple[str, str, str]]:
     out: dict[str, tuple[str, str, str]] = {}
     if ev.prediction is None:
         return out
+    none = _("no lanes")
     for n in ev.prediction.machine.nodes.values():
         if n.kind == "gpu":
             key = f"GPU{n.index}"
             out[key] = (
                 f"GPU{n.index} {n.gpu.name if n.gpu else n.label}",
                 n.connector or "-",
-                n.link.label if n.link else "no lanes",
+                n.link.label if n.link else none,
             )
         elif n.kind in ("nvme", "nic"):
             out[f"{n.kind}:{n.connector}"] = (
                 "SSD" if n.kind == "nvme" else n.label,
                 n.connector or "-",
-                n.link.label if n.link else "no lanes",
+                n.link.label if n.link else none,
             )
     return out
 
 
 def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
-    """What an edit did, in plain words: links that moved, findings that came or went, the all-reduce."""
+    """What an edit did, in plain words: links that moved, findings that came or went, the all-reduce.
+    A line about a card that moved or whose link changed has "->" in it, in every language (the app
+    announces those)."""
     if after.error:
-        return [f"the build cannot be evaluated: {after.error}"]
+        return [_("the build cannot be evaluated: {error}").format(error=after.error)]
     old, new = _links(before), _links(after)
     out: list[str] = []
     reasons = {}
@@ -64,20 +69,37 @@ def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
                 reasons[f"GPU{n.index}"] = "; ".join(n.link.limited_by)
     for key, (label, conn, link) in new.items():
         if key not in old:
-            out.append(f"{label} placed in {conn}: {link}" + (f" ({reasons[key]})" if key in reasons else ""))
+            if key in reasons:
+                said = _("{device} placed in {slot}: {link} ({why})").format(
+                    device=label, slot=conn, link=link, why=reasons[key]
+                )
+            else:
+                said = _("{device} placed in {slot}: {link}").format(device=label, slot=conn, link=link)
+            out.append(said)
             continue
-        _, oconn, olink = old[key]
+        _label, oconn, olink = old[key]
         name = key if key.startswith("GPU") else label  # the card's model is in the build list
         if oconn != conn and olink != link:
-            out.append(f"{name} {oconn} -> {conn}: {olink} -> {link}")
+            out.append(
+                _("{device} {old_slot} -> {slot}: {old} -> {new}").format(
+                    device=name, old_slot=oconn, slot=conn, old=olink, new=link
+                )
+            )
         elif oconn != conn:
-            out.append(f"{name} {oconn} -> {conn} ({link})")
+            out.append(
+                _("{device} {old_slot} -> {slot} ({link})").format(
+                    device=name, old_slot=oconn, slot=conn, link=link
+                )
+            )
         elif olink != link:
-            why = f" ({reasons[key]})" if key in reasons and link != "no lanes" else ""
-            out.append(f"{name} in {conn}: {olink} -> {link}{why}")
-    for key, (label, _, _) in old.items():
+            values = dict(device=name, slot=conn, old=olink, new=link)
+            if key in reasons and link != _("no lanes"):
+                out.append(_("{device} in {slot}: {old} -> {new} ({why})").format(**values, why=reasons[key]))
+            else:
+                out.append(_("{device} in {slot}: {old} -> {new}").format(**values))
+    for key, (label, _conn, _link) in old.items():
         if key not in new:
-            out.append(f"{label} removed")
+            out.append(_("{device} removed").format(device=label))
     if before.prediction and after.prediction:
         a, b = before.prediction.allreduce, after.prediction.allreduce
         if a and b and a.value and b.value and abs(a.value - b.value) > 0.05:
@@ -87,9 +109,9 @@ def describe_changes(before: Evaluation, after: Evaluation) -> list[str]:
     came = sorted({f.id for f in after.findings if (f.id, f.subject) not in old_ids})
     went = sorted({f.id for f in before.findings if (f.id, f.subject) not in new_ids})
     if came:
-        out.append("new findings: " + ", ".join(came))
+        out.append(_("new findings: {ids}").format(ids=", ".join(came)))
     if went:
-        out.append("resolved: " + ", ".join(went))
+        out.append(_("resolved: {ids}").format(ids=", ".join(went)))
     if before.error and not after.error:
-        out.insert(0, "the build evaluates again")
+        out.insert(0, _("the build evaluates again"))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.base.errors import UserError
+from advisor.i18n import N_, _, ngettext
 from advisor.model.catalog.models import Board, Connector, Cpu, Gpu, Part
 from advisor.model.catalog.store import Catalog
 from advisor.model.lanes import widths_with
@@ -28,20 +29,39 @@ def part_specs(p: Part) -> str:
     """A part's key specs in one short line, for pickers and lists."""
     if isinstance(p, Cpu):
         lanes = p.pcie.usable_lanes if p.pcie.usable_lanes is not None else "?"
-        cores = f"{p.cores} cores, " if p.cores else ""
-        return f"{p.socket}, {cores}{lanes} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+        specs = [p.socket]
+        if p.cores:
+            specs.append(_("{count} cores").format(count=p.cores))
+        specs.append(_("{count} lanes Gen{gen}").format(count=lanes, gen=p.pcie.max_gen))
+        specs.append(_("{count}ch").format(count=p.memory.channels or "?"))  # memory channels
+        return _(", ").join(specs)
     if isinstance(p, Gpu):
-        p2p = "P2P" if p.p2p.stock_linux else "no P2P"
-        nv = ", NVLink" if p.nvlink.supported else ""
-        power = f", {p.board_power_w} W" if p.board_power_w else ""
-        return f"{p.vram_gb:g} GB, Gen{p.pcie.gen} x{p.pcie.width}, {p2p}{nv}{power}"
+        specs = [
+            f"{p.vram_gb:g} GB",
+            f"Gen{p.pcie.gen} x{p.pcie.width}",
+            "P2P" if p.p2p.stock_linux else _("no P2P"),
+        ]
+        if p.nvlink.supported:
+            specs.append("NVLink")
+        if p.board_power_w:
+            specs.append(f"{p.board_power_w} W")
+        return _(", ").join(specs)
     if isinstance(p, Board):
         return board_summary(p)
     return ""
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
+# a board's market segment as a picker names it (the catalog's value is an id)
+SEGMENT_WORDS = {
+    "consumer": N_("consumer"),
+    "workstation": N_("workstation"),
+    "server": N_("server"),
+    "gpu-server": N_("gpu-server"),
+}
+
+
+def _segment(board: Board) -> str:
+    return _(SEGMENT_WORDS[board.segment]) if board.segment in SEGMENT_WORDS else board.segment
 
 
 def board_summary(board: Board) -> str:
@@ -49,7 +69,7 @@ def board_summary(board: Board) -> str:
     widths they run at (alone, together when they split a lane group, with the M.2 sockets and the
     sharing rules that take their lanes), slots behind switches, chipset slots, M.2 sockets."""
     if not board.slots:
-        return f"slots not in the catalog · {board.socket} {board.segment}"
+        return _("slots not in the catalog") + f" · {board.socket} {_segment(board)}"
 
     def size(c: Connector) -> int:
         return c.physical or c.width
@@ -72,20 +92,35 @@ def board_summary(board: Board) -> str:
         }
         single = [c for c in cpu16 if c.group not in shared]
         modes = []
+        off = _("off")  # a slot the others' lanes switch off
         for cs in shared.values():
             together = widths_with(board, [(c, "gpu") for c in cs])
-            split = "/".join(f"x{together[c.name]}" if together[c.name] else "off" for c in cs)
-            every = "both" if len(cs) == 2 else f"all {len(cs)}"
+            split = "/".join(f"x{together[c.name]}" if together[c.name] else off for c in cs)
             lead = "" if not single and len(shared) == 1 else f"{'/'.join(c.name for c in cs)} "
-            modes.append(f"{lead}x{alone[cs[0].name]}, or {split} with {every}")
+            modes.append(
+                lead
+                + (
+                    _("x{alone}, or {split} with both")
+                    if len(cs) == 2
+                    else _("x{alone}, or {split} with all {count}")
+                ).format(alone=alone[cs[0].name], split=split, count=len(cs))
+            )
         if single:
             widths = [alone[c.name] for c in single]
             if len(set(widths)) == 1:
-                each = " each" if len(single) > 1 else ""
-                modes.append(f"x{widths[0]}{each}" if not shared else f"others x{widths[0]}{each}")
+                each = len(single) > 1
+                said = (
+                    (_("others x{width} each") if each else _("others x{width}"))
+                    if shared
+                    else (_("x{width} each") if each else "x{width}")
+                )
+                modes.append(said.format(width=widths[0]))
             else:
                 modes.append(
-                    ", ".join(f"{widths.count(w)} at x{w}" for w in sorted(set(widths), reverse=True))
+                    _(", ").join(
+                        _("{count} at x{width}").format(count=widths.count(w), width=w)
+                        for w in sorted(set(widths), reverse=True)
+                    )
                 )
         # M.2 sockets that take a slot's lanes when populated, and the board's own sharing rules
         takes: dict[tuple[str, str], list[str]] = {}
@@ -101,36 +136,57 @@ def board_summary(board: Board) -> str:
         for rule in board.sharing:
             for name, effect in rule.effect.items():
                 if name in alone:
-                    what = "off" if effect == "disabled" else f"x{effect}"
+                    what = off if effect == "disabled" else f"x{effect}"
                     takes.setdefault((name, what), []).append(" + ".join(rule.when))
         for (name, what), by in takes.items():
-            modes.append(f"{'' if len(cpu16) == 1 else name + ' '}{what} with {' or '.join(by)}")
+            modes.append(
+                ("" if len(cpu16) == 1 else name + " ")
+                + _("{width} with {parts}").format(width=what, parts=_(" or ").join(by))
+            )
         need = sorted({board.group(c.group).requires_cpu_lanes or 0 for c in cpu16} - {0})
         for n in need:
             k = sum(1 for c in cpu16 if board.group(c.group).requires_cpu_lanes == n)
-            modes.append(f"{k} need a CPU with {n} lanes")
-        parts.append(f"{_plural(len(cpu16), 'CPU x16 slot')} ({'; '.join(modes)})")
+            modes.append(_("{count} need a CPU with {lanes} lanes").format(count=k, lanes=n))
+        slots = ngettext("{count} CPU x16 slot", "{count} CPU x16 slots", len(cpu16)).format(count=len(cpu16))
+        parts.append(_("{slots} ({modes})").format(slots=slots, modes=_("; ").join(modes)))
     cpu_short = [c for c in board.slots if source(c) == "cpu" and size(c) < 16]
     for w in sorted({size(c) for c in cpu_short}, reverse=True):
-        parts.append(_plural(sum(1 for c in cpu_short if size(c) == w), f"CPU x{w} slot"))
+        k = sum(1 for c in cpu_short if size(c) == w)
+        parts.append(
+            ngettext("{count} CPU x{width} slot", "{count} CPU x{width} slots", k).format(count=k, width=w)
+        )
     behind = [c for c in board.slots if source(c) == "switch"]
     if behind:
         switches = {board.group(c.group).switch for c in behind}
         up = sorted({s.uplink_width for s in board.switches if s.id in switches}, reverse=True)
         uplink = "/".join(f"x{w}" for w in up)
         sizes = "/".join(f"x{w}" for w in sorted({size(c) for c in behind}, reverse=True))
-        cpu = "a CPU" if board.sockets > 1 else "the CPU"
+        each = len(switches) > 1
+        if board.sockets > 1:
+            to = _("each {uplink} to a CPU") if each else _("{uplink} to a CPU")
+        else:
+            to = _("each {uplink} to the CPU") if each else _("{uplink} to the CPU")
         parts.append(
-            f"{_plural(len(behind), sizes + ' slot')} behind {_plural(len(switches), 'switch', 'switches')}"
-            f" ({'each ' if len(switches) > 1 else ''}{uplink} to {cpu})"
+            _("{slots} behind {switches} ({uplink})").format(
+                slots=ngettext("{count} {widths} slot", "{count} {widths} slots", len(behind)).format(
+                    count=len(behind), widths=sizes
+                ),
+                switches=ngettext("{count} switch", "{count} switches", len(switches)).format(
+                    count=len(switches)
+                ),
+                uplink=to.format(uplink=uplink),
+            )
         )
     chipset = [c for c in board.slots if source(c) == "chipset"]
     if chipset:
         widths = "/".join(f"x{w}" for w in sorted({c.width for c in chipset}, reverse=True))
-        parts.append(f"{_plural(len(chipset), 'chipset slot')} ({widths})")
+        slots = ngettext("{count} chipset slot", "{count} chipset slots", len(chipset)).format(
+            count=len(chipset)
+        )
+        parts.append(_("{slots} ({modes})").format(slots=slots, modes=widths))
     if board.m2:
-        parts.append(f"{len(board.m2)} M.2")
-    parts.append(f"{board.socket} {board.segment}")
+        parts.append(_("{count} M.2").format(count=len(board.m2)))
+    parts.append(f"{board.socket} {_segment(board)}")
     return " · ".join(parts)
 
 
@@ -172,7 +228,9 @@ def board_refuses(board: Board | None, cpu: Cpu | None) -> str:
     if board is None or cpu is None:
         return ""
     if cpu.socket.lower() != board.socket.lower():
-        return f"socket {cpu.socket}, board is {board.socket}"
+        return _("socket {cpu_socket}, board is {board_socket}").format(
+            cpu_socket=cpu.socket, board_socket=board.socket
+        )
     if board.cpu_families is not None and cpu.family not in board.cpu_families:
-        return f"{board.name} does not take the {cpu.family} family"
+        return _("{board} does not take the {family} family").format(board=board.name, family=cpu.family)
     return ""

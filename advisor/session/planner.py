@@ -18,6 +18,7 @@ from advisor.assess import Request, assess
 from advisor.base.errors import UserError
 from advisor.base.files import WriteError, atomic_write
 from advisor.base.yamlio import load_file
+from advisor.i18n import _
 from advisor.model.build import Build, GpuSpec, NicSpec, NvmeSpec
 from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.models import Board, Cpu
@@ -53,6 +54,9 @@ class Planner:
         self.redo_stack: list[Build] = []
         self.dirty = False
         self.changes: list[str] = []
+        self._before: Evaluation | None = (
+            None  # the evaluation before the last edit: its changes are said again
+        )
         self.current = self._evaluate(self.build)
 
     # ------------------------------------------------------------------ loading and saving
@@ -69,15 +73,15 @@ class Planner:
         `parents`, a folder that does not exist yet is made (the app asks the user first)."""
         target = Path(path) if path else self.path
         if target is None:
-            raise UserError("this build has no file yet", hint="give a file name to save it to")
+            raise UserError(_("this build has no file yet"), hint=_("give a file name to save it to"))
         try:
             atomic_write(target, build_yaml(self.build, self._header(target)), parents=parents)
         except WriteError:
             raise  # already says the path, what is wrong and what to do
         except OSError as exc:
             raise UserError(
-                f"{target}: cannot be written ({exc.strerror or exc})",
-                hint="pick another folder or file name",
+                _("{path}: cannot be written ({why})").format(path=target, why=exc.strerror or exc),
+                hint=_("pick another folder or file name"),
             ) from None
         self.path = target
         self.dirty = False
@@ -118,6 +122,15 @@ class Planner:
         """An explicit PCIe tree: parts and slots are edited in the file, not here."""
         return self.build.explicit
 
+    def relabel(self) -> None:
+        """Say the build again in the language now chosen: its evaluation (the findings, the verdict, the
+        machine's labels are worded when they are made) and what the last edit changed. The build, its
+        file, the undo history and the dirty flag stay as they are."""
+        before = self._before
+        self.current = self._evaluate(self.build)
+        if before is not None:
+            self.changes = describe_changes(before, self.current)
+
     def _evaluate(self, build: Build) -> Evaluation:
         try:
             a = assess(Request(build, self.catalog, rule_dirs=self.rule_dirs))
@@ -136,8 +149,8 @@ class Planner:
                 resolved(self.catalog, build.cpu, "cpu"),
                 resolved(self.catalog, build.board, "board"),
             )
-            if board_refuses(board, cpu):  # type: ignore[arg-type]
-                hint = self.hints.get("cpu-board")
+            if board_refuses(board, cpu) and "cpu-board" in self.hints:  # type: ignore[arg-type]
+                hint = _(self.hints["cpu-board"])  # the face's sentence, marked where it is written
         problems = [
             dataclasses.replace(p, hint=None) if hint or (p.hint and "`advisor" in p.hint) else p
             for p in exc.problems
@@ -165,6 +178,7 @@ class Planner:
         self.undo_stack.append(self.build)
         self.redo_stack.clear()
         self.build, self.current, self.dirty = build, after, True
+        self._before = before
         self.changes = describe_changes(before, after)
         return self.changes
 
@@ -175,7 +189,9 @@ class Planner:
         try:
             build = Build.model_validate(data)
         except Exception as exc:  # pydantic ValidationError: an edit the schema refuses
-            raise UserError(f"that change does not make a valid build: {exc.errors()[0]['msg']}") from None
+            raise UserError(
+                _("that change does not make a valid build: {why}").format(why=exc.errors()[0]["msg"])
+            ) from None
         return self._apply(self._named(build), allow_error)
 
     def _named(self, build: Build) -> Build:
@@ -206,6 +222,7 @@ class Planner:
         self.build = self.undo_stack.pop()
         self.current = self._evaluate(self.build)
         self.dirty = True
+        self._before = before
         self.changes = describe_changes(before, self.current)
         return self.changes
 
@@ -223,8 +240,8 @@ class Planner:
     def _require_catalog_build(self) -> None:
         if self.explicit:
             raise UserError(
-                "this build is an explicit PCIe tree: its parts and slots are edited in the file",
-                hint="or start a catalog build: pick a board",
+                _("this build is an explicit PCIe tree: its parts and slots are edited in the file"),
+                hint=_("or start a catalog build: pick a board"),
             )
 
     def set_cpu(self, part: str) -> list[str]:
@@ -241,7 +258,8 @@ class Planner:
         why = board_refuses(board, cpu)
         if why and cpu is not None and board is not None:
             raise UserError(
-                f"{cpu.name} does not fit {board.name}: {why}", hint="change the CPU and the board together"
+                _("{cpu} does not fit {board}: {why}").format(cpu=cpu.name, board=board.name, why=why),
+                hint=_("change the CPU and the board together"),
             )
 
     def set_platform(self, cpu_part: str, board_part: str) -> list[str]:
@@ -254,7 +272,7 @@ class Planner:
     def _first_board(self, cpu: Cpu) -> str:
         boards = [c for c in self.board_choices(cpu) if c.fits]
         if not boards:
-            raise UserError(f"no board in the catalog takes {cpu.name}")
+            raise UserError(_("no board in the catalog takes {cpu}").format(cpu=cpu.name))
         return boards[0].key
 
     def set_board(self, part: str) -> list[str]:
@@ -265,7 +283,7 @@ class Planner:
         if self.explicit or not self.build.cpu:
             cpus = [c for c in self.cpu_choices(board) if c.fits]  # type: ignore[arg-type]
             if not cpus:
-                raise UserError(f"no CPU in the catalog fits {board.name}")
+                raise UserError(_("no CPU in the catalog fits {board}").format(board=board.name))
             update["cpu"] = cpus[0].key
         else:
             self._refuse_pair(self.cpu, board)  # type: ignore[arg-type]
@@ -291,7 +309,7 @@ class Planner:
         gpu = self.catalog.resolve(model, "gpu", "GPU")
         if slot is not None and count != 1:
             raise UserError(
-                "a slot takes one card", hint="add the cards one by one, or leave the slot automatic"
+                _("a slot takes one card"), hint=_("add the cards one by one, or leave the slot automatic")
             )
         cards = cards_of(self.build) + [GpuSpec(model=gpu.id, slot=slot) for _ in range(count)]
         return self._edit(gpus=[c.model_dump() for c in cards])
@@ -300,7 +318,7 @@ class Planner:
         self._require_catalog_build()
         cards = cards_of(self.build)
         if not 0 <= index < len(cards):
-            raise UserError(f"there is no GPU{index}")
+            raise UserError(_("there is no GPU{index}").format(index=index))
         cards.pop(index)
         nvlink = [[a - (a > index), b - (b > index)] for a, b in self.build.nvlink if index not in (a, b)]
         return self._edit(gpus=[c.model_dump() for c in cards], nvlink=nvlink)
@@ -310,15 +328,17 @@ class Planner:
         self._require_catalog_build()
         cards = cards_of(self.build)
         if not 0 <= index < len(cards):
-            raise UserError(f"there is no GPU{index}")
+            raise UserError(_("there is no GPU{index}").format(index=index))
         if slot is not None:
             board = self.board
             names = {c.name.casefold(): c.name for c in board.slots} if board else {}
             if slot.casefold() not in names:
-                raise UserError(
-                    f"{board.name if board else 'the board'} has no slot {slot!r}",
-                    hint="its slots: " + ", ".join(names.values()),
+                said = (
+                    _("{board} has no slot {slot}").format(board=board.name, slot=repr(slot))
+                    if board
+                    else _("the board has no slot {slot}").format(slot=repr(slot))
                 )
+                raise UserError(said, hint=_("its slots: {slots}").format(slots=", ".join(names.values())))
             slot = names[slot.casefold()]
             here = self.placement.get(index)
             for i, c in enumerate(cards):
@@ -338,7 +358,7 @@ class Planner:
     def add_nvme(self, socket: str, gen: int = 4) -> list[str]:
         self._require_catalog_build()
         if any(n.socket.casefold() == socket.casefold() for n in self.build.nvme):
-            raise UserError(f"{socket} already holds an SSD")
+            raise UserError(_("{socket} already holds an SSD").format(socket=socket))
         return self._edit(
             nvme=[n.model_dump() for n in self.build.nvme] + [NvmeSpec(socket=socket, gen=gen).model_dump()]
         )
@@ -346,7 +366,7 @@ class Planner:
     def remove_nvme(self, socket: str) -> list[str]:
         rest = [n for n in self.build.nvme if n.socket.casefold() != socket.casefold()]
         if len(rest) == len(self.build.nvme):
-            raise UserError(f"there is no SSD in {socket}")
+            raise UserError(_("there is no SSD in {socket}").format(socket=socket))
         return self._edit(nvme=[n.model_dump() for n in rest])
 
     def add_nic(self, name: str = "NIC", slot: str | None = None, gen: int = 4, width: int = 16) -> list[str]:
@@ -357,7 +377,7 @@ class Planner:
     def remove_nic(self, index: int) -> list[str]:
         nics = list(self.build.nics)
         if not 0 <= index < len(nics):
-            raise UserError(f"there is no NIC {index}")
+            raise UserError(_("there is no NIC {index}").format(index=index))
         nics.pop(index)
         return self._edit(nics=[n.model_dump() for n in nics])
 
@@ -454,15 +474,22 @@ class Planner:
         for conn in board.slots:
             group = board.group(conn.group)
             source = {
-                "cpu": f"CPU{group.socket + 1} lanes" if board.sockets > 1 else "CPU lanes",
-                "chipset": "chipset",
-                "switch": f"switch {group.switch}",
+                "cpu": _("CPU{n} lanes").format(n=group.socket + 1) if board.sockets > 1 else _("CPU lanes"),
+                "chipset": _("chipset"),
+                "switch": _("switch {id}").format(id=group.switch),
             }[group.source]
-            wired = f"x{conn.width} ({'x' + str(conn.physical) + ' long, ' if conn.physical else ''}{source})"
+            wired = (
+                _("x{width} (x{long} long, {source})").format(
+                    width=conn.width, long=conn.physical, source=source
+                )
+                if conn.physical
+                else _("x{width} ({source})").format(width=conn.width, source=source)
+            )
             who = occupant.get(conn.name)
             if who == index:
                 label = self._gpu_label(index)
-                out.append(Choice(conn.name, conn.name, f"{wired}: here now, {label}", fits=True))
+                here = _("{wired}: here now, {link}").format(wired=wired, link=label)
+                out.append(Choice(conn.name, conn.name, here, fits=True))
                 continue
             try:
                 trial = self._trial_move(index, conn.name)
@@ -470,35 +497,47 @@ class Planner:
                 out.append(Choice(conn.name, conn.name, wired, fits=False, why_not=exc.render()))
                 continue
             if trial.error:
-                note = f"swaps with GPU{who}" if who is not None else "free"
-                out.append(Choice(conn.name, conn.name, f"{wired}, {note}", fits=False, why_not=trial.error))
+                note = (
+                    _("{wired}, swaps with GPU{index}").format(wired=wired, index=who)
+                    if who is not None
+                    else _("{wired}, free").format(wired=wired)
+                )
+                out.append(Choice(conn.name, conn.name, note, fits=False, why_not=trial.error))
                 continue
             node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
-            link = node.link.label if node and node.link else "no lanes"
+            link = node.link.label if node and node.link else _("no lanes")
             others = self._others_moved(index, trial)
-            note = "" if who is not None else ", free"
             if conn.name in nic_slots:
-                others.append("the NIC there moves")
-            text = f"{wired}{note}: would be {link}" + "".join(f"; {o}" for o in others)
+                others.append(_("the NIC there moves"))
+            text = (
+                _("{wired}: would be {link}") if who is not None else _("{wired}, free: would be {link}")
+            ).format(wired=wired, link=link)
+            text += "".join(_("; {more}").format(more=o) for o in others)
             out.append(Choice(conn.name, conn.name, text, fits=bool(node and node.link)))
         return out
 
     def _automatic_choice(self, index: int) -> Choice:
         """The 'automatic' row: where automatic placement would put the card, and what else moves."""
-        what = "the slots that give the GPUs the most bandwidth"
+        auto = _("automatic")
+        what = _("the slots that give the GPUs the most bandwidth")
         if self.build.gpus and cards_of(self.build)[index].slot is None:
-            return Choice("", "automatic", f"{what} (placed automatically now)")
+            return Choice(
+                "", auto, _("the slots that give the GPUs the most bandwidth (placed automatically now)")
+            )
         try:
             trial = self._trial_move(index, None)
         except UserError:
-            return Choice("", "automatic", what)
+            return Choice("", auto, what)
         if trial.error or trial.prediction is None:
-            return Choice("", "automatic", what, fits=False, why_not=trial.error or "")
+            return Choice("", auto, what, fits=False, why_not=trial.error or "")
         node = next((n for n in trial.prediction.machine.all_gpus if n.index == index), None)
         where = trial.prediction.machine.placement.get(index, "?")
-        link = node.link.label if node and node.link else "no lanes"
+        link = node.link.label if node and node.link else _("no lanes")
         others = self._others_moved(index, trial)
-        return Choice("", "automatic", f"{what}: {where}, {link}" + "".join(f"; {o}" for o in others))
+        text = _("the slots that give the GPUs the most bandwidth: {slot}, {link}").format(
+            slot=where, link=link
+        )
+        return Choice("", auto, text + "".join(_("; {more}").format(more=o) for o in others))
 
     def _others_moved(self, index: int, trial: Evaluation) -> list[str]:
         """The other cards a trial edit of GPU `index` shifts, or whose link it changes, in words."""
@@ -515,11 +554,21 @@ class Planner:
             delta = link_delta(old[j] if j in old else None, new.get(j))
             if was == now:
                 if delta:
-                    out.append(f"GPU{j} stays in {now} ({delta})")
+                    out.append(
+                        _("GPU{index} stays in {slot} ({change})").format(index=j, slot=now, change=delta)
+                    )
             elif was == after.get(index) and now == before.get(index):
-                out.append(f"swaps with GPU{j}" + (f" (GPU{j} {delta})" if delta else ""))
+                out.append(
+                    _("swaps with GPU{index} (GPU{index} {change})").format(index=j, change=delta)
+                    if delta
+                    else _("swaps with GPU{index}").format(index=j)
+                )
             else:
-                out.append(f"GPU{j} moves to {now}" + (f" ({delta})" if delta else ""))
+                out.append(
+                    _("GPU{index} moves to {slot} ({change})").format(index=j, slot=now, change=delta)
+                    if delta
+                    else _("GPU{index} moves to {slot}").format(index=j, slot=now)
+                )
         return out
 
     def _trial_move(self, index: int, slot: str | None) -> Evaluation:
@@ -555,18 +604,21 @@ class Planner:
                 and m.first_lane < c.first_lane + c.width
             ]
             shares += [t for r in board.sharing if m.name in r.when for t in r.effect]
-            src = "chipset" if group.source == "chipset" else "CPU" if group.source == "cpu" else group.source
-            text = f"Gen{m.gen or group.gen} x{m.width} from the {src}"
+            said = {
+                "chipset": _("Gen{gen} x{width} from the chipset"),
+                "cpu": _("Gen{gen} x{width} from the CPU"),
+            }.get(group.source, _("Gen{gen} x{width} from the {source}"))
+            text = said.format(gen=m.gen or group.gen, width=m.width, source=group.source)
             if shares:
-                text += "; shares lanes with " + ", ".join(dict.fromkeys(shares))
+                text += _("; shares lanes with {slots}").format(slots=", ".join(dict.fromkeys(shares)))
             taken = m.name.casefold() in used
             out.append(
                 Choice(
                     m.name,
                     m.name,
-                    text + ("; has an SSD" if taken else ""),
+                    text + (_("; has an SSD") if taken else ""),
                     fits=not taken,
-                    why_not="already has an SSD" if taken else "",
+                    why_not=_("already has an SSD") if taken else "",
                 )
             )
         return out
@@ -574,4 +626,4 @@ class Planner:
     def _gpu_label(self, index: int) -> str:
         pred = self.prediction
         node = next((n for n in pred.machine.all_gpus if n.index == index), None) if pred else None
-        return node.link.label if node and node.link else "no lanes"
+        return node.link.label if node and node.link else _("no lanes")

@@ -7,6 +7,7 @@ catches the user's mistakes (UserError) and shows them instead of crashing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from advisor.base.errors import UserError
 from advisor.base.files import atomic_write
 from advisor.base.resources import bundled
 from advisor.base.yamlio import loads, read_text
+from advisor.i18n import LANGUAGES, N_, _, language, set_language
 from advisor.model.buildfile import build_from_data, load_build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.session.buildyaml import cards_of, file_name_for
@@ -42,22 +44,22 @@ from advisor.tui.workload_pane import WorkloadPane
 if TYPE_CHECKING:  # measurements are read only when one is loaded
     from advisor.measure.models import Measurement
 
-# The tabs, in key order (1-8): title, tab id, widget, widget id.
+# The tabs, in key order (1-8): title (in English: shown with _()), tab id, widget, widget id.
 PANES = (
-    ("Machine", "machine", MachineTree, "machine-tree"),
-    ("Links", "links", HostView, "host"),
-    ("GPUs", "matrix", MatrixView, "matrix-view"),
-    ("Findings", "findings", FindingsView, "findings-view"),
-    ("Quote", "quote", QuotePane, "quote-pane"),
-    ("Measure", "measure", MeasurePane, "measure-pane"),
-    ("Compare", "compare", ComparePane, "compare-pane"),
-    ("Job", "workload", WorkloadPane, "workload-pane"),
+    (N_("Machine"), "machine", MachineTree, "machine-tree"),
+    (N_("Links"), "links", HostView, "host"),
+    (N_("GPUs"), "matrix", MatrixView, "matrix-view"),
+    (N_("Findings"), "findings", FindingsView, "findings-view"),
+    (N_("Quote"), "quote", QuotePane, "quote-pane"),
+    (N_("Measure"), "measure", MeasurePane, "measure-pane"),
+    (N_("Compare"), "compare", ComparePane, "compare-pane"),
+    (N_("Job"), "workload", WorkloadPane, "workload-pane"),
 )
 # The views drawn from the build (the others hold their own input): redrawn after every edit, lazily.
 VIEWS = {tab: cls for _, tab, cls, _ in PANES if tab not in ("quote", "measure")}
 EXAMPLE = "2x4090-z790-hero.yaml"
 # What to do about a build that cannot be evaluated, by what is wrong: the app's keys, not the CLI's
-HINTS = {"cpu-board": "press b for a board that takes the CPU, or c for a CPU that fits the board"}
+HINTS = {"cpu-board": N_("press b for a board that takes the CPU, or c for a CPU that fits the board")}
 # The settings form's choice for a setting the build does not state (as `advisor plan` takes it)
 UNSTATED = {
     "driver": "not set (stock)",
@@ -65,7 +67,54 @@ UNSTATED = {
     "acs": "unknown",
     "large_bar": "unknown",
 }
+# The settings form's choices as the form shows them, where they are words (the values the form returns
+# stay these English words; ids such as ddp, vllm or PXB are shown as they are)
+CHOICE_WORDS = {
+    "not set (stock)": N_("not set (stock)"),
+    "unknown": N_("unknown"),
+    "stock": N_("stock"),
+    "on": N_("on"),
+    "off": N_("off"),
+    "default": N_("default"),
+    "none": N_("none"),
+    "linux": "Linux",
+    "windows": "Windows",
+    "vm": N_("vm"),
+    "vm-clique": N_("vm-clique"),
+}
 FROM_QUOTE = "build from "  # the name a quote's build gets: "build from quote 2x4090-z790-hero-email.txt"
+# What is written, as the questions and notices about writing it name it
+WRITTEN = {"build": N_("build"), "report": N_("report"), "quote report": N_("quote report")}
+# The palette entry and key that switch the language: both names, each in its own language
+LANGUAGE_SWITCH = "中文 / English"
+# Textual's own words the app shows (its palette commands, the palette key in the footer): translated
+# where they are shown, like the app's own
+TEXTUAL_WORDS = frozenset(
+    {
+        N_("palette"),
+        N_("Open the command palette"),
+        N_("Theme"),
+        N_("Change the current theme"),
+        N_("Quit"),
+        N_("Quit the application as soon as possible"),
+        N_("Keys"),
+        N_("Hide the keys and widget help panel"),
+        N_("Show help for the focused widget and a summary of available keys"),
+        N_("Minimize"),
+        N_("Minimize the widget and restore to normal size"),
+        N_("Maximize"),
+        N_("Maximize the focused widget"),
+        N_("Screenshot"),
+        N_("Save an SVG 'screenshot' of the current screen"),
+    }
+)
+
+
+def choices(values: Iterable[Any]) -> list[tuple[str, Any]]:
+    """A form's options as (label, value): the value as it is, its label in the current language."""
+    return [(_(CHOICE_WORDS[v]) if isinstance(v, str) and v in CHOICE_WORDS else str(v), v) for v in values]
+
+
 MAX_BUILD_BYTES = 4 * 1024 * 1024  # a file larger than this is not read to find out whether it is a build
 
 
@@ -97,17 +146,17 @@ def describe_file(path: Path) -> str:
     try:
         st = path.stat()
     except OSError as exc:
-        return f"it cannot be read: {exc.strerror or exc}"
+        return _("it cannot be read: {why}").format(why=exc.strerror or exc)
     if stat.S_ISDIR(st.st_mode):
-        return "it is a folder"
+        return _("it is a folder")
     if not stat.S_ISREG(st.st_mode):
-        return "it is a device or a pipe, not a file"
+        return _("it is a device or a pipe, not a file")
     if st.st_size > MAX_BUILD_BYTES:
-        return f"it does not read as one: {st.st_size:,} bytes"
+        return _("it does not read as one: {size} bytes").format(size=f"{st.st_size:,}")
     try:
         build_from_data(loads(read_text(path), str(path)), str(path))
     except Exception:  # any reason it is not a build is the same answer: it does not read as one
-        return "it does not read as one"
+        return _("it does not read as one")
     return "build"
 
 
@@ -116,30 +165,32 @@ class AdvisorApp(App):
     SUB_TITLE = "multi-GPU build planner"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {PartsCommands}
+    # descriptions in English, shown in the current language (_relabel_bindings)
     BINDINGS = [
         Binding("c", "pick_cpu", "CPU"),
-        Binding("b", "pick_board", "Board"),
+        Binding("b", "pick_board", N_("Board")),
         Binding("g", "add_gpu", "+GPU"),
-        Binding("m", "move_gpu", "Move"),
+        Binding("m", "move_gpu", N_("Move")),
         Binding("n", "add_nvme", "+SSD"),
-        Binding("delete,x", "remove", "Remove"),
-        Binding("a", "auto_place", "Auto", show=False),
-        Binding("plus,equals_sign", "more", "One more", show=False),
-        Binding("minus", "remove", "Remove", show=False),
-        Binding("v", "matrix_mode", "Matrix mode", show=False),
-        Binding("r", "recommend", "What to buy", show=False),
-        Binding("ctrl+s", "save", "Save"),
-        Binding("ctrl+o", "open", "Open"),
-        Binding("ctrl+e", "export", "Export", show=False),
-        Binding("ctrl+z", "undo", "Undo", show=False),
-        Binding("ctrl+y", "redo", "Redo", show=False),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
-        Binding("f1", "help", "Help"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("escape", "leave_field", "Leave the text field"),
+        Binding("delete,x", "remove", N_("Remove")),
+        Binding("a", "auto_place", N_("Auto"), show=False),
+        Binding("plus,equals_sign", "more", N_("One more"), show=False),
+        Binding("minus", "remove", N_("Remove"), show=False),
+        Binding("v", "matrix_mode", N_("Matrix mode"), show=False),
+        Binding("r", "recommend", N_("What to buy"), show=False),
+        Binding("ctrl+s", "save", N_("Save")),
+        Binding("ctrl+o", "open", N_("Open")),
+        Binding("ctrl+e", "export", N_("Export"), show=False),
+        Binding("ctrl+z", "undo", N_("Undo"), show=False),
+        Binding("ctrl+y", "redo", N_("Redo"), show=False),
+        Binding("ctrl+t", "toggle_theme", N_("Theme"), show=False),
+        Binding("f2", "switch_language", LANGUAGE_SWITCH, show=False),
+        Binding("f1", "help", N_("Help")),
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True),
+        Binding("escape", "leave_field", N_("Leave the text field")),
         *[
             Binding(str(i + 1), f"view('{tab}')", title, show=False)
-            for i, (title, tab, _, _) in enumerate(PANES)
+            for i, (title, tab, _cls, _wid) in enumerate(PANES)
         ],
     ]
 
@@ -151,6 +202,12 @@ class AdvisorApp(App):
         measurements: Iterable[str] = (),
     ) -> None:
         super().__init__()
+        # each binding's description and tooltip as written (English), to show in the current language
+        self._binding_words = {
+            key: [(b.description, b.tooltip) for b in bindings]
+            for key, bindings in self._bindings.key_to_bindings.items()
+        }
+        self._relabel_bindings()
         self.catalog = catalog or load_catalog()
         self.build_path = build_path
         self.quote_path = quote_path
@@ -170,8 +227,10 @@ class AdvisorApp(App):
         if self._autosave_off:
             self._startup_notes.append(
                 (
-                    f"autosave is off: {self._autosave_off}. Save your work with Ctrl+S; to keep autosaves, "
-                    "set ADVISOR_STATE_DIR to a folder you can write to",
+                    _(
+                        "autosave is off: {why}. Save your work with Ctrl+S; to keep autosaves, "
+                        "set ADVISOR_STATE_DIR to a folder you can write to"
+                    ).format(why=self._autosave_off),
                     "warning",
                 )
             )
@@ -182,14 +241,16 @@ class AdvisorApp(App):
                 self._restore(
                     planner,
                     saved,
-                    f"restored unsaved changes to {self.build_path} from the autosave; "
-                    "'Revert to saved file' in the palette drops them",
+                    _(
+                        "restored unsaved changes to {path} from the autosave; "
+                        "'Revert to saved file' in the palette drops them"
+                    ).format(path=self.build_path),
                 )
             return planner
         saved = self._recover(None)
         planner = Planner(load_build(bundled("examples") / EXAMPLE), self.catalog, hints=HINTS)
         if saved is not None:
-            self._restore(planner, saved, "restored your unsaved build from the last session")
+            self._restore(planner, saved, _("restored your unsaved build from the last session"))
         return planner
 
     def _recover(self, origin: Path | None) -> str | None:
@@ -199,25 +260,31 @@ class AdvisorApp(App):
         self._claim = found.claim
         for damaged in found.damaged:
             self._unreadable_autosave(damaged, origin)
-        what = "the untitled build" if origin is None else str(origin)
+        what = _("the untitled build") if origin is None else str(origin)
         if found.busy:
             self._startup_notes.append(
                 (
-                    f"another advisor app is editing {what}: its unsaved changes stay its own, and this "
-                    "app keeps its own in an autosave of its own",
+                    _(
+                        "another advisor app is editing {build}: its unsaved changes stay its own, and this "
+                        "app keeps its own in an autosave of its own"
+                    ).format(build=what),
                     "warning",
                 )
             )
         for kept in found.kept:
             self._startup_notes.append(
                 (
-                    f"unsaved changes to {what} from another session are kept, unchanged, as {kept}; "
-                    "open it to compare (Ctrl+O)",
+                    _(
+                        "unsaved changes to {build} from another session are kept, unchanged, as {kept}; "
+                        "open it to compare (Ctrl+O)"
+                    ).format(build=what, kept=kept),
                     "warning",
                 )
             )
         if found.claim.path is None and self._autosave_off is None:
-            self._autosave_off = f"{autosave.MAX_APPS} other advisor apps hold an autosave of {what}"
+            self._autosave_off = _("{count} other advisor apps hold an autosave of {build}").format(
+                count=autosave.MAX_APPS, build=what
+            )
         return found.text
 
     def _claim_for(self, origin: Path | None) -> None:
@@ -237,28 +304,37 @@ class AdvisorApp(App):
             # whatever is wrong with it (a newer version's key, a bug in reading it), the app starts
             # and the autosave is kept aside
             why = exc.render() if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
-            why = why.splitlines()[0] if why.strip() else "it is not a build"
+            why = why.splitlines()[0] if why.strip() else _("it is not a build")
             self._unreadable_autosave(autosave.set_aside(self._claim, why[:300]), origin)
 
     def _unreadable_autosave(self, damaged: autosave.Damaged, origin: Path | None) -> None:
         """An autosave that cannot be read back: it was moved aside (never overwritten, never deleted),
         and the user is told why and where it is; where it could not be moved, autosave stays off."""
-        opened = "the example build is open instead" if origin is None else f"{origin} is open as last saved"
+        opened = (
+            _("the example build is open instead")
+            if origin is None
+            else _("{path} is open as last saved").format(path=origin)
+        )
         if damaged.kept is not None:
             self._startup_notes.append(
                 (
-                    f"an autosave could not be read: {damaged.why}. It is kept, unchanged, as {damaged.kept}; "
-                    f"{opened}.",
+                    _(
+                        "an autosave could not be read: {why}. It is kept, unchanged, as {kept}; {opened}."
+                    ).format(why=damaged.why, kept=damaged.kept, opened=opened),
                     "warning",
                 )
             )
             return
-        self._autosave_off = f"the autosave {damaged.path} could not be moved aside ({damaged.move_error})"
+        self._autosave_off = _("the autosave {path} could not be moved aside ({why})").format(
+            path=damaged.path, why=damaged.move_error
+        )
         self._startup_notes.append(
             (
-                f"an autosave could not be read: {damaged.why}. It could not be moved aside either "
-                f"({damaged.move_error}), so autosave is off and nothing overwrites it: it is {damaged.path}; "
-                f"{opened}. Save your work with Ctrl+S.",
+                _(
+                    "an autosave could not be read: {why}. It could not be moved aside either "
+                    "({move_error}), so autosave is off and nothing overwrites it: it is {path}; "
+                    "{opened}. Save your work with Ctrl+S."
+                ).format(why=damaged.why, move_error=damaged.move_error, path=damaged.path, opened=opened),
                 "warning",
             )
         )
@@ -269,7 +345,7 @@ class AdvisorApp(App):
             yield BuildPanel(id="build")
             with TabbedContent(id="views", initial="machine"):
                 for title, tab, cls, wid in PANES:
-                    with TabPane(title, id=tab):
+                    with TabPane(_(title), id=tab):
                         # the hidden tabs are mounted after the first screen is drawn
                         yield cls(id=wid) if tab == "machine" else LazyView(cls(id=wid))
         yield Static(id="summary")
@@ -279,7 +355,7 @@ class AdvisorApp(App):
         self._claim.release()  # the lock goes with the process anyway; its file goes here
 
     def on_mount(self) -> None:
-        self.query_one("#build").border_title = "Build"
+        self.query_one("#build").border_title = _("Build")
         for path in self.measurement_paths:
             self.load_measurement(path)
         self.refresh_views()
@@ -296,8 +372,8 @@ class AdvisorApp(App):
     def refresh_views(self) -> None:
         """Redraw the build panel, the summary and the view on screen; the other views when they are shown."""
         p = self.planner
-        name = p.build.name or (p.path.stem if p.path else "untitled build")
-        self.sub_title = name + (f" ({p.path})" if p.path else "") + (" *unsaved" if p.dirty else "")
+        name = p.build.name or (p.path.stem if p.path else _("untitled build"))
+        self.sub_title = name + (f" ({p.path})" if p.path else "") + (" " + _("*unsaved") if p.dirty else "")
         self.query_one(BuildPanel).show(p)
         self.query_one("#summary", Static).update(summary_text(p), layout=False)  # one line, always
         self._stale = set(VIEWS)
@@ -333,18 +409,21 @@ class AdvisorApp(App):
         try:
             changes = change(*args, **kwargs)
         except UserError as exc:
-            self.notify(exc.render(), title="not changed", severity="error", timeout=8)
+            self.notify(exc.render(), title=_("not changed"), severity="error", timeout=8)
             return False
         self.refresh_views()
         self._schedule_autosave()
+        # a card moved or its link changed: the change's line has "->" in every language
         moved = [c for c in changes if "->" in c and "all-reduce" not in c]
         if moved and announce:
-            more = f"\nand {len(moved) - 4} more: " + ", ".join(short_name(c) for c in moved[4:])
+            more = "\n" + _("and {count} more: {names}").format(
+                count=len(moved) - 4, names=_(", ").join(short_name(c) for c in moved[4:])
+            )
             self.notify(
-                "\n".join(moved[:4]) + (more if len(moved) > 4 else ""), title="links changed", timeout=5
+                "\n".join(moved[:4]) + (more if len(moved) > 4 else ""), title=_("links changed"), timeout=5
             )
         elif self.planner.error:
-            self.notify(self.planner.error, title="cannot evaluate", severity="warning", timeout=8)
+            self.notify(self.planner.error, title=_("cannot evaluate"), severity="warning", timeout=8)
         return True
 
     def _schedule_autosave(self) -> None:
@@ -358,7 +437,7 @@ class AdvisorApp(App):
             try:
                 autosave.write(self._claim, self.planner.yaml)
             except OSError as exc:  # a WriteError says the path and what is wrong
-                self.notify(f"autosave failed: {exc}", severity="warning", markup=False)
+                self.notify(_("autosave failed: {why}").format(why=exc), severity="warning", markup=False)
 
     # ------------------------------------------------------------------ what is selected
 
@@ -384,7 +463,7 @@ class AdvisorApp(App):
     def action_pick_cpu(self) -> None:
         cur = self.planner.cpu.id if self.planner.cpu else None
         self.pick(
-            "CPU (ones that fit the board first)", self.planner.cpu_choices(), self.choose_cpu, current=cur
+            _("CPU (ones that fit the board first)"), self.planner.cpu_choices(), self.choose_cpu, current=cur
         )
 
     def choose_cpu(self, key: str) -> None:
@@ -398,12 +477,13 @@ class AdvisorApp(App):
             return
         cpu = p.catalog.resolve(key, "cpu")
         boards = [c for c in p.board_choices(cpu) if c.fits]  # type: ignore[arg-type]
-        old = p.cpu.name if p.cpu else "the CPU"
+        old = p.cpu.name if p.cpu else _("the CPU")
         if not boards:
             self.notify(
-                f"{cpu.name} does not fit {board.name} ({choice.why_not}), and no board in the catalog "
-                f"takes it: {old} is kept",
-                title="not changed",
+                _(
+                    "{cpu} does not fit {board} ({why}), and no board in the catalog takes it: {old} is kept"
+                ).format(cpu=cpu.name, board=board.name, why=choice.why_not, old=old),
+                title=_("not changed"),
                 severity="warning",
                 timeout=8,
             )
@@ -411,14 +491,19 @@ class AdvisorApp(App):
 
         def done(board_key: str | None) -> None:
             if board_key is None:
-                self.notify(f"{old} and {board.name} are kept", title="not changed", timeout=5)
+                self.notify(
+                    _("{old} and {board} are kept").format(old=old, board=board.name),
+                    title=_("not changed"),
+                    timeout=5,
+                )
             else:
                 self.edit(p.set_platform, key, board_key)
 
         self.push_screen(
             ChoicePicker(
-                f"{cpu.name} does not fit {board.name} ({choice.why_not}): pick a board that takes "
-                f"it, or Esc to keep {old}",
+                _(
+                    "{cpu} does not fit {board} ({why}): pick a board that takes it, or Esc to keep {old}"
+                ).format(cpu=cpu.name, board=board.name, why=choice.why_not, old=old),
                 boards,
             ),
             done,
@@ -427,13 +512,17 @@ class AdvisorApp(App):
     def action_pick_board(self) -> None:
         cpu = self.planner.cpu
         choices = [c for c in self.planner.board_choices() if c.fits]
-        title = f"Board (the ones that take {cpu.name})" if cpu and not self.planner.explicit else "Board"
+        title = (
+            _("Board (the ones that take {cpu})").format(cpu=cpu.name)
+            if cpu and not self.planner.explicit
+            else _("Board")
+        )
         cur = self.planner.board.id if self.planner.board else None
         self.pick(title, choices, lambda key: self.edit(self.planner.set_board, key), current=cur)
 
     def action_add_gpu(self) -> None:
         self.pick(
-            "Add GPUs (model, and how many in the second field)",
+            _("Add GPUs (model, and how many in the second field)"),
             self.planner.gpu_choices(),
             lambda r: self.edit(self.planner.add_gpu, r[0], count=r[1]),
             count=True,
@@ -449,13 +538,13 @@ class AdvisorApp(App):
     def action_move_gpu(self) -> None:
         i = self.selected_gpu()
         if i is None:
-            self.notify("the build has no GPU to move", severity="warning")
+            self.notify(_("the build has no GPU to move"), severity="warning")
             return
         if self.planner.explicit:
-            self.notify("an explicit PCIe tree: move cards by editing its file", severity="warning")
+            self.notify(_("an explicit PCIe tree: move cards by editing its file"), severity="warning")
             return
         self.pick(
-            f"Move GPU{i} to a slot (what it would get there)",
+            _("Move GPU{index} to a slot (what it would get there)").format(index=i),
             self.planner.slot_choices(i),
             lambda slot: self.edit(self.planner.move_gpu, i, slot or None),
             prices=False,
@@ -468,7 +557,7 @@ class AdvisorApp(App):
 
     def action_remove(self) -> None:
         key = self.selected_line() or ""
-        kind, _, what = key.partition(":")
+        kind, _sep, what = key.partition(":")
         if kind == "gpu":
             self.edit(self.planner.remove_gpu, int(what))
         elif kind == "nvme":
@@ -476,15 +565,15 @@ class AdvisorApp(App):
         elif kind == "nic":
             self.edit(self.planner.remove_nic, int(what))
         else:
-            self.notify("select a GPU, SSD or NIC line in the build to remove it", severity="warning")
+            self.notify(_("select a GPU, SSD or NIC line in the build to remove it"), severity="warning")
 
     def action_add_nvme(self) -> None:
         choices = self.planner.m2_choices()
         if not choices:
-            self.notify("this build has no board with M.2 sockets in the catalog", severity="warning")
+            self.notify(_("this build has no board with M.2 sockets in the catalog"), severity="warning")
             return
         self.pick(
-            "Add an NVMe SSD: M.2 socket (and the lanes it shares)",
+            _("Add an NVMe SSD: M.2 socket (and the lanes it shares)"),
             choices,
             lambda s: self.edit(self.planner.add_nvme, s),
             prices=False,
@@ -498,11 +587,11 @@ class AdvisorApp(App):
 
         self.push_screen(
             FormDialog(
-                "Add a network card (placed automatically)",
+                _("Add a network card (placed automatically)"),
                 [
-                    ("name", "name", "text", "NIC"),
-                    ("gen", "PCIe generation", [3, 4, 5], 4),
-                    ("width", "lanes", [1, 4, 8, 16], 16),
+                    ("name", _("name"), "text", "NIC"),
+                    ("gen", _("PCIe generation"), [3, 4, 5], 4),
+                    ("width", _("lanes"), [1, 4, 8, 16], 16),
                 ],
             ),
             done,
@@ -517,10 +606,10 @@ class AdvisorApp(App):
 
         self.push_screen(
             FormDialog(
-                "Power supply",
+                _("Power supply"),
                 [
-                    ("psu_w", "watts", "int", b.psu_w),
-                    ("cables", "native 12V-2x6 cables", "int", b.psu_12v_2x6),
+                    ("psu_w", _("watts"), "int", b.psu_w),
+                    ("cables", _("native 12V-2x6 cables"), "int", b.psu_12v_2x6),
                 ],
             ),
             done,
@@ -563,40 +652,55 @@ class AdvisorApp(App):
 
         self.push_screen(
             FormDialog(
-                "Software and BIOS settings",
+                _("Software and BIOS settings"),
                 [
                     (
                         "driver",
-                        "NVIDIA driver",
-                        [UNSTATED["driver"], "stock", "patched-p2p"],
+                        _("NVIDIA driver"),
+                        choices([UNSTATED["driver"], "stock", "patched-p2p"]),
                         stated("driver"),
                     ),
-                    ("iommu", "IOMMU", [UNSTATED["iommu"], "passthrough", "on", "off"], stated("iommu")),
-                    ("acs", "PCIe ACS", [UNSTATED["acs"], "off", "on"], stated("acs")),
+                    (
+                        "iommu",
+                        "IOMMU",
+                        choices([UNSTATED["iommu"], "passthrough", "on", "off"]),
+                        stated("iommu"),
+                    ),
+                    ("acs", "PCIe ACS", choices([UNSTATED["acs"], "off", "on"]), stated("acs")),
                     (
                         "large_bar",
-                        "large / resizable BAR",
-                        [UNSTATED["large_bar"], "on", "off"],
+                        _("large / resizable BAR"),
+                        choices([UNSTATED["large_bar"], "on", "off"]),
                         stated("large_bar", {True: "on", False: "off"}),
                     ),
-                    ("above_4g", "Above 4G decoding", ["unknown", "on", "off"], tristate[b.bios.above_4g]),
+                    (
+                        "above_4g",
+                        _("Above 4G decoding"),
+                        choices(["unknown", "on", "off"]),
+                        tristate[b.bios.above_4g],
+                    ),
                     (
                         "nccl_p2p_level",
                         "NCCL_P2P_LEVEL",
-                        ["default", "LOC", "NVL", "PIX", "PXB", "PHB", "SYS"],
+                        choices(["default", "LOC", "NVL", "PIX", "PXB", "PHB", "SYS"]),
                         sw.nccl_p2p_level or "default",
                     ),
                     ("nccl_p2p_disable", "NCCL_P2P_DISABLE=1", "bool", sw.nccl_p2p_disable),
-                    ("cuda_p2p", "program enables peer access", "bool", sw.cuda_p2p),
+                    ("cuda_p2p", _("program enables peer access"), "bool", sw.cuda_p2p),
                     (
                         "framework",
-                        "training framework",
-                        ["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"],
+                        _("training framework"),
+                        choices(["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"]),
                         sw.framework or "unknown",
                     ),
-                    ("engine", "serving engine", ["none", "vllm", "sglang"], sw.engine or "none"),
-                    ("os", "operating system", ["linux", "windows"], sw.os),
-                    ("virtualization", "virtual machine", ["none", "vm", "vm-clique"], sw.virtualization),
+                    ("engine", _("serving engine"), choices(["none", "vllm", "sglang"]), sw.engine or "none"),
+                    ("os", _("operating system"), choices(["linux", "windows"]), sw.os),
+                    (
+                        "virtualization",
+                        _("virtual machine"),
+                        choices(["none", "vm", "vm-clique"]),
+                        sw.virtualization,
+                    ),
                 ],
             ),
             done,
@@ -606,27 +710,27 @@ class AdvisorApp(App):
         pred = self.planner.prediction
         gpus = pred.machine.all_gpus if pred else []
         bridged = {tuple(sorted(p)) for p in self.planner.build.nvlink}
-        choices = []
+        pairs = []
         for i, a in enumerate(gpus):
             for b in gpus[i + 1 :]:
                 ok = bool(a.gpu and b.gpu and a.gpu.nvlink.supported and b.gpu.nvlink.supported)
                 key = f"{a.index}-{b.index}"
-                state = "bridged: pick to remove" if (a.index, b.index) in bridged else "no bridge"
-                choices.append(
+                state = _("bridged: pick to remove") if (a.index, b.index) in bridged else _("no bridge")
+                pairs.append(
                     Choice(
                         key,
                         f"GPU{a.index}-GPU{b.index}",
                         state,
                         fits=ok,
-                        why_not="" if ok else "a card without an NVLink connector",
+                        why_not="" if ok else _("a card without an NVLink connector"),
                     )
                 )
-        if not choices:
-            self.notify("NVLink bridges join two GPUs: add another GPU first", severity="warning")
+        if not pairs:
+            self.notify(_("NVLink bridges join two GPUs: add another GPU first"), severity="warning")
             return
         self.pick(
-            "NVLink bridge between",
-            choices,
+            _("NVLink bridge between"),
+            pairs,
             lambda key: self.edit(self.planner.toggle_nvlink, *map(int, key.split("-"))),
             prices=False,
         )
@@ -672,9 +776,9 @@ class AdvisorApp(App):
             try:
                 atomic_write(path, text, parents=parents)
             except OSError as exc:  # a WriteError: the path, what is wrong, what to do
-                self.notify(str(exc), title="not written", severity="error", timeout=10, markup=False)
+                self.notify(str(exc), title=_("not written"), severity="error", timeout=10, markup=False)
                 return
-            self.notify(f"{what} written to {path}")
+            self.notify(_("{what} written to {path}").format(what=_(WRITTEN[what]), path=path))
 
         self.confirm_replace(path, what, write)
 
@@ -686,7 +790,9 @@ class AdvisorApp(App):
         full = str(target.absolute())
         folder = target.absolute().parent
         if not folder.exists() and not folder.is_symlink():
-            question = f"The folder {folder} does not exist: create it and write {target.name} there?"
+            question = _("The folder {folder} does not exist: create it and write {file} there?").format(
+                folder=folder, file=target.name
+            )
             self.push_screen(
                 ConfirmReplace(question, full, action="Create"), lambda yes: then(True) if yes else None
             )
@@ -713,20 +819,25 @@ class AdvisorApp(App):
         kind = describe_file(path)
         if what == "build":
             if kind == "build":
-                return f"{name} is already there (a build file): replace it with this build?"
-            return f"{name} is not a build file ({kind}): replace it anyway?"
+                return _("{file} is already there (a build file): replace it with this build?").format(
+                    file=name
+                )
+            return _("{file} is not a build file ({why}): replace it anyway?").format(file=name, why=kind)
+        said = _(WRITTEN[what])
         if kind == "build":
-            return f"{name} is a build file: replace it with the {what} anyway?"
-        return f"{name} is already there: replace it with the {what}?"
+            return _("{file} is a build file: replace it with the {what} anyway?").format(
+                file=name, what=said
+            )
+        return _("{file} is already there: replace it with the {what}?").format(file=name, what=said)
 
     def action_open(self) -> None:
-        self.ask_path("Open a build file", self.open_build)
+        self.ask_path(_("Open a build file"), self.open_build)
 
     def open_build(self, path: str) -> None:
         try:
             opened = Planner.open(path, self.catalog)
         except UserError as exc:
-            self.notify(exc.render(), title="cannot open", severity="error", timeout=10)
+            self.notify(exc.render(), title=_("cannot open"), severity="error", timeout=10)
             return
         self.flush_autosave()
         self.edit(self.planner.replace, opened.build, path, announce=False)
@@ -746,7 +857,7 @@ class AdvisorApp(App):
                 then()
 
         self.ask_path(
-            "Save the build as",
+            _("Save the build as"),
             lambda path: self.confirm_replace(path, "build", lambda parents: save(path, parents)),
             str(suggestion),
             must_exist=False,
@@ -756,19 +867,19 @@ class AdvisorApp(App):
         try:
             saved = self.planner.save(path, parents=parents)
         except UserError as exc:
-            self.notify(exc.render(), title="not saved", severity="error", timeout=10)
+            self.notify(exc.render(), title=_("not saved"), severity="error", timeout=10)
             return False
         # this app's autosave of the build as it was goes; the saved file's is this app's from now on
         self._claim.discard()
         self._claim_for(saved)
         self._claim.discard()
         self.refresh_views()
-        self.notify(f"saved {saved}")
+        self.notify(_("saved {path}").format(path=saved))
         return True
 
     def action_revert(self) -> None:
         if self.planner.path is None:
-            self.notify("this build has no file to revert to", severity="warning")
+            self.notify(_("this build has no file to revert to"), severity="warning")
             return
         self._claim.discard()
         self.open_build(str(self.planner.path))
@@ -778,14 +889,14 @@ class AdvisorApp(App):
     def action_export(self) -> None:
         pred = self.planner.prediction
         if pred is None:
-            self.notify(f"nothing to export: {self.planner.error}", severity="error")
+            self.notify(_("nothing to export: {why}").format(why=self.planner.error), severity="error")
             return
         from advisor.render.plan import render_markdown
 
         stem = self.planner.path.stem if self.planner.path else "build"
         text = render_markdown(pred, self.planner.findings)
         self.ask_path(
-            "Export the report (Markdown)",
+            _("Export the report (Markdown)"),
             lambda path: self.write_report(path, text, "report"),
             f"{stem}-report.md",
             (".md",),
@@ -796,7 +907,7 @@ class AdvisorApp(App):
         """The report `advisor plan --format html` writes: one page to send on, next to the build."""
         pred = self.planner.prediction
         if pred is None:
-            self.notify(f"nothing to export: {self.planner.error}", severity="error")
+            self.notify(_("nothing to export: {why}").format(why=self.planner.error), severity="error")
             return
         from advisor.outputs.plan import plan_output
         from advisor.render.report import plan_html
@@ -805,7 +916,7 @@ class AdvisorApp(App):
         default = str(path.with_name(f"{path.stem}-report.html")) if path else "build-report.html"
         text = plan_html(plan_output(pred, self.planner.findings))
         self.ask_path(
-            "Export the report (HTML)",
+            _("Export the report (HTML)"),
             lambda target: self.write_report(target, text, "report"),
             default,
             (".html", ".htm"),
@@ -816,7 +927,7 @@ class AdvisorApp(App):
 
     def action_open_quote(self) -> None:
         self.ask_path(
-            "Open a quote (text, CSV or YAML)",
+            _("Open a quote (text, CSV or YAML)"),
             self.open_quote,
             suffixes=(".txt", ".csv", ".yaml", ".yml", ".eml", ".md"),
         )
@@ -842,18 +953,26 @@ class AdvisorApp(App):
     def _quote_checked(self, event: QuotePane.Checked) -> None:
         if event.build is None:
             self.notify(
-                "the quote does not name a CPU and a board from the catalog: no build to open",
+                _("the quote does not name a CPU and a board from the catalog: no build to open"),
                 severity="warning",
                 timeout=8,
             )
             return
         self.flush_autosave()
-        # named for where it came from, never as the quote file itself ("...email.txt has unsaved changes")
-        origin = "a pasted quote" if event.name == "pasted quote" else f"quote {Path(event.name).name}"
-        build = event.build.model_copy(update={"name": f"{FROM_QUOTE}{origin}"})
+        # named for where it came from, never as the quote file itself ("...email.txt has unsaved changes");
+        # the name is the build's own from then on (saved in its file), in the language it was made in
+        pasted = event.name == QuotePane.PASTED
+        name = (
+            _("build from a pasted quote")
+            if pasted
+            else _("build from quote {file}").format(file=Path(event.name).name)
+        )
+        build = event.build.model_copy(update={"name": name})
         self.edit(self.planner.replace, build, untitled=True, announce=False)
         self.notify(
-            f"{event.name}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)",
+            _(
+                "{quote}: its build is open in the planner, untitled (Ctrl+Z brings back the previous one)"
+            ).format(quote=_("pasted quote") if pasted else event.name),
             timeout=8,
         )
 
@@ -867,12 +986,15 @@ class AdvisorApp(App):
             self.flush_autosave()
             self.edit(
                 self.planner.replace,
-                build.model_copy(update={"name": f"recommended {label}"}),
+                build.model_copy(update={"name": _("recommended {build}").format(build=label)}),
                 untitled=True,
                 announce=False,
             )
             self.notify(
-                f"{label}: open in the planner, untitled (Ctrl+Z brings back the previous build)", timeout=8
+                _("{build}: open in the planner, untitled (Ctrl+Z brings back the previous build)").format(
+                    build=label
+                ),
+                timeout=8,
             )
 
         self.push_screen(RecommendScreen(), chosen)
@@ -882,7 +1004,7 @@ class AdvisorApp(App):
         text = self.query_one(QuotePane).markdown()
         if text is not None:
             self.ask_path(
-                "Export the quote report (Markdown)",
+                _("Export the quote report (Markdown)"),
                 lambda path: self.write_report(path, text, "quote report"),
                 "quote-report.md",
                 (".md",),
@@ -902,7 +1024,7 @@ class AdvisorApp(App):
                 else "quote-review.html"
             )
             self.ask_path(
-                "Export the quote report (HTML)",
+                _("Export the quote report (HTML)"),
                 lambda path: self.write_report(path, text, "quote report"),
                 default,
                 (".html", ".htm"),
@@ -915,7 +1037,7 @@ class AdvisorApp(App):
                 self.action_view("compare")
 
         self.ask_path(
-            "Load a measurement (advisor bench/import JSON, or a tool's output)",
+            _("Load a measurement (advisor bench/import JSON, or a tool's output)"),
             done,
             suffixes=(".json", ".txt", ".log", ".xml", ".out"),
         )
@@ -930,7 +1052,7 @@ class AdvisorApp(App):
         try:
             meas = load(path)
         except UserError as exc:
-            self.notify(exc.render(), title="cannot load", severity="error", timeout=10)
+            self.notify(exc.render(), title=_("cannot load"), severity="error", timeout=10)
             return False
         self._add_measurement(meas, path)
         return True
@@ -961,6 +1083,8 @@ class AdvisorApp(App):
             return self.editing_here()
         if action == "leave_field":
             return self._in_text_field()
+        if action == "switch_language":
+            return not self.screen.is_modal  # a dialog keeps the words it opened with: switch outside it
         return True
 
     def _in_text_field(self) -> bool:
@@ -1027,13 +1151,13 @@ class AdvisorApp(App):
 
     def action_undo(self) -> None:
         if not self.planner.undo_stack:
-            self.notify("nothing to undo")
+            self.notify(_("nothing to undo"))
             return
         self.edit(self.planner.undo)
 
     def action_redo(self) -> None:
         if not self.planner.redo_stack:
-            self.notify("nothing to redo")
+            self.notify(_("nothing to redo"))
             return
         self.edit(self.planner.redo)
 
@@ -1072,35 +1196,87 @@ class AdvisorApp(App):
         if p.path is not None:
             return f"{name} ({p.path.name})" if name and name != p.path.stem else p.path.name
         if name.startswith(FROM_QUOTE):
-            return "The " + name
-        return name or "This build"
+            return "The " + name  # a name made in English: a Chinese one reads as it is
+        return name or _("This build")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):  # Textual's own, in the app's language
+            yield command._replace(
+                title=self._textual_word(command.title), help=self._textual_word(command.help)
+            )
         for title, help_, action in (
-            ("Save", "write the build file (atomic)", self.action_save),
-            ("Save as…", "write the build to another file", self.action_save_as),
-            ("Open build…", "open a build YAML file", self.action_open),
-            ("Revert to saved file", "drop unsaved changes and the autosave", self.action_revert),
-            ("Export report (Markdown)…", "the plan as Markdown", self.action_export),
+            (N_("Save"), N_("write the build file (atomic)"), self.action_save),
+            (N_("Save as…"), N_("write the build to another file"), self.action_save_as),
+            (N_("Open build…"), N_("open a build YAML file"), self.action_open),
+            (N_("Revert to saved file"), N_("drop unsaved changes and the autosave"), self.action_revert),
+            (N_("Export report (Markdown)…"), N_("the plan as Markdown"), self.action_export),
             (
-                "Export report (HTML)…",
-                "one page to send on: the verdict, a drawing of the machine, the figures, the findings",
+                N_("Export report (HTML)…"),
+                N_("one page to send on: the verdict, a drawing of the machine, the figures, the findings"),
                 self.action_export_html,
             ),
-            ("Undo", "undo the last edit", self.action_undo),
-            ("Redo", "redo", self.action_redo),
-            ("Automatic placement", "every card back to the best slots", self.action_auto_place),
-            ("Add NVMe SSD…", "in an M.2 socket", self.action_add_nvme),
-            ("Add NIC…", "a network card", self.action_add_nic),
-            ("Power supply…", "watts and 12V-2x6 cables", self.action_psu),
-            ("Software and BIOS…", "driver, IOMMU, ACS, NCCL settings", self.action_software),
-            ("NVLink bridge…", "bridge two GPUs", self.action_nvlink),
-            ("Check a quote file…", "validate a vendor's quote", self.action_open_quote),
-            ("Load measurement…", "for the Compare view", self.action_load_measurement),
-            ("Toggle light/dark", "theme", self.action_toggle_theme),
-            ("Help", "keys and views", self.action_help),
+            (N_("Undo"), N_("undo the last edit"), self.action_undo),
+            (N_("Redo"), N_("redo"), self.action_redo),
+            (N_("Automatic placement"), N_("every card back to the best slots"), self.action_auto_place),
+            (N_("Add NVMe SSD…"), N_("in an M.2 socket"), self.action_add_nvme),
+            (N_("Add NIC…"), N_("a network card"), self.action_add_nic),
+            (N_("Power supply…"), N_("watts and 12V-2x6 cables"), self.action_psu),
+            (N_("Software and BIOS…"), N_("driver, IOMMU, ACS, NCCL settings"), self.action_software),
+            (N_("NVLink bridge…"), N_("bridge two GPUs"), self.action_nvlink),
+            (N_("Check a quote file…"), N_("validate a vendor's quote"), self.action_open_quote),
+            (N_("Load measurement…"), N_("for the Compare view"), self.action_load_measurement),
+            (N_("Toggle light/dark"), N_("theme"), self.action_toggle_theme),
+            (
+                LANGUAGE_SWITCH,
+                N_("switch the language: every view is said again, the build and its history kept"),
+                self.action_switch_language,
+            ),
+            (N_("Help"), N_("keys and views"), self.action_help),
         ):
-            yield SystemCommand(title, help_, action)
-        for i, (title, tab, _, _) in enumerate(PANES):
-            yield SystemCommand(f"Show {title}", f"view {i + 1}", lambda t=tab: self.action_view(t))
+            yield SystemCommand(_(title), _(help_), action)
+        for i, (title, tab, _cls, _wid) in enumerate(PANES):
+            yield SystemCommand(
+                _("Show {view}").format(view=_(title)),
+                _("view {key}").format(key=i + 1),
+                lambda t=tab: self.action_view(t),
+            )
+
+    @staticmethod
+    def _textual_word(text: str) -> str:
+        return _(text) if text in TEXTUAL_WORDS else text
+
+    # ------------------------------------------------------------------ language
+
+    def _relabel_bindings(self) -> None:
+        """Each binding's description (the footer) and tooltip in the current language."""
+        for key, bindings in self._bindings.key_to_bindings.items():
+            words = self._binding_words.get(key)
+            if words is None or len(words) != len(bindings):
+                continue  # a binding added at run time (none is): left as it was made
+            self._bindings.key_to_bindings[key] = [
+                dataclasses.replace(b, description=_(said) if said else said, tooltip=_(tip) if tip else tip)
+                for b, (said, tip) in zip(bindings, words, strict=True)
+            ]
+
+    def action_switch_language(self) -> None:
+        """The next language (中文 <-> English): every view and label is said again in it, in place."""
+        codes = list(LANGUAGES)
+        set_language(codes[(codes.index(language()) + 1) % len(codes)])
+        self.relabel()
+
+    def relabel(self) -> None:
+        """Say everything on the planner's screen again in the current language: the bindings (the
+        footer), the tabs, the panes' own words, the build's evaluation (the findings and the verdict are
+        worded when they are made) and what the last edit changed. The build, its file, the undo history,
+        the views' inputs (a quote's text, the job form, the measurements) stay as they are."""
+        self._relabel_bindings()
+        self.planner.relabel()
+        main = self.screen_stack[0]
+        tabs = main.query_one(TabbedContent)
+        for title, tab, _cls, _wid in PANES:
+            tabs.get_tab(tab).label = _(title)
+        main.query_one("#build").border_title = _("Build")
+        for pane in main.query("HostView, FindingsView, QuotePane, MeasurePane, ComparePane, WorkloadPane"):
+            pane.relabel()  # type: ignore[attr-defined]
+        self.refresh_views()
+        self.refresh_bindings()

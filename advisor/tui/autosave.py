@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from advisor.base.files import atomic_write
+from advisor.i18n import _
 
 # an autosave is one build's YAML: a few kilobytes. A file far larger is not one of ours (and reading
 # it whole at start-up would stall the app).
@@ -104,7 +105,7 @@ def _lock(path: Path) -> int | None | bool:
     except ImportError:
         return True
     name = _lock_name(path)
-    for _ in range(3):
+    for _try in range(3):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(name, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
@@ -222,7 +223,9 @@ def problem() -> str | None:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        return f"the state folder {folder} cannot be written ({exc.strerror or exc})"
+        return _("the state folder {folder} cannot be written ({why})").format(
+            folder=folder, why=exc.strerror or exc
+        )
     return None
 
 
@@ -236,7 +239,9 @@ def write(where: Claim | Path | None, text: str) -> Path:
     points to, which may be a user's); anything else in its place (a folder) is moved aside."""
     path = where.path if isinstance(where, Claim) else autosave_path(where)
     if path is None:
-        raise OSError(errno.EBUSY, f"{MAX_APPS} other advisor apps hold an autosave of this build")
+        raise OSError(
+            errno.EBUSY, _("{count} other advisor apps hold an autosave of this build").format(count=MAX_APPS)
+        )
     try:
         st = os.lstat(path)
     except OSError:
@@ -264,17 +269,17 @@ def _pending_file(path: Path, origin: Path | None) -> str | None:
     except OSError as exc:  # the state folder itself cannot be looked in: nothing can be restored
         if exc.errno in (errno.ENOTDIR, errno.ENOENT):  # a file where the state folder should be
             return None
-        raise _damaged(path, f"it cannot be read: {exc.strerror or exc}") from None
+        raise _damaged(path, _("it cannot be read: {why}").format(why=exc.strerror or exc)) from None
     if not stat.S_ISREG(st.st_mode):
-        raise _damaged(path, "it is not a plain file")
+        raise _damaged(path, _("it is not a plain file"))
     if st.st_size > MAX_BYTES:
-        raise _damaged(path, f"it is {st.st_size:,} bytes, far more than a build")
+        raise _damaged(path, _("it is {size} bytes, far more than a build").format(size=f"{st.st_size:,}"))
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise _damaged(path, "it is not UTF-8 text") from None
+        raise _damaged(path, _("it is not UTF-8 text")) from None
     except OSError as exc:
-        raise _damaged(path, f"it cannot be read: {exc.strerror or exc}") from None
+        raise _damaged(path, _("it cannot be read: {why}").format(why=exc.strerror or exc)) from None
     if origin is None:
         return text
     try:

@@ -17,6 +17,7 @@ from typing import Any
 
 from textual.command import Hit, Hits, Provider
 
+from advisor.i18n import _
 from advisor.session.planner import Planner
 
 
@@ -54,11 +55,13 @@ class PartsCommands(Provider):
                 yield Entry(
                     names[0],
                     names,
-                    f"{c.specs} (not on this board: with {boards[0].label})",
+                    _("{specs} (not on this board: with {board})").format(
+                        specs=c.specs, board=boards[0].label
+                    ),
                     partial(edit, planner.set_platform, c.key, boards[0].key),
                 )
         for c in planner.board_choices():
-            names = self._names("Board: ", c.key, c.label)
+            names = self._names(_("Board: "), c.key, c.label)
             if c.fits:
                 yield Entry(names[0], names, c.specs, partial(edit, planner.set_board, c.key))
                 continue
@@ -68,24 +71,27 @@ class PartsCommands(Provider):
                 yield Entry(
                     names[0],
                     names,
-                    f"{c.specs} (takes another CPU: with {cpus[0].label})",
+                    _("{specs} (takes another CPU: with {cpu})").format(specs=c.specs, cpu=cpus[0].label),
                     partial(edit, planner.set_platform, cpus[0].key, c.key),
                 )
         if not planner.explicit:
             for c in planner.gpu_choices():
-                names = self._names("Add GPU: ", c.key, c.label)
+                names = self._names(_("Add GPU: "), c.key, c.label)
                 yield Entry(names[0], names, c.specs, partial(edit, planner.add_gpu, c.key))
             for i, slot in sorted(planner.placement.items()):
                 board = planner.board
                 for conn in board.slots if board else []:
                     if conn.name != slot:
-                        text = f"Move GPU{i} to {conn.name}"
+                        text = _("Move GPU{index} to {slot}").format(index=i, slot=conn.name)
                         yield Entry(
-                            text, (text,), f"now in {slot}", partial(edit, planner.move_gpu, i, conn.name)
+                            text,
+                            (text,),
+                            _("now in {slot}").format(slot=slot),
+                            partial(edit, planner.move_gpu, i, conn.name),
                         )
             for c in planner.m2_choices():
                 if c.fits:
-                    text = f"Add SSD in {c.label}"
+                    text = _("Add SSD in {socket}").format(socket=c.label)
                     yield Entry(text, (text,), c.specs, partial(edit, planner.add_nvme, c.key))
 
     async def search(self, query: str) -> Hits:

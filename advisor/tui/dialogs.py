@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -15,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, DirectoryTree, Input, Label, Select, Static, Switch
 
+from advisor.i18n import _
 from advisor.session.parts import Choice
 
 
@@ -103,12 +105,12 @@ class ChoicePicker(ModalScreen[Any]):
         with Vertical(classes="dialog picker"):
             yield Label(self.title_text, classes="dialog-title")
             with Horizontal(classes="picker-inputs"):
-                yield Input(placeholder="type to filter", id="filter")
+                yield Input(placeholder=_("type to filter"), id="filter")
                 if self.count:
-                    yield Label("how many", id="count-label")
-                    yield Input("1", id="count", type="integer", max_length=2, tooltip="how many cards")
+                    yield Label(_("how many"), id="count-label")
+                    yield Input("1", id="count", type="integer", max_length=2, tooltip=_("how many cards"))
             yield _ChoiceTable(id="choices", cursor_type="row")
-            yield Static("[dim]Enter picks · Esc cancels[/]", id="picker-help")
+            yield Static("[dim]" + _("Enter picks · Esc cancels") + "[/]", id="picker-help")
 
     def on_mount(self) -> None:
         # Until the table is laid out, size the columns for the dialog the CSS gives this terminal
@@ -117,7 +119,7 @@ class ChoicePicker(ModalScreen[Any]):
         self.query_one("#filter", Input).focus()
 
     def _status(self, c: Choice) -> str:
-        return c.why_not or ("current" if c.key == self.current else "")
+        return c.why_not or (_("current") if c.key == self.current else "")
 
     def fit_columns(self, width: int) -> None:
         """Size the columns to a table `width` cells wide and fill the rows again."""
@@ -127,10 +129,11 @@ class ChoicePicker(ModalScreen[Any]):
         pad = 2  # DataTable's cell padding, one each side
         # a name is never cut: the column is as wide as the longest, or two fifths of the table, and
         # a longer name goes on over a second line of its row
-        name_w = min(max([4] + [len(c.label) for c in self.choices]), max(24, width * 2 // 5))
-        price_w = max([5] + [len(self._price(c)) for c in self.choices]) if self.prices else 0
-        status_need = max([0] + [len(self._status(c)) for c in self.choices])
-        spec_need = max([9] + [len(c.specs) for c in self.choices])
+        # widths in terminal cells: a Chinese character takes two
+        name_w = min(max([4] + [cell_len(c.label) for c in self.choices]), max(24, width * 2 // 5))
+        price_w = max([5] + [cell_len(self._price(c)) for c in self.choices]) if self.prices else 0
+        status_need = max([0] + [cell_len(self._status(c)) for c in self.choices])
+        spec_need = max([9] + [cell_len(c.specs) for c in self.choices])
         room = width - pad * (3 + self.prices) - name_w - price_w
         if spec_need + status_need <= room:  # everything fits: the specs column takes the rest
             status_w = status_need
@@ -142,10 +145,10 @@ class ChoicePicker(ModalScreen[Any]):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
-        table.add_column("name", width=name_w)
-        table.add_column("key specs", width=spec_w)
+        table.add_column(_("name"), width=name_w)
+        table.add_column(_("key specs"), width=spec_w)
         if self.prices:
-            table.add_column("price", width=price_w)
+            table.add_column(_("price"), width=price_w)
         table.add_column("", width=status_w)
         self._fill(self._filter_text)
         if 0 <= cursor < table.row_count:
@@ -165,7 +168,7 @@ class ChoicePicker(ModalScreen[Any]):
         self._filter_text = text
         table = self.query_one(DataTable)
         table.clear()
-        _, spec_w, _, status_w = self.widths
+        _name_w, spec_w, _price_w, status_w = self.widths
         ranked = [
             (rank, i, c) for i, c in enumerate(self.choices) if (rank := match_rank(c, text)) is not None
         ]
@@ -180,12 +183,18 @@ class ChoicePicker(ModalScreen[Any]):
             if self.prices:
                 cells.append(Text(self._price(c), style))
             cells.append(self._cell(self._status(c), status_w, "yellow" if c.why_not else "green"))
-            table.add_row(*cells, height=None if self.wrap or len(c.label) > self.widths[0] else 1)
+            table.add_row(*cells, height=None if self.wrap or cell_len(c.label) > self.widths[0] else 1)
         if not self.shown:
-            self.query_one("#picker-help", Static).update("[yellow]nothing matches: fewer or other words[/]")
+            self.query_one("#picker-help", Static).update(
+                "[yellow]" + _("nothing matches: fewer or other words") + "[/]"
+            )
         else:
             self.query_one("#picker-help", Static).update(
-                f"[dim]{len(self.shown)} of {len(self.choices)} · Enter picks · Esc cancels[/]"
+                "[dim]"
+                + _("{shown} of {count} · Enter picks · Esc cancels").format(
+                    shown=len(self.shown), count=len(self.choices)
+                )
+                + "[/]"
             )
 
     @on(Input.Changed, "#filter")
@@ -210,7 +219,7 @@ class ChoicePicker(ModalScreen[Any]):
             raw = self.query_one("#count", Input).value or "1"
             n = int(raw) if raw.isdigit() else 0
             if not 1 <= n <= 16:
-                self.notify("how many: a whole number from 1 to 16", severity="error")
+                self.notify(_("how many: a whole number from 1 to 16"), severity="error")
                 return
             self.dismiss((key, n))
         else:
@@ -259,9 +268,9 @@ class PathPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog path-dialog"):
             yield Label(self.title_text, classes="dialog-title")
-            yield Input(self.value, placeholder="path/to/file", id="path")
+            yield Input(self.value, placeholder=_("path/to/file"), id="path")
             yield _Files(".", self.suffixes, id="files")
-            yield Static("[dim]Enter accepts · Tab to the files · Esc cancels[/]")
+            yield Static("[dim]" + _("Enter accepts · Tab to the files · Esc cancels") + "[/]")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -279,14 +288,14 @@ class PathPrompt(ModalScreen[str | None]):
     def _submit(self, event: Input.Submitted) -> None:
         value = event.value.strip()
         if not value:
-            self.notify("give a file path", severity="error")
+            self.notify(_("give a file path"), severity="error")
             return
         path = Path(value).expanduser()
         if self.must_exist and not path.is_file():
-            self.notify(f"{value}: no such file", severity="error")
+            self.notify(_("{path}: no such file").format(path=value), severity="error")
             return
         if not self.must_exist and path.is_dir():
-            self.notify(f"{value} is a folder: add a file name", severity="error")
+            self.notify(_("{path} is a folder: add a file name").format(path=value), severity="error")
             return
         self.dismiss(str(path))
 
@@ -300,7 +309,8 @@ class FormDialog(ModalScreen[dict | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, fields: list[tuple[str, str, Any, Any]]) -> None:
-        """fields: (key, label, kind, value); kind is 'int', 'text', 'bool' or a list of options."""
+        """fields: (key, label, kind, value); kind is 'int', 'text', 'bool' or a list of options (each a
+        value, shown as it is, or a (label, value) pair)."""
         super().__init__()
         self.title_text = title
         self.fields = fields
@@ -316,7 +326,10 @@ class FormDialog(ModalScreen[dict | None]):
                             yield Switch(bool(value), id=f"f-{key}")
                         elif isinstance(kind, list):
                             yield Select(
-                                [(str(o), o) for o in kind], value=value, allow_blank=False, id=f"f-{key}"
+                                [o if isinstance(o, tuple) else (str(o), o) for o in kind],
+                                value=value,
+                                allow_blank=False,
+                                id=f"f-{key}",
                             )
                         else:
                             yield Input(
@@ -325,8 +338,8 @@ class FormDialog(ModalScreen[dict | None]):
                                 type="integer" if kind == "int" else "text",
                             )
             with Horizontal(classes="buttons"):
-                yield Button("Apply", variant="primary", id="apply")
-                yield Button("Cancel", id="cancel")
+                yield Button(_("Apply"), variant="primary", id="apply")
+                yield Button(_("Cancel"), id="cancel")
 
     def on_mount(self) -> None:
         first = self.query(".form-row > *").results()
@@ -337,7 +350,7 @@ class FormDialog(ModalScreen[dict | None]):
 
     def _values(self) -> dict | None:
         out: dict[str, Any] = {}
-        for key, label, kind, _ in self.fields:
+        for key, label, kind, _value in self.fields:
             w = self.query_one(f"#f-{key}")
             if kind == "bool":
                 out[key] = w.value
@@ -346,7 +359,7 @@ class FormDialog(ModalScreen[dict | None]):
             elif kind == "int":
                 raw = w.value.strip()
                 if raw and not raw.isdigit():
-                    self.notify(f"{label}: a whole number, or empty", severity="error")
+                    self.notify(_("{field}: a whole number, or empty").format(field=label), severity="error")
                     return None
                 out[key] = int(raw) if raw else None
             else:
@@ -381,17 +394,19 @@ class ConfirmQuit(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm"):
-            yield Label(f"{self.build_name} has unsaved changes.", classes="dialog-title")
+            yield Label(
+                _("{build} has unsaved changes.").format(build=self.build_name), classes="dialog-title"
+            )
             if self.autosave:
-                yield Static("Save them before quitting? (An autosave is kept until you save or discard.)")
+                yield Static(_("Save them before quitting? (An autosave is kept until you save or discard.)"))
             else:
                 yield Static(
-                    "Save them before quitting? (Autosave is off: quitting without saving loses them.)"
+                    _("Save them before quitting? (Autosave is off: quitting without saving loses them.)")
                 )
             with Horizontal(classes="buttons"):
-                yield Button("Save (s)", variant="primary", id="save")
-                yield Button("Quit without saving (d)", variant="error", id="discard")
-                yield Button("Stay (Esc)", id="stay")
+                yield Button(_("Save (s)"), variant="primary", id="save")
+                yield Button(_("Quit without saving (d)"), variant="error", id="discard")
+                yield Button(_("Stay (Esc)"), id="stay")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -426,8 +441,9 @@ class ConfirmReplace(ModalScreen[bool]):
             yield Label(Text(self.question), classes="dialog-title")  # a file name is never markup
             yield Static(Text(self.path, "dim"), id="replace-path")
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.action} ({self.action[0].lower()})", variant="error", id="replace")
-                yield Button("Cancel (Esc)", variant="primary", id="cancel")
+                label = _("Create (c)") if self.action == "Create" else _("Replace (r)")
+                yield Button(label, variant="error", id="replace")
+                yield Button(_("Cancel (Esc)"), variant="primary", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()  # Enter alone never replaces a file

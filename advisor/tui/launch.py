@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 
 # set by `advisor serve` (advisor/tui/serve.py) for the app processes it starts: the server's pid
 SERVE_PARENT = "ADVISOR_SERVE_PARENT"
@@ -52,7 +53,7 @@ def cmd_tui(args) -> int:
         os.environ["COLUMNS"], os.environ["ROWS"] = size
     for path in [args.build, args.quote, *args.measurement]:
         if path and not Path(path).is_file():
-            raise UserError(f"{path}: no such file", hint="check the path")
+            raise UserError(_("{path}: no such file").format(path=path), hint=_("check the path"))
     app = AdvisorApp(args.build, catalog, args.quote, args.measurement)
     app.run()
     return app.return_code or 0
@@ -76,20 +77,20 @@ def cmd_serve(args) -> int:
     try:
         from advisor.tui.serve import TOKEN_ENV, new_token, serve, startup_lines, token_problem
     except ImportError:
-        raise UserError("advisor serve needs textual-serve", hint="pip install textual-serve") from None
+        raise UserError(_("advisor serve needs textual-serve"), hint="pip install textual-serve") from None
     if args.build and not Path(args.build).is_file():
-        raise UserError(f"{args.build}: no such file", hint="check the path")
+        raise UserError(_("{path}: no such file").format(path=args.build), hint=_("check the path"))
     if args.max_sessions < 1:
-        raise UserError("--max-sessions: needs 1 or more", hint="the default is 4")
+        raise UserError(_("--max-sessions: needs 1 or more"), hint=_("the default is 4"))
     given, source = (
         (args.token, "--token") if args.token is not None else (os.environ.get(TOKEN_ENV), TOKEN_ENV)
     )
     if given:
         if problem := token_problem(given):
-            raise UserError(f"{source}: {problem}", hint="or leave it out: each run makes its own")
+            raise UserError(f"{source}: {problem}", hint=_("or leave it out: each run makes its own"))
         token = given
     elif args.token is not None:
-        raise UserError("--token: empty", hint="or leave it out: each run makes its own")
+        raise UserError(_("--token: empty"), hint=_("or leave it out: each run makes its own"))
     else:
         token = new_token()  # ADVISOR_SERVE_TOKEN unset or empty
     # printed on the terminal once listening (like Jupyter's URL); the server logs neither the token

@@ -15,7 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from advisor.base.errors import UserError
-from advisor.tui.workload_pane import FORMATS
+from advisor.i18n import N_, _, pgettext
+from advisor.tui.prose import ProseStatic
+from advisor.tui.workload_pane import FORMATS, TASKS, forms
 
 
 class RecommendPane(Vertical):
@@ -32,31 +34,33 @@ class RecommendPane(Vertical):
         from advisor.workload.presets import presets
 
         with Horizontal(classes="wl-row"):
-            yield Select(
-                [("train", "train"), ("infer", "infer")], value="train", allow_blank=False, id="rc-task"
-            )
+            yield Select(forms(TASKS), value="train", allow_blank=False, id="rc-task")
             yield Select([(k, k) for k in presets()], value=d.MODEL, allow_blank=False, id="rc-model")
-            yield Select(list(FORMATS["train"]), value="lora", allow_blank=False, id="rc-format")
-            yield Label("batch", classes="wl-label")
+            yield Select(forms(FORMATS["train"]), value="lora", allow_blank=False, id="rc-format")
+            yield Label(_("batch"), classes="wl-label")
             yield Input(str(d.BATCH["train"]), id="rc-batch", type="integer")
         with Horizontal(classes="wl-row"):
-            yield Label("budget", classes="wl-label")
-            yield Input("", id="rc-budget", placeholder="none", tooltip="40000, 8k, 4万")
+            yield Label(_("budget"), classes="wl-label")
+            yield Input("", id="rc-budget", placeholder=_("none"), tooltip="40000, 8k, 4万")
             yield Select([("USD", "USD"), ("CNY", "CNY")], value="USD", allow_blank=False, id="rc-currency")
-            yield Label("GPUs", classes="wl-label")
-            yield Input("1-8", id="rc-gpus", tooltip="the GPU count range, e.g. 1-4")
-            yield Label("circuit", classes="wl-label")
-            yield Input("", id="rc-circuit", placeholder="any", tooltip="volts x amps: 220x10, 120x15")
-            yield Button("Search", id="rc-search", variant="primary")
+            yield Label(pgettext("how many GPUs", "GPUs"), classes="wl-label")
+            yield Input("1-8", id="rc-gpus", tooltip=_("the GPU count range, e.g. 1-4"))
+            yield Label(_("circuit"), classes="wl-label")
+            yield Input("", id="rc-circuit", placeholder=_("any"), tooltip=_("volts x amps: 220x10, 120x15"))
+            yield Button(_("Search"), id="rc-search", variant="primary")
         yield DataTable(id="rc-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="rc-note")
+        yield ProseStatic(id="rc-note")
+
+    COLUMNS = ("#", N_("GPUs (slots)"), N_("price"), N_("speed"), N_("board"), "CPU", N_("limits"))
 
     def on_mount(self) -> None:
         table = self.query_one("#rc-table", DataTable)
-        table.add_columns("#", "GPUs (slots)", "price", "speed", "board", "CPU", "limits")
+        table.add_columns(*(_(c) for c in self.COLUMNS))
         self.query_one("#rc-note", Static).update(
-            "Set the job and the budget, then Search: the builds no other beats on price and speed. "
-            "Enter on a row opens it in the planner."
+            _(
+                "Set the job and the budget, then Search: the builds no other beats on price and speed. "
+                "Enter on a row opens it in the planner."
+            )
         )
         self._rows: list = []
 
@@ -71,7 +75,7 @@ class RecommendPane(Vertical):
         fmt = str(self.query_one("#rc-format", Select).value)
         raw = self.query_one("#rc-batch", Input).value.strip()
         if not raw.isdigit() or int(raw) < 1:
-            raise UserError("batch: a whole number of at least 1")
+            raise UserError(_("{field}: a whole number of at least {low}").format(field=_("batch"), low=1))
         model = resolve(str(self.query_one("#rc-model", Select).value))
         if task == "infer":
             w = defaults.workload(
@@ -87,9 +91,9 @@ class RecommendPane(Vertical):
         budget_text = self.query_one("#rc-budget", Input).value.strip()
         budget = parse_budget(budget_text, currency)[0] if budget_text else None
         gpus = self.query_one("#rc-gpus", Input).value.strip() or "1-8"
-        lo, _, hi = gpus.partition("-")
+        lo, _dash, hi = gpus.partition("-")
         if not (lo.isdigit() and (hi or lo).isdigit()):
-            raise UserError("GPUs: a count or a range, e.g. 2 or 1-4")
+            raise UserError(_("GPUs: a count or a range, e.g. 2 or 1-4"))
         circuit_text = self.query_one("#rc-circuit", Input).value.strip()
         circuit = parse_circuit(circuit_text) if circuit_text else None
         c = Constraints(budget=budget, min_gpus=int(lo), max_gpus=int(hi or lo), circuit=circuit)
@@ -120,24 +124,33 @@ class RecommendPane(Vertical):
             table.add_row(
                 str(b.rank),
                 gpus_words(b, names),
-                f"{b.price:,.0f} {currency}" + (" (stale)" if b.stale_prices else ""),
+                f"{b.price:,.0f} {currency}" + (" " + _("(stale)") if b.stale_prices else ""),
                 f"{b.speed:,.2f} {b.unit}",
                 names.get(b.board, b.board),
                 names.get(b.cpu, b.cpu),
-                "; ".join(b.limits) or "-",
+                _("; ").join(b.limits) or "-",
             )
             self._rows.append((cand.build, f"#{b.rank} {gpus_words(b, names)}"))
         counts = out.counts
         if out.front:
             note.update(
-                f"{len(out.front)} builds on the front ({counts.enumerated:,} enumerated, {counts.evaluated} "
-                f"assessed; {len(out.no_price_known)} parts have no price). Enter opens a row in the planner."
+                _(
+                    "{count} builds on the front ({enumerated} enumerated, {evaluated} assessed; {unpriced} "
+                    "parts have no price). Enter opens a row in the planner."
+                ).format(
+                    count=len(out.front),
+                    enumerated=f"{counts.enumerated:,}",
+                    evaluated=counts.evaluated,
+                    unpriced=len(out.no_price_known),
+                )
             )
             table.focus()
         else:
             note.update(
-                f"No build runs the job within these constraints ({len(out.no_price_known)} parts have no "
-                "price: `advisor recommend --prices` takes yours)."
+                _(
+                    "No build runs the job within these constraints ({unpriced} parts have no "
+                    "price: `advisor recommend --prices` takes yours)."
+                ).format(unpriced=len(out.no_price_known))
             )
 
     @on(DataTable.RowSelected, "#rc-table")
@@ -149,7 +162,7 @@ class RecommendPane(Vertical):
     @on(Select.Changed, "#rc-task")
     def _task(self, event: Select.Changed) -> None:
         fmt = self.query_one("#rc-format", Select)
-        fmt.set_options(list(FORMATS[str(event.value)]))
+        fmt.set_options(forms(FORMATS[str(event.value)]))
         fmt.value = FORMATS[str(event.value)][0][1]
 
 
@@ -161,7 +174,7 @@ class RecommendScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rc-dialog"):
-            yield Label("What to buy: the builds no other beats on price and speed", id="rc-title")
+            yield Label(_("What to buy: the builds no other beats on price and speed"), id="rc-title")
             yield RecommendPane(id="recommend-pane")
 
     @on(RecommendPane.Chosen)

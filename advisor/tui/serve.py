@@ -56,6 +56,7 @@ from aiohttp.web_runner import GracefulExit
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from advisor.i18n import _, language
 from advisor.tui.launch import SERVE_PARENT, terminal_size  # SERVE_PARENT: the server's pid, for its apps
 
 log = logging.getLogger("textual-serve")
@@ -95,9 +96,9 @@ def new_token() -> str:
 def token_problem(token: str) -> str | None:
     """Why a token given by the user cannot be used, or None."""
     if len(token) < TOKEN_MIN:
-        return f"a token needs {TOKEN_MIN} characters or more"
+        return _("a token needs {count} characters or more").format(count=TOKEN_MIN)
     if not _TOKEN_TEXT.fullmatch(token):
-        return "a token may hold only letters, digits and - _ . ~"
+        return _("a token may hold only letters, digits and - _ . ~")
     return None
 
 
@@ -198,16 +199,31 @@ def startup_lines(host: str, port: int, token: str) -> list[str]:
     hosts = [url_host(host)]
     if _name(host) in _WILDCARDS:
         hosts = [url_host(socket.gethostname() or "localhost"), "127.0.0.1"]
-    which = "this URL, which holds" if len(hosts) == 1 else "one of these URLs, which hold"
-    lines = [f"advisor: serving the planner (Ctrl+C stops); open {which} this run's secret token:"]
+    lines = [
+        _("advisor: serving the planner (Ctrl+C stops); open this URL, which holds this run's secret token:")
+        if len(hosts) == 1
+        else _(
+            "advisor: serving the planner (Ctrl+C stops); open one of these URLs, which hold this run's "
+            "secret token:"
+        )
+    ]
     lines += [f"    http://{h}:{port}/?token={token}" for h in hosts]
     if not is_loopback(host):
         lines.append(
-            f"advisor: warning: listening on {host or 'every address'}, not only on this machine: the app "
-            f"reads and writes files as user {_user()}, anyone who can reach port {port} and has the URL "
-            "can use it, and plain HTTP carries the URL unencrypted"
+            warning_line(
+                _(
+                    "listening on {host}, not only on this machine: the app reads and writes files as user "
+                    "{user}, anyone who can reach port {port} and has the URL can use it, and plain HTTP "
+                    "carries the URL unencrypted"
+                ).format(host=host or _("every address"), user=_user(), port=port)
+            )
         )
     return lines
+
+
+def warning_line(message: str) -> str:
+    """A warning as advisor prints it ("advisor: warning: ..."), in the current language."""
+    return _("advisor: warning: {message}").format(message=message)
 
 
 def _user() -> str:
@@ -216,7 +232,7 @@ def _user() -> str:
 
         return getpass.getuser()
     except Exception:  # no name for this uid
-        return str(os.getuid()) if hasattr(os, "getuid") else "(this user)"
+        return str(os.getuid()) if hasattr(os, "getuid") else _("(this user)")
 
 
 def _local_address(request: web.Request) -> str | None:
@@ -548,7 +564,7 @@ def listen(host: str, port: int) -> list[socket.socket]:
     sockets: list[socket.socket] = []
     try:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        for family, kind, proto, _, address in dict.fromkeys(infos):
+        for family, kind, proto, _canonname, address in dict.fromkeys(infos):
             sock = socket.socket(family, kind, proto)
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -561,8 +577,10 @@ def listen(host: str, port: int) -> list[socket.socket]:
         for sock in sockets:
             sock.close()
         raise UserError(
-            f"cannot listen on {url_host(host)}:{port}: {error.strerror or error}",
-            hint="is another server on that port? choose one with --port",
+            _("cannot listen on {address}: {why}").format(
+                address=f"{url_host(host)}:{port}", why=error.strerror or error
+            ),
+            hint=_("is another server on that port? choose one with --port"),
         ) from None
     return sockets
 
@@ -578,10 +596,12 @@ def serve(
 ) -> None:
     """Listen, print `announce` (the URL to open) on stdout, its warnings on stderr, and serve until
     stopped."""
-    argv = [sys.executable, "-m", "advisor", "tui", *([str(Path(build).resolve())] if build else [])]
+    # each session's app starts in the server's language (its --lang, else what the environment chose)
+    argv = [sys.executable, "-m", "advisor", "--lang", language(), "tui"]
+    argv += [str(Path(build).resolve())] if build else []
     sockets = listen(host, port)
     for line in announce or []:
-        warning = line.startswith("advisor: warning:")
+        warning = line.startswith(warning_line(""))
         print(line, file=sys.stderr if warning else sys.stdout, flush=True)
     server = AdvisorServer(
         argv, host=host, port=port, title="advisor", token=token, max_sessions=max_sessions

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from rich.cells import cell_len, set_cell_size
 from rich.markup import escape
 from rich.text import Text
 from textual import events
@@ -18,30 +19,46 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from advisor.base.text import unknown_because
+from advisor.i18n import N_, _, ngettext, pgettext
 from advisor.model import nodeids as ids
 from advisor.model.build import Build
 from advisor.model.machine import Machine, Node
 from advisor.model.predict import Figure, Prediction, allreduce_how, allreduce_scope
+from advisor.model.readiness import layer_name
 from advisor.session.buildyaml import cards_of
 from advisor.session.planner import Planner
 from advisor.tui.changebox import show_changes
+from advisor.tui.prose import ProseStatic
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+# a finding's severity as the views say it: a word in a table, a heading over its text
+SEVERITY_WORD = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+SEVERITY_HEAD = {"error": N_("ERROR"), "warning": N_("WARNING"), "info": N_("INFO")}
 VIA_STYLE = {"nvlink": "bold green", "pcie-p2p": "green", "staged": "yellow"}
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` terminal cells (a Chinese character takes two)."""
+    return text + " " * max(0, width - cell_len(text))
 
 
 def derivation(name: str, fig: Figure) -> str:
     """A figure's derivation as Rich markup: value, formula, inputs, constants."""
     if fig.value is None:
-        value = "unknown"
+        value = _("unknown")
     else:
         value = f"{fig.value:.2f} {fig.unit}"
     inputs = ", ".join(f"{k} = {v}" for k, v in fig.inputs.items() if k != "hops")
-    low = " [yellow](low confidence)[/]" if fig.confidence == "low" else ""
+    low = " [yellow]" + _("(low confidence)") + "[/]" if fig.confidence == "low" else ""
     return (
         f"[b]{escape(name)}[/] = [b]{value}[/]{low}\n  = {escape(fig.formula)}\n"
-        f"  [dim]inputs: {escape(inputs)}\n  constants: {escape(', '.join(fig.constants))} "
-        "(advisor plan --explain lists their sources)[/]"
+        "  [dim]"
+        + _("inputs: {inputs}").format(inputs=escape(inputs))
+        + "\n  "
+        + _("constants: {names} (advisor plan --explain lists their sources)").format(
+            names=escape(", ".join(fig.constants))
+        )
+        + "[/]"
     )
 
 
@@ -78,7 +95,7 @@ class BuildPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield BuildList(id="build-items")
-        yield Static(id="changes")
+        yield ProseStatic(id="changes")
 
     def show(self, planner: Planner) -> None:
         items = self.query_one("#build-items", OptionList)
@@ -90,12 +107,8 @@ class BuildPanel(Vertical):
 
         def line(key: str, label: str, value: str | list[Text], style: str = "") -> None:
             """A label and its value, the value's lines indented under it (Rich tables are too slow here)."""
-            rows = (
-                value
-                if isinstance(value, list)
-                else [Text(w, style) for w in textwrap.wrap(value, width) or [""]]
-            )
-            text = Text(f"{label:<6} ", "bold")
+            rows = value if isinstance(value, list) else [Text(w, style) for w in _wrap(value, width) or [""]]
+            text = Text(pad(label, 6) + " ", "bold")
             for i, row in enumerate(rows):
                 # no-break spaces: the list's own wrapping drops ordinary spaces at the start of a line
                 text.append_text(row if i == 0 else Text("\n" + "\u00a0" * 7) + row)
@@ -104,13 +117,15 @@ class BuildPanel(Vertical):
         if planner.explicit:
             line(
                 "tree",
-                "Tree",
-                f"explicit PCIe tree ({len(planner.prediction.gpus) if planner.prediction else '?'} GPUs)",
+                _("Tree"),
+                _("explicit PCIe tree ({count} GPUs)").format(
+                    count=len(planner.prediction.gpus) if planner.prediction else "?"
+                ),
             )
-            line("board", "Board", "pick one to start a catalog build", "dim")
+            line("board", _("Board"), _("pick one to start a catalog build"), "dim")
         else:
             line("cpu", "CPU", planner.cpu.name if planner.cpu else (b.cpu or "-"))
-            line("board", "Board", planner.board.name if planner.board else (b.board or "-"))
+            line("board", _("Board"), planner.board.name if planner.board else (b.board or "-"))
         options.append(None)
         links = {}
         if planner.prediction:
@@ -122,9 +137,15 @@ class BuildPanel(Vertical):
                 n = links.get(i)
                 model = _short(n.gpu.name) if n and n.gpu else card.model
                 # a build that cannot be evaluated has no links: the slot asked for, or automatic
-                where = placement.get(i) or ("" if planner.prediction else "auto")
-                how = "" if card.slot or not planner.prediction else " (auto)"
-                link = n.link.label if n and n.link else "no lanes" if planner.prediction else "not evaluated"
+                where = placement.get(i) or ("" if planner.prediction else _("auto"))
+                how = "" if card.slot or not planner.prediction else " " + _("(auto)")
+                link = (
+                    n.link.label
+                    if n and n.link
+                    else _("no lanes")
+                    if planner.prediction
+                    else _("not evaluated")
+                )
                 style = (
                     "red"
                     if not (n and n.link)
@@ -132,30 +153,32 @@ class BuildPanel(Vertical):
                         "yellow" if n.link.width < n.link.max_width or n.link.gen < n.link.max_gen else "cyan"
                     )
                 )
-                where = f"  {where}{how}" if len(link) + len(where) + len(how) + 2 <= width else f"  {where}"
+                fits = cell_len(link) + cell_len(where) + cell_len(how) + 2 <= width
+                where = f"  {where}{how}" if fits else f"  {where}"
                 line(
                     f"gpu:{i}",
                     f"GPU{i}",
                     [
                         Text(_fit(model, width)),
-                        Text.assemble((link, style), (_fit(where, width - len(link)), "dim")),
+                        Text.assemble((link, style), (_fit(where, width - cell_len(link)), "dim")),
                     ],
                 )
-            line("add-gpu", "", "+ add GPU (g)", "dim")
+            line("add-gpu", "", _("+ add GPU (g)"), "dim")
             options.append(None)
             for n in b.nvme:
-                line(f"nvme:{n.socket}", "SSD", f"NVMe in {n.socket}")
-            line("add-nvme", "", "+ add NVMe SSD (n)", "dim")
+                line(f"nvme:{n.socket}", "SSD", _("NVMe in {socket}").format(socket=n.socket))
+            line("add-nvme", "", _("+ add NVMe SSD (n)"), "dim")
             for i, nic in enumerate(b.nics):
-                line(f"nic:{i}", "NIC", f"{nic.name} {nic.slot or '(auto)'} Gen{nic.gen} x{nic.width}")
-            line("add-nic", "", "+ add NIC", "dim")
+                slot = nic.slot or _("(auto)")
+                line(f"nic:{i}", "NIC", f"{nic.name} {slot} Gen{nic.gen} x{nic.width}")
+            line("add-nic", "", _("+ add NIC"), "dim")
             options.append(None)
-        psu = f"{b.psu_w} W" if b.psu_w else "not set"
+        psu = f"{b.psu_w} W" if b.psu_w else _("not set")
         if b.psu_12v_2x6 is not None:
-            psu += f", {b.psu_12v_2x6}x 12V-2x6"
-        line("psu", "PSU", psu)
-        line("software", "Soft", software_text(b))
-        line("nvlink", "NVLink", ", ".join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or "no bridge")
+            psu += _(", ") + f"{b.psu_12v_2x6}x 12V-2x6"
+        line("psu", _("PSU"), psu)
+        line("software", _("Soft"), software_text(b))
+        line("nvlink", "NVLink", _(", ").join(f"GPU{a}-GPU{c}" for a, c in b.nvlink) or _("no bridge"))
         items.clear_options()
         items.add_options(options)
         if keep is not None:
@@ -168,31 +191,46 @@ class BuildPanel(Vertical):
         show_changes(self.query_one("#changes", Static), planner.changes)  # fitted, never cut silently
 
 
+# a setting's value as the build panel names it
+SETTING_WORDS = {"on": N_("on"), "off": N_("off"), "passthrough": N_("passthrough")}
+
+
+def _setting(value: object) -> str:
+    return _(SETTING_WORDS[value]) if isinstance(value, str) and value in SETTING_WORDS else str(value)
+
+
 def software_text(b: Build) -> str:
     """The build's software and BIOS settings in a line, as `advisor plan` takes them: a setting the
     build does not state is shown as such ("ACS unknown"), never as the value the predictions assume;
     the driver, where not stated, is the stock one the predictions and readiness take ("(default)")."""
     sw = b.software
-    soft = f"{sw.driver} driver" + ("" if sw.known("driver") else " (default)")
-    soft += f", IOMMU {sw.iommu if sw.known('iommu') else 'unknown'}"
-    soft += f", ACS {sw.acs if sw.known('acs') else 'unknown'}"
+    unknown = _("unknown")
+    if sw.driver == "stock":
+        driver = pgettext("the driver a build names", "stock driver")
+    elif sw.driver == "patched-p2p":
+        driver = _("patched-p2p driver")
+    else:
+        driver = f"{sw.driver} driver"
+    said = [driver if sw.known("driver") else _("{driver} (default)").format(driver=driver)]
+    said.append("IOMMU " + (_setting(sw.iommu) if sw.known("iommu") else unknown))
+    said.append("ACS " + (_setting(sw.acs) if sw.known("acs") else unknown))
     if sw.nccl_p2p_level or sw.nccl_p2p_disable:
-        soft += ", NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}")
+        said.append("NCCL_P2P_" + ("DISABLE=1" if sw.nccl_p2p_disable else f"LEVEL={sw.nccl_p2p_level}"))
     if sw.known("large_bar") and not sw.large_bar:
-        soft += ", large BAR off"
+        said.append(_("large BAR off"))
     elif not sw.known("large_bar") and sw.driver == "patched-p2p":
-        soft += ", large BAR unknown"  # the patched driver needs it: readiness asks
+        said.append(_("large BAR unknown"))  # the patched driver needs it: readiness asks
     if b.bios.above_4g is not None:
-        soft += f", Above 4G {'on' if b.bios.above_4g else 'off'}"
+        said.append("Above 4G " + _setting("on" if b.bios.above_4g else "off"))
     if b.kernel.iommu is not None:
-        soft += f", kernel iommu={b.kernel.iommu}"
+        said.append(_("kernel iommu={mode}").format(mode=b.kernel.iommu))
     if sw.engine:
-        soft += f", {sw.engine}"
+        said.append(sw.engine)
     if sw.os != "linux":
-        soft += f", {sw.os.capitalize()} (WDDM)"
+        said.append(f"{sw.os.capitalize()} (WDDM)")
     if sw.virtualization != "none":
-        soft += f", in a {'VM with the P2P clique' if sw.virtualization == 'vm-clique' else 'VM'}"
-    return soft
+        said.append(_("in a VM with the P2P clique") if sw.virtualization == "vm-clique" else _("in a VM"))
+    return _(", ").join(said)
 
 
 # ---------------------------------------------------------------------- machine tree
@@ -203,7 +241,16 @@ def _short(name: str) -> str:
 
 
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+    """`text` cut to `width` terminal cells with an ellipsis (a Chinese character takes two)."""
+    return text if cell_len(text) <= width else set_cell_size(text, max(1, width - 1)) + "…"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` terminal cells: between words, or anywhere in a run of Chinese
+    (textwrap counts characters, and a Chinese character takes two cells)."""
+    if cell_len(text) == len(text):
+        return textwrap.wrap(text, width)
+    return [line.plain for line in Text(text).wrap(_console(), width)]
 
 
 def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> list[Text]:
@@ -221,15 +268,15 @@ def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> list[T
         add(f"GPU{n.index} ", "bold")
         parts[-1].append(_short(n.gpu.name) if n.gpu else n.label)
         if n.connector and not in_root_port:
-            add(f" in {n.connector}")
+            add(_(" in {slot}").format(slot=n.connector))
         if n.link:
             low = n.link.width < n.link.max_width or n.link.gen < n.link.max_gen
             add(f" {n.link.label}", "yellow" if low else "cyan")
             if low:
                 add(
-                    f" (of x{n.link.max_width})"
+                    _(" (of x{width})").format(width=n.link.max_width)
                     if n.link.gen == n.link.max_gen
-                    else f" (of Gen{n.link.max_gen} x{n.link.max_width})",
+                    else _(" (of Gen{gen} x{width})").format(gen=n.link.max_gen, width=n.link.max_width),
                     "yellow",
                 )
         if gp:
@@ -237,13 +284,14 @@ def _node_label(n: Node, pred: Prediction, in_root_port: bool = False) -> list[T
     else:
         add({"nvme": "NVMe SSD", "nic": n.label}.get(n.kind, n.label))
         if n.connector and n.kind in ("nvme", "nic") and not in_root_port:
-            add(f" in {n.connector}")
+            add(_(" in {slot}").format(slot=n.connector))
         if n.link:
             add(f"  {n.link.label}", "cyan")
             if n.kind in ("chipset", "switch"):
                 from advisor.model.graph import raw_gbps
 
-                add(f"  uplink {raw_gbps(n.link.gen, n.link.width):.1f} GB/s raw", "dim")
+                rate = f"{raw_gbps(n.link.gen, n.link.width):.1f}"
+                add("  " + _("uplink {rate} GB/s raw").format(rate=rate), "dim")
     return parts
 
 
@@ -318,8 +366,12 @@ def _empty_slots(m: Machine) -> dict[str, list[str]]:
         parent = ids.group_parent(g.source, g.socket, g.host_bridge, g.switch)
         if parent not in m.nodes:
             parent = ids.socket(g.socket) if ids.socket(g.socket) in m.nodes else ids.ROOT
-        src = {"cpu": "CPU", "chipset": "chipset", "switch": "switch"}[g.source]
-        out.setdefault(parent, []).append(f"{c.name}: empty, x{c.width} Gen{c.gen or g.gen} from the {src}")
+        said = {
+            "cpu": _("{slot}: empty, x{width} Gen{gen} from the CPU"),
+            "chipset": _("{slot}: empty, x{width} Gen{gen} from the chipset"),
+            "switch": _("{slot}: empty, x{width} Gen{gen} from the switch"),
+        }[g.source]
+        out.setdefault(parent, []).append(said.format(slot=c.name, width=c.width, gen=c.gen or g.gen))
     return out
 
 
@@ -352,12 +404,12 @@ class MachineTree(VerticalScroll):
         out = self.query_one("#machine-text", Static)
         pred = planner.prediction
         if pred is None:
-            out.update(Text(f"cannot evaluate: {planner.error}", "red"))
+            out.update(Text(_("cannot evaluate: {error}").format(error=planner.error), "red"))
             return
         m = pred.machine
         text = Text(no_wrap=True)
         title = wrap_parts(
-            [Text(m.board.name if m.board else "explicit PCIe tree", "bold")], width, width - 2
+            [Text(m.board.name if m.board else _("explicit PCIe tree"), "bold")], width, width - 2
         )
         text.append_text(title[0])
         for more in title[1:]:
@@ -398,7 +450,7 @@ class MachineTree(VerticalScroll):
                 add(c, prefix + ("   " if last else "│  "))
 
         roots = [r for r in sorted(kids.get(None, []), key=lambda n: n.id) if r.kind == "socket"]
-        tail = [Text(f"{u}: no lanes", "red") for u in m.unlinked]
+        tail = [Text(_("{device}: no lanes").format(device=u), "red") for u in m.unlinked]
         for i, r in enumerate(roots):
             last = i == len(roots) - 1 and not tail
             branch(_node_label(r, pred), "", last, bool(children_of(r)))
@@ -419,10 +471,18 @@ class HostView(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="host-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(classes="detail"):
-            yield Static(id="host-detail")
+            yield ProseStatic(id="host-detail")
+
+    COLUMNS = ("GPU", N_("slot"), N_("link"), "H2D", "D2H", N_("all H2D"), N_("all D2H"))
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("GPU", "slot", "link", "H2D", "D2H", "all H2D", "all D2H")
+        self.query_one(DataTable).add_columns(*(_(c) for c in self.COLUMNS))
+
+    def relabel(self) -> None:
+        """The column headings in the current language (the rows are drawn again when it is shown)."""
+        from advisor.tui.panes import relabel_columns
+
+        relabel_columns(self.query_one(DataTable), self.COLUMNS)
 
     def show(self, planner: Planner) -> None:
         table = self.query_one(DataTable)
@@ -432,7 +492,7 @@ class HostView(Vertical):
         self._pred = pred
         if pred is None:
             self.query_one("#host-detail", Static).update(
-                f"[red]cannot evaluate: {escape(planner.error or '')}[/]"
+                "[red]" + _("cannot evaluate: {error}").format(error=escape(planner.error or "")) + "[/]"
             )
             return
         for p in pred.gpus:
@@ -460,21 +520,30 @@ class HostView(Vertical):
         pred = self._pred
         table = self.query_one(DataTable)
         if pred is None or not pred.gpus:
-            self.query_one("#host-detail", Static).update("[dim]no GPU has a link[/]")
+            self.query_one("#host-detail", Static).update("[dim]" + _("no GPU has a link") + "[/]")
             return
         p = pred.gpus[min(table.cursor_row, len(pred.gpus) - 1)]
         n = p.node
-        why = "; ".join(n.link.limited_by) or "nothing: the card's own maximum"
-        shared = "; ".join(p.h2d_all.limited_by)
+        why = _("; ").join(n.link.limited_by) or _("nothing: the card's own maximum")
+        shared = _("; ").join(p.h2d_all.limited_by)
         text = (
-            f"GPU{n.index} {escape(n.gpu.name if n.gpu else '?')}: {n.link.label} "
-            f"(card Gen{n.link.max_gen} x{n.link.max_width}); link limited by {escape(why)}; "
-            f"bottleneck to host: {escape(p.bottleneck)}"
-            + (f"; with all GPUs copying: {escape(shared)}" if shared else "")
+            _(
+                "GPU{index} {model}: {link} (card Gen{gen} x{width}); link limited by {why}; "
+                "bottleneck to host: {bottleneck}"
+            ).format(
+                index=n.index,
+                model=escape(n.gpu.name if n.gpu else "?"),
+                link=n.link.label,
+                gen=n.link.max_gen,
+                width=n.link.max_width,
+                why=escape(why),
+                bottleneck=escape(p.bottleneck),
+            )
+            + (_("; with all GPUs copying: {limits}").format(limits=escape(shared)) if shared else "")
             + "\n"
             + derivation("H2D", p.h2d)
             + "\n"
-            + derivation("H2D with all GPUs copying", p.h2d_all)
+            + derivation(_("H2D with all GPUs copying"), p.h2d_all)
         )
         self.query_one("#host-detail", Static).update(text)
 
@@ -483,6 +552,19 @@ class HostView(Vertical):
 
 
 MATRIX_MODES = ("uni", "bidi", "latency", "path")
+# what the matrix shows in each mode, and the name of a pair's figure under it
+MODE_WORDS = {
+    "uni": N_("one way, GB/s"),
+    "bidi": N_("both ways, GB/s"),
+    "latency": N_("latency, us"),
+    "path": N_("path class (nvidia-smi topo -m)"),
+}
+FIGURE_WORDS = {
+    "uni": N_("one way"),
+    "path": N_("one way"),
+    "bidi": N_("both ways"),
+    "latency": N_("latency"),
+}
 
 
 class MatrixView(Vertical):
@@ -491,9 +573,9 @@ class MatrixView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="matrix-title")
         yield DataTable(id="matrix-table", cursor_type="cell")
-        yield Static(id="allreduce")
+        yield ProseStatic(id="allreduce")
         with VerticalScroll(classes="detail"):
-            yield Static(id="pair-detail")
+            yield ProseStatic(id="pair-detail")
 
     mode = "uni"
     _pred: Prediction | None = None
@@ -509,17 +591,12 @@ class MatrixView(Vertical):
         table.clear(columns=True)
         pred = planner.prediction
         self._pred = pred
-        what = {
-            "uni": "one way, GB/s",
-            "bidi": "both ways, GB/s",
-            "latency": "latency, us",
-            "path": "path class (nvidia-smi topo -m)",
-        }[self.mode]
+        what = _(MODE_WORDS[self.mode])
         title = self.query_one("#matrix-title", Static)
         if pred is None:
             title.update(f"[b]GPU <-> GPU[/]: {what}")
             self.query_one("#allreduce", Static).update(
-                f"[red]cannot evaluate: {escape(planner.error or '')}[/]"
+                "[red]" + _("cannot evaluate: {error}").format(error=escape(planner.error or "")) + "[/]"
             )
             self.query_one("#pair-detail", Static).update("")
             return
@@ -533,8 +610,11 @@ class MatrixView(Vertical):
         # "PIX 26.3" where the view is wide enough for every column, the figure alone where it is not
         with_path = self.mode == "path" or (self.size.width or 66) >= 7 + len(gpus) * 11
         title.update(
-            f"[b]GPU <-> GPU[/]: {what}{', with the path class' if with_path and self.mode != 'path' else ''} "
-            "[dim](v: next view)[/]"
+            f"[b]GPU <-> GPU[/]: {what}"
+            + (_(", with the path class") if with_path and self.mode != "path" else "")
+            + " [dim]"
+            + _("(v: next view)")
+            + "[/]"
         )
         table.add_column("", key="row")
         for n in gpus:
@@ -559,16 +639,23 @@ class MatrixView(Vertical):
         ar = pred.allreduce
         if ar is not None and ar.value is not None:
             self.query_one("#allreduce", Static).update(
-                f"All-reduce bus bandwidth, {allreduce_scope(pred)}: [b]{ar.value:.1f} GB/s[/] "
-                f"({escape(allreduce_how(pred))}). Cells: "
-                "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]"
+                _(
+                    "All-reduce bus bandwidth, {scope}: [b]{value} GB/s[/] ({how}). Cells: "
+                    "[bold green]NVLink[/] [green]P2P[/] [yellow]staged via host[/]"
+                ).format(
+                    scope=escape(allreduce_scope(pred)),
+                    value=f"{ar.value:.1f}",
+                    how=escape(allreduce_how(pred)),
+                )
             )
         elif ar is not None:  # a hop's rate rests on a null catalog value: unknown, never 0
             self.query_one("#allreduce", Static).update(
-                f"All-reduce bus bandwidth, {len(pred.ring)} GPUs: [b]{escape(unknown_because(ar.missing))}[/]"
+                _("All-reduce bus bandwidth, {count} GPUs: [b]{value}[/]").format(
+                    count=len(pred.ring), value=escape(unknown_because(ar.missing))
+                )
             )
         else:
-            self.query_one("#allreduce", Static).update("[dim]one GPU: no all-reduce[/]")
+            self.query_one("#allreduce", Static).update("[dim]" + _("one GPU: no all-reduce") + "[/]")
         self._detail()
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
@@ -579,30 +666,37 @@ class MatrixView(Vertical):
         pred = self._pred
         out = self.query_one("#pair-detail", Static)
         if pred is None or not pred.pairs:
-            out.update("[dim]one GPU: no pairs[/]" if pred else "")
+            out.update("[dim]" + _("one GPU: no pairs") + "[/]" if pred else "")
             return
         table = self.query_one(DataTable)
         gpus = pred.machine.gpus
         r, c = table.cursor_coordinate.row, table.cursor_coordinate.column - 1
         if not (0 <= r < len(gpus) and 0 <= c < len(gpus)) or r == c:
-            out.update("[dim]pick a cell off the diagonal for that pair's derivation[/]")
+            out.update("[dim]" + _("pick a cell off the diagonal for that pair's derivation") + "[/]")
             return
         a, b = gpus[r].index, gpus[c].index
         p = next(p for p in pred.pairs if {p.a, p.b} == {a, b})
         # the path view shows each pair's class; its detail derives the one-way copy over that path
         fig = p.uni if self.mode == "path" else getattr(p, self.mode)
-        nccl = "no CUDA P2P" if not p.p2p else p.nccl_reason
-        out.update(
-            f"GPU{p.a}-GPU{p.b}: path [b]{p.path}[/], CUDA P2P {'yes' if p.p2p else 'no'} "
-            f"({escape(p.p2p_reason)}); NCCL uses [b]{p.nccl_transport}[/] ({escape(nccl)})\n"
-            + derivation(
-                "one way"
-                if self.mode in ("uni", "path")
-                else "both ways"
-                if self.mode == "bidi"
-                else "latency",
-                fig,
+        nccl = _("no CUDA P2P") if not p.p2p else p.nccl_reason
+        said = (
+            _("GPU{a}-GPU{b}: path [b]{path}[/], CUDA P2P yes ({why}); NCCL uses [b]{transport}[/] ({nccl})")
+            if p.p2p
+            else _(
+                "GPU{a}-GPU{b}: path [b]{path}[/], CUDA P2P no ({why}); NCCL uses [b]{transport}[/] ({nccl})"
             )
+        )
+        out.update(
+            said.format(
+                a=p.a,
+                b=p.b,
+                path=p.path,
+                why=escape(p.p2p_reason),
+                transport=p.nccl_transport,
+                nccl=escape(nccl),
+            )
+            + "\n"
+            + derivation(_(FIGURE_WORDS[self.mode]), fig)
             + _readiness_markup(self._ready.get((p.a, p.b)))
         )
 
@@ -616,10 +710,22 @@ class FindingsView(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="findings-table", cursor_type="row")
         with VerticalScroll(id="finding-scroll"):
-            yield Static(id="finding-detail")
+            yield ProseStatic(id="finding-detail")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("severity", "id", "on", "message")
+        self.query_one(DataTable).add_columns(*self.columns())
+
+    @staticmethod
+    def columns() -> tuple[str, ...]:
+        # "on": what a finding is about (a GPU, a pair, the build), not a setting's value
+        return (_("severity"), "id", pgettext("what a finding is about", "on"), _("message"))
+
+    def relabel(self) -> None:
+        """The column headings in the current language; the findings are listed again when shown."""
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_columns(*self.columns())
+        self._shown = ()
 
     def on_resize(self) -> None:
         self._shown = ()  # messages are cut to the width: draw them again for the new one
@@ -640,9 +746,9 @@ class FindingsView(Vertical):
         room = max(20, self.size.width - 32)  # what the severity, id and subject columns leave
         for i, f in enumerate(self._findings):
             table.add_row(
-                Text(f.severity, SEVERITY_STYLE.get(f.severity, "")),
+                Text(_(SEVERITY_WORD.get(f.severity, f.severity)), SEVERITY_STYLE.get(f.severity, "")),
                 f.id,
-                f.subject,
+                _subject(f.subject),
                 _fit(f.message, room),
                 key=str(i),
             )
@@ -658,32 +764,45 @@ class FindingsView(Vertical):
         out = self.query_one("#finding-detail", Static)
         findings = self._findings
         if not findings:
-            out.update("No findings for this build." if self.app.planner.prediction else "")
+            out.update(_("No findings for this build.") if self.app.planner.prediction else "")
             return
         from advisor.findings.rules import rule_by_id
 
         f = findings[min(self.query_one(DataTable).cursor_row, len(findings) - 1)]
         rule = rule_by_id(f.id)
+        head = _(SEVERITY_HEAD[f.severity]) if f.severity in SEVERITY_HEAD else f.severity.upper()
         text = Text.assemble(
-            (f"{f.severity.upper()} {f.id}", SEVERITY_STYLE.get(f.severity, "")),
-            f" ({f.subject})",
+            (f"{head} {f.id}", SEVERITY_STYLE.get(f.severity, "")),
+            f" ({_subject(f.subject)})",
             "\n",
             f.message,
             "\n\n",
-            ("Fix: ", "bold"),
+            (_("Fix: "), "bold"),
             f.fix,
             "\n\n",
-            ("Why: ", "bold"),
+            (_("Why: "), "bold"),
             f.why,
         )
         if rule is not None:
+            # the rule's title is in the catalog (rules/*.yaml); its example is translated where the
+            # catalog has it, and its condition is code
             text.append_text(
-                Text.assemble("\n\n", ("Rule: ", "bold"), f"{rule.title}: ", (rule.when, "italic"))
+                Text.assemble("\n\n", (_("Rule: "), "bold"), f"{_(rule.title)}: ", (rule.when, "italic"))
             )
             if rule.example:
-                text.append_text(Text.assemble("\n\n", ("Example: ", "bold"), rule.example))
-            text.append_text(Text.assemble("\n\n", ("Sources: ", "bold"), ", ".join(rule.sources)))
+                text.append_text(Text.assemble("\n\n", (_("Example: "), "bold"), _(rule.example)))
+            text.append_text(Text.assemble("\n\n", (_("Sources: "), "bold"), ", ".join(rule.sources)))
         out.update(text)
+
+
+def _subject(subject: str) -> str:
+    """What a finding is about as the views name it: a GPU, a pair, a slot as they are; the whole build
+    in words."""
+    if subject == "build":
+        return _("build")
+    if subject == "workload":
+        return _("workload")
+    return subject
 
 
 # ---------------------------------------------------------------------- summary line
@@ -693,7 +812,7 @@ def summary_text(planner: Planner) -> Text:
     pred = planner.prediction
     t = Text()
     if pred is None:
-        t.append("cannot evaluate: ", "bold red")
+        t.append(_("cannot evaluate: "), "bold red")
         t.append(planner.error or "", "red")
         return t
     gpus = pred.machine.gpus
@@ -701,23 +820,31 @@ def summary_text(planner: Planner) -> Text:
     t.append(verdict.title, "bold red" if verdict.severity == "error" else "bold")
     t.append(" · ")
     if gpus:
-        t.append(f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}, links ")
+        t.append(
+            ngettext("{count} GPU, links", "{count} GPUs, links", len(gpus)).format(count=len(gpus)) + " "
+        )
         t.append("/".join(f"x{n.link.width}" for n in gpus), "cyan")
     if pred.allreduce and pred.allreduce.value is not None:
         t.append(f"  all-reduce {pred.allreduce.value:.1f} GB/s")
     elif pred.allreduce:
-        t.append("  all-reduce unknown", "yellow")
+        t.append("  " + _("all-reduce unknown"), "yellow")
     counts = {s: sum(1 for f in planner.findings if f.severity == s) for s in ("error", "warning", "info")}
     t.append("  ")
-    for s, label in (("error", "error"), ("warning", "warning"), ("info", "info")):
+    said = {
+        "error": lambda n: ngettext("{count} error", "{count} errors", n),
+        "warning": lambda n: ngettext("{count} warning", "{count} warnings", n),
+        "info": lambda n: ngettext("{count} info", "{count} infos", n),
+    }
+    for s in ("error", "warning", "info"):
         if counts[s]:
-            t.append(f"{counts[s]} {label}{'s' if counts[s] > 1 else ''} ", SEVERITY_STYLE[s])
+            t.append(said[s](counts[s]).format(count=counts[s]) + " ", SEVERITY_STYLE[s])
     if not planner.findings:
-        t.append("no findings", "green")
+        t.append(_("no findings"), "green")
     return t
 
 
 _VERDICT_STYLE = {"PASS": "green", "FAIL": "bold red", "UNKNOWN": "yellow"}
+_VERDICT_WORD = {"PASS": N_("PASS"), "FAIL": N_("FAIL"), "UNKNOWN": N_("UNKNOWN")}
 
 
 def _readiness_markup(r) -> str:
@@ -725,11 +852,12 @@ def _readiness_markup(r) -> str:
     fails or is not known, and the command that settles an UNKNOWN."""
     if r is None:
         return ""
-    lines = [f"\n[b]P2P readiness[/]: [{_VERDICT_STYLE[r.verdict]}]{escape(r.summary)}[/]"]
+    lines = [f"\n[b]{escape(_('P2P readiness'))}[/]: [{_VERDICT_STYLE[r.verdict]}]{escape(r.summary)}[/]"]
     for x in r.layers:
-        lines.append(f"  [{_VERDICT_STYLE[x.verdict]}]{x.verdict:7}[/] [b]{x.layer:8}[/] {escape(x.why)}")
+        verdict, layer = pad(_(_VERDICT_WORD[x.verdict]), 7), pad(layer_name(x.layer), 8)
+        lines.append(f"  [{_VERDICT_STYLE[x.verdict]}]{verdict}[/] [b]{escape(layer)}[/] {escape(x.why)}")
         if x.verdict != "PASS" and x.fix:
-            lines.append(f"           [b]fix:[/] {escape(x.fix)}")
+            lines.append("           " + _("[b]fix:[/] {fix}").format(fix=escape(x.fix)))
         if x.verdict == "UNKNOWN" and x.check:
-            lines.append(f"           [b]check:[/] {escape(x.check)}")
+            lines.append("           " + _("[b]check:[/] {check}").format(check=escape(x.check)))
     return "\n".join(lines)

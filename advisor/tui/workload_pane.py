@@ -17,15 +17,19 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Label, Select, Static
 
 from advisor.base.errors import UserError
+from advisor.i18n import N_, _, pgettext
 from advisor.session.planner import Planner
 
+# a field as a message about it names it
+FIELD_WORDS = {"batch": N_("batch"), "seq": N_("seq"), "accum": N_("accum"), "gpus": N_("gpus")}
 STRATEGIES = {
     "train": ("ddp", "dataparallel", "zero2", "zero3", "fsdp", "tp", "pp"),
     "infer": ("tp", "pp", "replicas", "ep", "row"),
 }
 # what the weights are, by job: full fine-tuning or LoRA/QLoRA; 16-bit or quantized inference weights
+# (labels in English, shown with _(): forms())
 FORMATS = {
-    "train": (("full", "full"), ("LoRA", "lora"), ("QLoRA", "qlora")),
+    "train": ((N_("full"), "full"), ("LoRA", "lora"), ("QLoRA", "qlora")),
     "infer": (
         ("16-bit", "none"),
         ("fp8", "fp8"),
@@ -37,59 +41,92 @@ FORMATS = {
 }
 
 
+TASKS = ((N_("train"), "train"), (N_("infer"), "infer"))
+
+
+def forms(pairs) -> list[tuple[str, str]]:
+    """A Select's (label, value) pairs with the labels in the current language."""
+    return [(_(label), value) for label, value in pairs]
+
+
+def relabel_select(select: Select, options: list[tuple[str, str]]) -> None:
+    """New labels for a Select's options, its value kept; it does not say it changed (it has not)."""
+    value = select.value
+    with select.prevent(Select.Changed):
+        select.set_options(options)
+        select.value = value
+
+
 class WorkloadPane(Vertical):
+    # each field's label and tooltip, by the id of the widget that shows it (in English: shown with _())
+    LABELS = {"wl-batch-label": N_("batch"), "wl-seq-label": N_("seq"), "wl-accum-label": N_("accum")}
+    TOOLTIPS = {
+        "wl-task": N_("training step or inference"),
+        "wl-model": N_("model preset"),
+        "wl-strategy": N_("parallel strategy"),
+        "wl-format": N_(
+            "training: full fine-tuning, LoRA or QLoRA (rank 16); inference: the weights' "
+            "format (int4: AWQ/GPTQ; Q8_0-Q4_K_M: GGUF)"
+        ),
+        "wl-batch": N_(
+            "micro-batch per GPU (train); concurrent sequences, or max for as many as the KV cache admits (infer)"
+        ),
+        "wl-seq": N_("sequence length (train); prompt (infer)"),
+        "wl-accum": N_("gradient accumulation steps"),
+        "wl-gpus": N_("GPUs used (default all)"),
+    }
+
     def compose(self) -> ComposeResult:
         from advisor.workload import defaults as d
         from advisor.workload.presets import presets
 
+        tip = {k: _(v) for k, v in self.TOOLTIPS.items()}
         models = [(key, key) for key in presets()]
         with Horizontal(classes="wl-row"):
-            yield Select(
-                [("train", "train"), ("infer", "infer")],
-                value="train",
-                allow_blank=False,
-                id="wl-task",
-                tooltip="training step or inference",
-            )
-            yield Select(models, value=d.MODEL, allow_blank=False, id="wl-model", tooltip="model preset")
+            yield Select(forms(TASKS), value="train", allow_blank=False, id="wl-task", tooltip=tip["wl-task"])
+            yield Select(models, value=d.MODEL, allow_blank=False, id="wl-model", tooltip=tip["wl-model"])
             yield Select(
                 [(s, s) for s in STRATEGIES["train"]],
                 value=d.STRATEGY["train"],
                 allow_blank=False,
                 id="wl-strategy",
-                tooltip="parallel strategy",
+                tooltip=tip["wl-strategy"],
             )
             yield Select(
-                list(FORMATS["train"]),
+                forms(FORMATS["train"]),
                 value="full",
                 allow_blank=False,
                 id="wl-format",
-                tooltip="training: full fine-tuning, LoRA or QLoRA (rank 16); inference: the weights' "
-                "format (int4: AWQ/GPTQ; Q8_0-Q4_K_M: GGUF)",
+                tooltip=tip["wl-format"],
             )
         with Horizontal(classes="wl-row"):
-            yield Label("batch", classes="wl-label")
-            yield Input(
-                str(d.BATCH["train"]),
-                id="wl-batch",
-                tooltip="micro-batch per GPU (train); concurrent sequences, or max for as many as the KV "
-                "cache admits (infer)",
-            )
-            yield Label("seq", classes="wl-label")
+            yield Label(_(self.LABELS["wl-batch-label"]), classes="wl-label", id="wl-batch-label")
+            yield Input(str(d.BATCH["train"]), id="wl-batch", tooltip=tip["wl-batch"])
+            yield Label(_(self.LABELS["wl-seq-label"]), classes="wl-label", id="wl-seq-label")
             yield Input(
                 str(d.seq_for(presets()[d.MODEL])),
                 id="wl-seq",
                 type="integer",
-                tooltip="sequence length (train); prompt (infer)",
+                tooltip=tip["wl-seq"],
             )
-            yield Label("accum", classes="wl-label")
-            yield Input(str(d.ACCUM), id="wl-accum", type="integer", tooltip="gradient accumulation steps")
-            yield Label("GPUs", classes="wl-label")
-            yield Input(
-                "", id="wl-gpus", type="integer", placeholder="all", tooltip="GPUs used (default all)"
-            )
+            yield Label(_(self.LABELS["wl-accum-label"]), classes="wl-label", id="wl-accum-label")
+            yield Input(str(d.ACCUM), id="wl-accum", type="integer", tooltip=tip["wl-accum"])
+            yield Label(pgettext("how many GPUs", "GPUs"), classes="wl-label")
+            yield Input("", id="wl-gpus", type="integer", placeholder=_("all"), tooltip=tip["wl-gpus"])
         with VerticalScroll(id="wl-scroll"):
             yield Static(id="wl-report")
+
+    def relabel(self) -> None:
+        """The form's words in the current language; what is picked and typed in it stays (the report is
+        drawn again when the view is shown)."""
+        for wid, label in self.LABELS.items():
+            self.query_one(f"#{wid}", Label).update(_(label))
+        for wid, tip in self.TOOLTIPS.items():
+            self.query_one(f"#{wid}").tooltip = _(tip)
+        self.query_one("#wl-gpus", Input).placeholder = _("all")
+        task = str(self.query_one("#wl-task", Select).value)
+        for wid, options in (("#wl-task", TASKS), ("#wl-format", FORMATS[task])):
+            relabel_select(self.query_one(wid, Select), forms(options))
 
     def workload(self):
         """The Workload the form describes (a UserError when a field is unusable)."""
@@ -108,10 +145,12 @@ class WorkloadPane(Vertical):
                 most, values[key] = True, 1  # as many sequences as each configuration's KV cache admits
                 continue
             if not raw.isdigit() or int(raw) < low:
-                more = (
-                    ", or max (as many as the KV cache admits)" if key == "batch" and task == "infer" else ""
+                said = (
+                    _("{field}: a whole number of at least {low}, or max (as many as the KV cache admits)")
+                    if key == "batch" and task == "infer"
+                    else _("{field}: a whole number of at least {low}")
                 )
-                raise UserError(f"{key}: a whole number of at least {low}{more}")
+                raise UserError(said.format(field=_(FIELD_WORDS[key]), low=low))
             values[key] = int(raw)
         model = resolve(str(self.query_one("#wl-model", Select).value))
         strategy = str(self.query_one("#wl-strategy", Select).value)
@@ -151,7 +190,7 @@ class WorkloadPane(Vertical):
         out = self.query_one("#wl-report", Static)
         pred = planner.prediction
         if pred is None:
-            out.update(Text(f"cannot evaluate the build: {planner.error}", "red"))
+            out.update(Text(_("cannot evaluate the build: {error}").format(error=planner.error), "red"))
             return
         from advisor.assess import Request, assess
         from advisor.render.workload import render_text
@@ -177,10 +216,13 @@ class WorkloadPane(Vertical):
             record=True, width=width, file=io.StringIO(), color_system="truecolor", highlight=False
         )
         render_text(analysis, console=console)
+        from advisor.tui.views import SEVERITY_HEAD
+
         for f in findings:
             style = {"error": "bold red", "warning": "yellow"}.get(f.severity, "cyan")
-            console.print(f"[{style}]{f.severity.upper()} {f.id}[/]: {f.message}")
-            console.print(f"  fix: {f.fix}", style="dim")
+            head = _(SEVERITY_HEAD[f.severity]) if f.severity in SEVERITY_HEAD else f.severity.upper()
+            console.print(f"[{style}]{head} {f.id}[/]: {f.message}")
+            console.print("  " + _("fix: ") + f.fix, style="dim")
         out.update(Text.from_ansi(console.export_text(styles=True)))
 
     @on(Select.Changed)
@@ -195,7 +237,7 @@ class WorkloadPane(Vertical):
             strategy.set_options([(s, s) for s in choices])
             strategy.value = d.STRATEGY[task]
             fmt = self.query_one("#wl-format", Select)
-            fmt.set_options(list(FORMATS[task]))
+            fmt.set_options(forms(FORMATS[task]))
             fmt.value = FORMATS[task][0][1]
             model = resolve(str(self.query_one("#wl-model", Select).value))
             self.query_one("#wl-seq", Input).value = str(d.PROMPT if task == "infer" else d.seq_for(model))

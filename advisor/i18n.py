@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 DOMAIN = "advisor"
@@ -99,6 +101,35 @@ def N_(message: str) -> str:
     """Marks a sentence for the catalog where it is written (a module constant) without translating it
     there: it is translated where it is shown, with `_`, once the language is known."""
     return message
+
+
+def retell(text: str, templates: Sequence[str], depth: int = 4) -> str:
+    """`text`, an English sentence made from one of `templates` (msgids whose {name}s are simple names),
+    said again in the current language, each value itself retold where it too is made from a template.
+    `text` itself where no template makes it, and in English.
+
+    For sentences kept in English as data where they are made (a measurement file's note, where a
+    quote's count was read: code and files compare them) or made by code that is not ours (argparse's
+    errors): they are translated where they are shown, like any other."""
+    if _current == "en" or not text:
+        return text
+    for template in templates:
+        m = _pattern(template).fullmatch(text)
+        if m:
+            values = {
+                k: retell(v, templates, depth - 1) if depth > 0 else v for k, v in m.groupdict().items()
+            }
+            return _(template).format(**values)
+    return text
+
+
+@lru_cache(maxsize=512)
+def _pattern(template: str) -> re.Pattern:
+    """The regular expression that finds a template's values in a sentence made from it."""
+    parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template)
+    return re.compile(
+        "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)), re.S
+    )
 
 
 def decimal(x: float, digits: int = 1) -> str:

@@ -176,15 +176,85 @@ HELP = [
 
 @pytest.mark.parametrize("words", HELP, ids=[" ".join(w) or "advisor" for w in HELP])
 def test_every_help_page_reads_in_chinese(capsys, words):
-    """Each command's --help (argparse's 'usage:' and 'options:' headings aside: its own words)."""
+    """Each command's --help, argparse's own headings ('usage:', 'options:') included."""
     from advisor.main import main
 
     with pytest.raises(SystemExit) as done:
         main(["--lang", "zh", *words, "--help"])
     assert done.value.code == 0
     out = capsys.readouterr().out
-    assert "显示帮助并退出" in out
+    assert "显示帮助并退出" in out and out.startswith("用法：advisor")
+    assert "usage:" not in out and "options:" not in out and "positional arguments" not in out
     assert english_left(out) == []
+
+
+def _argparse_error(capsys, *args: str) -> str:
+    from advisor.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "zh", *args])
+    assert done.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    return err
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["plan", "--cpu"], "advisor plan：错误：参数 --cpu：后面要跟一个值"),
+        (
+            ["plan", "--driver", "foo"],
+            "advisor plan：错误：参数 --driver：无效的选项：'foo'（可选：'stock', 'patched'）",
+        ),
+        (["bogus"], "advisor：错误：参数 COMMAND：无效的选项：'bogus'（可选："),
+        (["plan", "--frobnicate"], "advisor：错误：无法识别的参数：--frobnicate"),
+        (["compare"], "advisor compare：错误：缺少必需的参数：build, measurement"),
+        (["plan", "--batch", "x"], "advisor plan：错误：参数 --batch：无效的 int 值：'x'"),
+        (["recommend", "--train", "8b", "--infer", "8b"], "参数 --infer：不能和 --train 一起用"),
+        (["serve", "--port", "x"], "参数 --port：要是 0 到 65535 之间的端口号（给的是 'x'）"),
+    ],
+    ids=[
+        "missing-value",
+        "invalid-choice",
+        "unknown-command",
+        "unrecognized",
+        "required",
+        "int",
+        "exclusive",
+        "type",
+    ],
+)
+def test_argparse_says_its_errors_in_chinese(capsys, args, said):
+    """argparse's own sentences (it looks them up in gettext's global domain, not advisor's) are said again
+    in Chinese by advisor's parser: the usage line, then the error, exit 2, no English sentence left."""
+    err = _argparse_error(capsys, *args)
+    assert err.startswith("用法：advisor")
+    assert said in err
+    assert english_left(err) == []
+
+
+def test_argparse_stays_english_outside_advisors_parser(capsys):
+    """Nothing of the Chinese run leaks into the standard library: a plain argparse parser made after it,
+    in the same process, still speaks English, and so does advisor in English."""
+    import argparse
+
+    _argparse_error(capsys, "plan", "--cpu")
+    plain = argparse.ArgumentParser(prog="other")
+    plain.add_argument("--x", required=True)
+    with pytest.raises(SystemExit):
+        plain.parse_args([])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: other") and "the following arguments are required: --x" in err
+    from advisor.main import main
+
+    with pytest.raises(SystemExit):
+        main(["plan", "--cpu"])
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("usage: advisor plan")
+        and "advisor plan: error: argument --cpu: expected one argument" in err
+    )
 
 
 def _rule_texts():
@@ -270,7 +340,6 @@ GAPS = [
     pytest.param(["catalog", "list", "--kind", "gpu"], id="catalog-list"),
     pytest.param(["rules", "explain", "LANE001"], id="rules-explain"),
     pytest.param(["accuracy"], id="accuracy"),
-    pytest.param(["plan", "--cpu"], id="argparse-errors"),
 ]
 
 
@@ -280,7 +349,66 @@ def test_known_gaps_still_show_english(cli, tmp_path, args):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     code, out, err = cli("--lang", "zh", *args)
     assert code in (0, 1, 2), err
-    out = out if code != 2 else err  # argparse's own messages are English (its gettext domain, not ours)
+    out = out if code != 2 else err  # an error is said on standard error
     if "-o" in args:
         out = _html_text(Path(args[args.index("-o") + 1]).read_text())
     assert english_left(out) == []
+
+
+TOOLS = ROOT / "tests" / "fixtures" / "tools"
+HERO = "examples/2x4090-z790-hero.yaml"
+KINGHORN = str(TOOLS / "p2p" / "kinghorn_2x4090_driver525_cannot_access.txt")
+
+
+def _flat(text: str) -> str:
+    """A wrapped Chinese text as one line: a line of Chinese breaks between any two characters."""
+    return re.sub(r"\s*\n\s*", "", text)
+
+
+def test_a_comparison_reads_in_chinese(cli):
+    """The table's headings, each cause and what to check, and the readiness judged again with the
+    driver's own P2P matrix: its reason quotes the matrix's note, said in Chinese too."""
+    gns = str(TOOLS / "topo_p2p" / "club3090_1124_2x5090_gns_rw.txt")
+    out = _zh(cli, "compare", HERO, KINGHORN, gns)
+    assert out.startswith("指标")
+    for words in ("核实：", "按文件里的实测重新做 P2P 就绪检查", "不通过  驱动     实测：", "（依据文件）"):
+        assert words in _flat(out)
+    assert english_left(out) == []
+    report = _zh(cli, "compare", HERO, KINGHORN, gns, "--format", "markdown")
+    assert report.startswith("| 指标 | 位置 | 预测 | 实测 | 比值 | |") and english_left(report) == []
+
+
+def test_what_the_files_settle_is_said_in_chinese(cli):
+    """BAR1, the kernel command line and lspci's ACS control: each file's reading, as a sentence of ours
+    and as the reader's own note (English in the measurement file), is Chinese on a Chinese page."""
+    out = _zh(
+        cli,
+        "compare",
+        HERO,
+        str(TOOLS / "smiq" / "aikitoria38_bar1_grep.txt"),
+        str(TOOLS / "cmdline" / "aikitoria38_dmesg_iommu_pt.txt"),
+        str(TOOLS / "lspci" / "nccl523_grep_acsctl_redirect_on.txt"),
+    )
+    for words in (
+        "大 BAR 已开启",
+        "iommu=pt：直通",
+        "一个树外内核补丁",
+        "经过它们的卡间请求会被重定向到根复合体",
+    ):
+        assert words in _flat(out)
+    assert english_left(out) == []
+
+
+def test_a_comparison_matched_by_gpus_says_its_notes_in_chinese(cli):
+    out = _zh(cli, "compare", HERO, str(TOOLS / "nvbandwidth" / "issue15_8x4090_v0.2.txt"), "--gpus", "4,5")
+    assert "实测的 GPU4 按配置的 GPU0 对比" in _flat(out) and "（不在 --gpus 里）" in _flat(out)
+    assert english_left(out) == []
+
+
+def test_a_measurement_of_another_shape_is_refused_in_chinese(cli):
+    code, _out, err = cli(
+        "--lang", "zh", "compare", HERO, str(TOOLS / "nvbandwidth" / "issue15_8x4090_v0.2.txt")
+    )
+    assert code == 2
+    assert err.startswith("advisor：错误：") and "测量里是 8 张卡（GPU0-GPU7），而配置是 2 张" in _flat(err)
+    assert english_left(err) == []

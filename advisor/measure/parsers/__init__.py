@@ -11,6 +11,7 @@ from collections.abc import Callable
 from advisor.base.errors import Problem, UserError
 from advisor.base.inputs import check_lines, one_newline
 from advisor.base.text import plain
+from advisor.i18n import retell
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import (
     bandwidthtest,
@@ -46,6 +47,17 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
 TOOLS: tuple[str, ...] = tuple(READERS)
 
 
+# the sentences the readers write in a result's note, by tool: a note is data, English in the measurement
+# file (code and files compare it); these are said again in the run's language where a note is shown
+NOTES = {"lspci": lspci.NOTES, "cmdline": cmdline.NOTES, "topo-p2p": topop2p.NOTES}
+
+
+def note_words(note: str, tool: str) -> str:
+    """A result's note in the run's language where its reader's sentences have a translation; the note as
+    the file has it otherwise."""
+    return retell(note, NOTES.get(tool, ()))
+
+
 def parse(tool: str, text: str, filename: str) -> Measurement:
     """Read `text` (the content of `filename`) as the output of `tool`, or of the detected tool."""
     # one kind of line break; a copy from a terminal keeps its colours and underlines, which go, and any
@@ -75,4 +87,4 @@ def parse(tool: str, text: str, filename: str) -> Measurement:
     return reader(text, filename)
 
 
-__all__ = ["READERS", "TOOLS", "detect", "parse"]
+__all__ = ["NOTES", "READERS", "TOOLS", "detect", "note_words", "parse"]

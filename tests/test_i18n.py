@@ -196,8 +196,9 @@ def _ids(x) -> list:
             "tests/fixtures/tools/topo_p2p/club3090_1124_2x5090_gns_rw.txt",
             "tests/fixtures/tools/cmdline/aikitoria38_dmesg_iommu_pt.txt",
         ],
+        ["doctor", "--lspci", "tests/fixtures/doctor/lspci/wrx90e-sage-1224bc75f732.txt", "--no-load"],
     ],
-    ids=["plan", "validate", "workload", "compare"],
+    ids=["plan", "validate", "workload", "compare", "doctor"],
 )
 def test_json_keys_rule_ids_and_verdicts_are_the_same_in_every_language(cli, args):
     code, out_en, err = cli(*args, "--json")

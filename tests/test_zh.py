@@ -412,3 +412,71 @@ def test_a_measurement_of_another_shape_is_refused_in_chinese(cli):
     assert code == 2
     assert err.startswith("advisor：错误：") and "测量里是 8 张卡（GPU0-GPU7），而配置是 2 张" in _flat(err)
     assert english_left(err) == []
+
+
+DOCTOR = ROOT / "tests" / "fixtures" / "doctor" / "lspci"
+
+
+def test_doctor_reads_in_chinese(cli):
+    """On a recorded workstation with planted faults: what was read, each GPU's link, each finding's
+    message and fix, the severities; the file's own device names stay as lspci printed them."""
+    code, out, err = cli(
+        "--lang",
+        "zh",
+        "doctor",
+        "--lspci",
+        str(DOCTOR / "wrx90e-sage-1224bc75f732.txt"),
+        "--no-load",
+        "--cmdline",
+        str(TOOLS / "cmdline" / "aikitoria38_dmesg_iommu_pt.txt"),
+        "--cpus",
+        "0-15",
+    )
+    assert code == 1, err
+    flat = _flat(out)
+    for words in (
+        "读到：链路按文件里记录的读",
+        "：链路 Gen1x8",
+        "警告    DOC004",
+        "大 BAR（Resizable",
+        "建议：",
+    ):
+        assert words in flat
+    assert english_left(out) == []
+
+
+def test_doctor_with_nothing_to_check_says_so_in_chinese(cli, tmp_path):
+    code, out, err = cli("--lang", "zh", "doctor", "--sysfs", str(tmp_path))
+    assert code == 2
+    assert "没有可检查的：给的文件里没有 NVIDIA GPU" in err and english_left(out + err) == []
+
+
+def test_doctor_json_is_the_same_document_in_chinese(cli):
+    """The JSON keeps its keys, ids and severities; its sentences follow the language."""
+    args = ["doctor", "--lspci", str(DOCTOR / "wrx90e-sage-1224bc75f732.txt"), "--no-load", "--json"]
+    en = json.loads(cli(*args)[1])
+    zh = json.loads(cli("--lang", "zh", *args)[1])
+    assert [(f["id"], f["severity"], f["sources"]) for f in en["findings"]] == [
+        (f["id"], f["severity"], f["sources"]) for f in zh["findings"]
+    ]
+    assert en["gpus"] == zh["gpus"] and en["findings"] != zh["findings"]
+    assert all(english_left(f["message"] + "\n" + f["fix"]) == [] for f in zh["findings"])
+
+
+def test_import_says_what_it_wrote_and_what_is_wrong_in_chinese(cli, tmp_path):
+    out_file = tmp_path / "m.json"
+    code, out, err = cli("--lang", "zh", "import", "auto", KINGHORN, "-o", str(out_file))
+    assert code == 0 and err.startswith(f"已写入 {out_file}：来自 p2p 的 ")
+    en_file = tmp_path / "en.json"
+    cli("import", "auto", KINGHORN, "-o", str(en_file))
+    assert out_file.read_text() == en_file.read_text(), (
+        "the measurement file is data: the same in every language"
+    )
+    topo = str(TOOLS / "topo" / "club3090_2x5090_phb_tabs.txt")
+    code, out, err = cli("--lang", "zh", "import", "p2p", topo)
+    assert code == 2 and "这不是 p2pBandwidthLatencyTest 的输出（没有 'P2P=... Bandwidth Matrix'" in err
+    assert english_left(err) == []
+    code, out, err = cli("--lang", "zh", "import", "auto", "README.md")
+    assert code == 2 and "看不出这个文件是哪个工具写的" in err and english_left(err) == []
+    code, out, err = cli("--lang", "zh", "import", "auto", str(tmp_path / "missing.txt"))
+    assert code == 2 and err.strip().endswith("missing.txt：文件不存在（检查路径）")

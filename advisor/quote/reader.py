@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.inputs import check_lines, one_newline
+from advisor.i18n import N_
 from advisor.quote.assemble import assemble
 from advisor.quote.claims import claims_in
 from advisor.quote.document import Claim, Quote, QuoteLine
@@ -45,7 +46,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     # every line break one kind ("\r" alone, U+2028 and U+0085 too), so that the cap counts every line;
     # and no line longer than any real quote's, so that each stage's work on a line stays small
     text = one_newline(text)
-    check_lines(text, filename, "a quote")
+    check_lines(text, filename, N_("a quote"))
     if text.count("\n") > MAX_LINES:
         raise UserError(
             problems=[

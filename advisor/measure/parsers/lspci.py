@@ -191,7 +191,7 @@ def parse(text: str, filename: str) -> Measurement:
                     acs[f"line {line.number}"] = redir.group(1) == "+"
             return Measurement(source=Source(tool=TOOL, file=filename), results=_acs_result(acs))
         raise not_this_tool(
-            text, filename, TOOL, "no device line like '01:00.0 VGA compatible controller: ...'"
+            text, filename, TOOL, N_("no device line like '01:00.0 VGA compatible controller: ...'")
         )
     if acs and not any(d.link or d.bar1_mb is not None for d in devices):
         # `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'`: device lines and ACS control, no link lines

@@ -97,7 +97,7 @@ def parse(text: str, filename: str) -> Measurement:
         i += 1
     if not matrices:
         raise not_this_tool(
-            text, filename, TOOL, "no matrix header 'GPU0 GPU1 ...' followed by OK/NS/... cells"
+            text, filename, TOOL, N_("no matrix header 'GPU0 GPU1 ...' followed by OK/NS/... cells")
         )
     gpus = len(matrices[0].header.tokens)
     results: list[Result] = []

@@ -97,6 +97,14 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return catalog().ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """`message` in the current language where the same English word means two things (a figure's
+    "error" beside a finding's): `context` tells them apart in the catalog."""
+    if _current == "en":
+        return message
+    return catalog().pgettext(context, message)
+
+
 def N_(message: str) -> str:
     """Marks a sentence for the catalog where it is written (a module constant) without translating it
     there: it is translated where it is shown, with `_`, once the language is known."""

@@ -58,7 +58,10 @@ def test_every_sentence_the_code_and_the_rules_mark_is_in_the_catalog_translated
     extracted = {
         _first(msg)
         for _file, _line, msg, _comments, _context in extract_from_dir(
-            str(ROOT), method_map, options_map, keywords={"_": None, "N_": None, "ngettext": (1, 2)}
+            str(ROOT),
+            method_map,
+            options_map,
+            keywords={"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)},
         )
     }
     translated = {_first(m.id) for m in _catalog() if m.id and _translated(m) and "fuzzy" not in m.flags}
@@ -197,8 +200,9 @@ def _ids(x) -> list:
             "tests/fixtures/tools/cmdline/aikitoria38_dmesg_iommu_pt.txt",
         ],
         ["doctor", "--lspci", "tests/fixtures/doctor/lspci/wrx90e-sage-1224bc75f732.txt", "--no-load"],
+        ["accuracy"],
     ],
-    ids=["plan", "validate", "workload", "compare", "doctor"],
+    ids=["plan", "validate", "workload", "compare", "doctor", "accuracy"],
 )
 def test_json_keys_rule_ids_and_verdicts_are_the_same_in_every_language(cli, args):
     code, out_en, err = cli(*args, "--json")

@@ -234,7 +234,9 @@ def _render_loo(rows, s: dict, con: Console) -> None:
         ins = f"{r.predicted} ({100 * r.error:+.0f}%)"
         if r.loo is None:
             oos = "-"
-            note = _("rests on this case alone: {constants}").format(constants=", ".join(r.rests_on_own_case))
+            note = escape(
+                _("rests on this case alone: {constants}").format(constants=", ".join(r.rests_on_own_case))
+            )
         else:
             oos = f"{r.loo:.2f} ({100 * r.loo_error:+.0f}%)"
             note = ""

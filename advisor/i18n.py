@@ -151,21 +151,39 @@ def decimal(x: float, digits: int = 1) -> str:
     return format_decimal(x, format=pattern, locale=LANGUAGES[_current][0], decimal_quantization=True)
 
 
+def _extract_with(fileobj, keywords, comment_tags, options, call: str):
+    """Python's extraction, with the first argument of `call(...)` taken as a message too."""
+    from babel.messages.extract import extract_python
+
+    for line, funcname, messages, comments in extract_python(
+        fileobj, [*keywords, call], comment_tags, options
+    ):
+        if funcname == call:
+            first = messages[0] if isinstance(messages, tuple) else messages
+            yield line, "_", first, comments
+        else:
+            yield line, funcname, messages, comments
+
+
 def extract_report(fileobj, keywords, comment_tags, options):
     """Babel extraction method for the report's modules (babel.cfg): Python's, with `t(...)` (the report's
     sentence function, advisor.render.words) taken as a message too. Only there: elsewhere `t` is a
     variable, which Babel would read as a call."""
-    from babel.messages.extract import extract_python
+    yield from _extract_with(fileobj, keywords, comment_tags, options, "t")
 
-    for line, funcname, messages, comments in extract_python(
-        fileobj, [*keywords, "t"], comment_tags, options
-    ):
-        yield line, "_" if funcname == "t" else funcname, messages, comments
+
+def extract_facts(fileobj, keywords, comment_tags, options):
+    """Babel extraction method for advisor/findings/facts.py (babel.cfg): each fact's description, the first
+    argument of `fact(...)`, is a sentence of the catalog (`advisor rules facts` shows it translated)."""
+    yield from _extract_with(fileobj, keywords, comment_tags, options, "fact")
 
 
 # Babel's extractor for the rules' texts (babel.cfg): each rule's title, message, why and fix is a
-# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate)
-RULE_TEXTS = ("title", "message", "why", "fix")
+# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate), and its
+# example where `advisor rules explain` shows it; each registered check's (doctor's, the quote's) title,
+# what it checks, why, fix and example, shown by `advisor rules list` and `rules explain`
+RULE_TEXTS = ("title", "message", "why", "fix", "example")
+CHECK_TEXTS = ("title", "what", "why", "fix", "example")
 
 
 def extract_rules(fileobj, keywords, comment_tags, options):
@@ -175,19 +193,24 @@ def extract_rules(fileobj, keywords, comment_tags, options):
 
     text = fileobj.read().decode("utf-8")
     data = yaml.safe_load(text) or {}
-    rules = data.get("rules") if isinstance(data, dict) else None
-    if not isinstance(rules, list):
+    if not isinstance(data, dict):
         return
     lines = text.splitlines()
-    for rule in rules:
-        if not isinstance(rule, dict) or "id" not in rule:
+    for group, keys in (("rules", RULE_TEXTS), ("checks", CHECK_TEXTS)):
+        entries = data.get(group)
+        if not isinstance(entries, list):
             continue
-        rid = str(rule["id"])
-        line = next((i + 1 for i, x in enumerate(lines) if x.strip() in (f"- id: {rid}", f"id: {rid}")), 0)
-        for key in RULE_TEXTS:
-            value = rule.get(key)
-            if isinstance(value, str) and value.strip():
-                yield line, None, value, [f"rule {rid} {key}"]
+        for rule in entries:
+            if not isinstance(rule, dict) or "id" not in rule:
+                continue
+            rid = str(rule["id"])
+            line = next(
+                (i + 1 for i, x in enumerate(lines) if x.strip() in (f"- id: {rid}", f"id: {rid}")), 0
+            )
+            for key in keys:
+                value = rule.get(key)
+                if isinstance(value, str) and value.strip():
+                    yield line, None, value, [f"rule {rid} {key}"]
 
 
 def compiled(po_path: Path) -> bytes:

@@ -201,8 +201,23 @@ def _ids(x) -> list:
         ],
         ["doctor", "--lspci", "tests/fixtures/doctor/lspci/wrx90e-sage-1224bc75f732.txt", "--no-load"],
         ["accuracy"],
+        ["catalog", "list"],
+        ["catalog", "audit"],
+        ["rules", "list"],
+        ["rules", "facts"],
     ],
-    ids=["plan", "validate", "workload", "compare", "doctor", "accuracy"],
+    ids=[
+        "plan",
+        "validate",
+        "workload",
+        "compare",
+        "doctor",
+        "accuracy",
+        "catalog-list",
+        "catalog-audit",
+        "rules-list",
+        "rules-facts",
+    ],
 )
 def test_json_keys_rule_ids_and_verdicts_are_the_same_in_every_language(cli, args):
     code, out_en, err = cli(*args, "--json")

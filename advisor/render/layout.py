@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -281,12 +282,12 @@ def _texts(console: Console, cell: str) -> Text:
 
 
 def _natural(console: Console, col: Col, rows: list[list[str]], i: int) -> int:
-    return max([len(col.header)] + [_texts(console, r[i]).cell_len for r in rows])
+    return max([cell_len(col.header)] + [_texts(console, r[i]).cell_len for r in rows])
 
 
 def _longest_word(console: Console, col: Col, rows: list[list[str]], i: int) -> int:
     words = [w for r in rows for w in _texts(console, r[i]).plain.split()] + col.header.split()
-    return max((len(w) for w in words), default=1)
+    return max((cell_len(w) for w in words), default=1)
 
 
 def _fits_boxed(console: Console, cols: list[Col], rows: list[list[str]]) -> bool:
@@ -310,7 +311,7 @@ def _print_stacked(
     grid = [i for i, c in enumerate(cols) if c.kind != "prose" and i != group]
     widths = {i: _natural(console, cols[i], rows, i) for i in grid}
     values = {i: max((_texts(console, r[i]).cell_len for r in rows), default=0) for i in grid}
-    header_word = {i: max((len(w) for w in cols[i].header.split()), default=0) for i in grid}
+    header_word = {i: max((cell_len(w) for w in cols[i].header.split()), default=0) for i in grid}
     floor = {
         i: widths[i]
         if cols[i].kind == "key"

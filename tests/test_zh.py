@@ -333,8 +333,6 @@ def test_every_cause_of_the_compare_rules_reads_in_chinese(cli, tmp_path, rule):
 # day it is translated.
 GAP = "not translated yet: the face's own sentences are English"
 GAPS = [
-    # how the quote reader says where a count came from ("the qty column") and its notes
-    pytest.param(["validate", "tests/quotes/real/21-hzw-2x4216-2x2080ti.md"], id="validate-count-sources"),
     pytest.param([*SEED, "--explain"], id="plan-explain-derivations"),
     pytest.param(["workload", "examples/2x4090-z790-hero.yaml", "--train", "llama-3-8b"], id="workload"),
 ]
@@ -605,3 +603,33 @@ def test_a_bad_build_file_and_an_unknown_part_are_said_in_chinese(cli, tmp_path)
     assert code == 2 and err.endswith("none.yaml：文件不存在（检查路径）\n")
     code, out, err = cli("--lang", "zh", *SEED, "--batch", "0")
     assert code == 2 and err == "advisor：错误：--batch 至少要是 1（给的是 0）\n"
+
+
+def test_where_each_count_came_from_is_said_in_chinese(cli):
+    """The quote reader's own words in a Chinese validate: where each line's count was read (the qty column,
+    a count quoted from the line), its notes on the parts list, what to ask; and with --explain, how each
+    line was read. The quote's own text is the vendor's, in whatever language it was written."""
+    quote = "tests/quotes/real/21-hzw-2x4216-2x2080ti.md"
+    out = _zh(cli, "validate", quote)
+    assert "（数量来自数量列）" in _flat(out) and english_left(out) == []
+    explained = _zh(cli, "validate", "tests/quotes/real/04-mydrivers-14900k-4090-p1200.txt", "--explain")
+    flat = _flat(explained)
+    for words in ("每一行是怎么理解的", "只是提及，不计数", "部件清单里没写 电源", "主板 的具体型号"):
+        assert words in flat, words
+    assert english_left(explained) == []
+    en = json.loads(cli("validate", quote, "--json")[1])
+    zh = json.loads(_zh(cli, "validate", quote, "--json"))
+    assert [x["qty_source"] for x in zh["quote"]["lines"]] == [x["qty_source"] for x in en["quote"]["lines"]]
+    assert "the qty column" in [x["qty_source"] for x in zh["quote"]["lines"]], "the JSON keeps the data"
+
+
+def test_an_unclear_count_is_said_in_chinese():
+    """A count read two ways: each reading and where it was read, nested, said again in Chinese."""
+    from advisor.quote.items import count_source_words
+
+    i18n.set_language("zh")
+    try:
+        said = count_source_words("unclear: 2 (the qty column) vs 4 ('4x') vs 3 (line 7)")
+    finally:
+        i18n.set_language("en")
+    assert said == "不确定：2（数量列） 和 4（'4x'） 和 3（第 7 行）"

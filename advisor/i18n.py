@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 DOMAIN = "advisor"
@@ -123,24 +125,33 @@ def N_(message: str) -> str:
     return message
 
 
-# A part's kind as a sentence names it ("the exact board model"): the English keeps the kind's own word,
-# the translation the buyer's (主板, 显卡)
-PART_KINDS = {
-    "cpu": N_("cpu"),
-    "board": N_("board"),
-    "gpu": N_("gpu"),
-    "psu": N_("psu"),
-    "ram": N_("ram"),
-    "nvme": N_("nvme"),
-    "nic": N_("nic"),
-    "bridge": N_("bridge"),
-    "part": N_("part"),
-}
+def retell(text: str, templates: Sequence[str], depth: int = 4) -> str:
+    """`text`, an English sentence made from one of `templates` (msgids whose {name}s are simple names),
+    said again in the current language, each value itself retold where it too is made from a template.
+    `text` itself where no template makes it, and in English.
+
+    For sentences kept in English as data where they are made (a measurement file's note, where a
+    quote's count was read: code and files compare them) or made by code that is not ours (argparse's
+    errors): they are translated where they are shown, like any other."""
+    if _current == "en" or not text:
+        return text
+    for template in templates:
+        m = _pattern(template).fullmatch(text)
+        if m:
+            values = {
+                k: retell(v, templates, depth - 1) if depth > 0 else v for k, v in m.groupdict().items()
+            }
+            return _(template).format(**values)
+    return text
 
 
-def part_kind(kind: str) -> str:
-    """The kind of a part in the run's language; a kind not listed is shown as it is."""
-    return _(PART_KINDS[kind]) if kind in PART_KINDS else kind
+@lru_cache(maxsize=512)
+def _pattern(template: str) -> re.Pattern:
+    """The regular expression that finds a template's values in a sentence made from it."""
+    parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template)
+    return re.compile(
+        "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)), re.S
+    )
 
 
 def decimal(x: float, digits: int = 1) -> str:
@@ -154,22 +165,40 @@ def decimal(x: float, digits: int = 1) -> str:
     return format_decimal(x, format=pattern, locale=LANGUAGES[_current][0], decimal_quantization=True)
 
 
+def _extract_with(fileobj, keywords, comment_tags, options, call: str):
+    """Python's extraction, with the first argument of `call(...)` taken as a message too."""
+    from babel.messages.extract import extract_python
+
+    for line, funcname, messages, comments in extract_python(
+        fileobj, [*keywords, call], comment_tags, options
+    ):
+        if funcname == call:
+            first = messages[0] if isinstance(messages, tuple) else messages
+            yield line, "_", first, comments
+        else:
+            yield line, funcname, messages, comments
+
+
 def extract_report(fileobj, keywords, comment_tags, options):
     """Babel extraction method for the report's modules (babel.cfg): Python's, with `t(...)` (the report's
     sentence function, advisor.render.words) taken as a message too. Only there: elsewhere `t` is a
     variable, which Babel would read as a call."""
-    from babel.messages.extract import extract_python
+    yield from _extract_with(fileobj, keywords, comment_tags, options, "t")
 
-    for line, funcname, messages, comments in extract_python(
-        fileobj, [*keywords, "t"], comment_tags, options
-    ):
-        yield line, "_" if funcname == "t" else funcname, messages, comments
+
+def extract_facts(fileobj, keywords, comment_tags, options):
+    """Babel extraction method for advisor/findings/facts.py (babel.cfg): each fact's description, the first
+    argument of `fact(...)`, is a sentence of the catalog (`advisor rules facts` shows it translated)."""
+    yield from _extract_with(fileobj, keywords, comment_tags, options, "fact")
 
 
 # Babel's extractor for the rules' texts (babel.cfg): each rule's title, message, why and fix is a
-# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate); so is
-# each model constant's unit in words, translated where --explain lists the constants
-RULE_TEXTS = ("title", "message", "why", "fix")
+# sentence of the catalog, translated where a finding is filled in (advisor.findings.evaluate), and its
+# example where `advisor rules explain` shows it; each registered check's (doctor's, the quote's) title,
+# what it checks, why, fix and example, shown by `advisor rules list` and `rules explain`; and each model
+# constant's unit in words, translated where --explain lists the constants
+RULE_TEXTS = ("title", "message", "why", "fix", "example")
+CHECK_TEXTS = ("title", "what", "why", "fix", "example")
 
 
 def extract_rules(fileobj, keywords, comment_tags, options):
@@ -180,18 +209,25 @@ def extract_rules(fileobj, keywords, comment_tags, options):
 
     text = fileobj.read().decode("utf-8")
     data = yaml.safe_load(text) or {}
+    if not isinstance(data, dict):
+        return
     lines = text.splitlines()
-    rules = data.get("rules") if isinstance(data, dict) else None
-    for rule in rules if isinstance(rules, list) else []:
-        if not isinstance(rule, dict) or "id" not in rule:
+    for group, keys in (("rules", RULE_TEXTS), ("checks", CHECK_TEXTS)):
+        entries = data.get(group)
+        if not isinstance(entries, list):
             continue
-        rid = str(rule["id"])
-        line = next((i + 1 for i, x in enumerate(lines) if x.strip() in (f"- id: {rid}", f"id: {rid}")), 0)
-        for key in RULE_TEXTS:
-            value = rule.get(key)
-            if isinstance(value, str) and value.strip():
-                yield line, None, value, [f"rule {rid} {key}"]
-    consts = data.get("constants") if isinstance(data, dict) else None
+        for rule in entries:
+            if not isinstance(rule, dict) or "id" not in rule:
+                continue
+            rid = str(rule["id"])
+            line = next(
+                (i + 1 for i, x in enumerate(lines) if x.strip() in (f"- id: {rid}", f"id: {rid}")), 0
+            )
+            for key in keys:
+                value = rule.get(key)
+                if isinstance(value, str) and value.strip():
+                    yield line, None, value, [f"rule {rid} {key}"]
+    consts = data.get("constants")
     for name, c in consts.items() if isinstance(consts, dict) else []:
         unit = c.get("unit") if isinstance(c, dict) else None
         if isinstance(unit, str) and constant_unit_is_words(unit):

@@ -192,8 +192,32 @@ def _ids(x) -> list:
         SEED,
         ["validate", "examples/quotes/taobao-14900k-dual-4090.txt"],
         ["workload", "examples/2x4090-z790-hero.yaml", "--train", "llama-3-8b", "--lora", "16"],
+        [
+            "compare",
+            "examples/2x4090-z790-hero.yaml",
+            "tests/fixtures/tools/p2p/kinghorn_2x4090_driver525_cannot_access.txt",
+            "tests/fixtures/tools/topo_p2p/club3090_1124_2x5090_gns_rw.txt",
+            "tests/fixtures/tools/cmdline/aikitoria38_dmesg_iommu_pt.txt",
+        ],
+        ["doctor", "--lspci", "tests/fixtures/doctor/lspci/wrx90e-sage-1224bc75f732.txt", "--no-load"],
+        ["accuracy"],
+        ["catalog", "list"],
+        ["catalog", "audit"],
+        ["rules", "list"],
+        ["rules", "facts"],
     ],
-    ids=["plan", "validate", "workload"],
+    ids=[
+        "plan",
+        "validate",
+        "workload",
+        "compare",
+        "doctor",
+        "accuracy",
+        "catalog-list",
+        "catalog-audit",
+        "rules-list",
+        "rules-facts",
+    ],
 )
 def test_json_keys_rule_ids_and_verdicts_are_the_same_in_every_language(cli, args):
     code, out_en, err = cli(*args, "--json")

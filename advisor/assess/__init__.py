@@ -16,6 +16,7 @@ from advisor.base.errors import UserError
 from advisor.findings.evaluate import evaluate_rules
 from advisor.findings.finding import Finding
 from advisor.findings.verdict import Verdict, verdict
+from advisor.i18n import _
 from advisor.measure import shape
 from advisor.measure.compare import TOLERANCE, Row, compare
 from advisor.measure.models import Measurement
@@ -125,8 +126,10 @@ def _compare(request: Request, pred: Prediction) -> Comparison:
         absent = [m for m in mapping if m is not None and m not in shown]
         if shown and absent:
             raise UserError(
-                f"--gpus {request.gpu_map!r} names measured GPU{absent[0]}, which none of the files shows",
-                hint="the files show " + ", ".join(f"GPU{i}" for i in sorted(shown)),
+                _("--gpus {text} names measured GPU{index}, which none of the files shows").format(
+                    text=repr(request.gpu_map), index=absent[0]
+                ),
+                hint=_("the files show {gpus}").format(gpus=", ".join(f"GPU{i}" for i in sorted(shown))),
             )
     nodes = pred.machine.node_count
     measured: list[tuple[str, Measurement]] = []
@@ -144,7 +147,7 @@ def _compare(request: Request, pred: Prediction) -> Comparison:
                 raise
             set_aside.append(exc.render())
             continue
-        notes += [f"{path}: not measured: {what}" for what in meas.unmeasured]
+        notes += [_("{file}: not measured: {what}").format(file=path, what=what) for what in meas.unmeasured]
         measured.append((path, meas))
     others: Sequence[Measurement] = [m for _, m in measured]
     rows = [

@@ -21,7 +21,9 @@ class Problem:
             where = self.file + (f":{self.line}" if self.line else "") + ": "
         text = where + (f"{self.field}: " if self.field else "") + self.message
         if self.hint:
-            text += f" ({self.hint})"
+            from advisor.i18n import _
+
+            text = _("{message} ({hint})").format(message=text, hint=self.hint)
         # a file name or a value quoted from an input may hold a terminal escape: every face prints this
         from advisor.base.text import visible
 

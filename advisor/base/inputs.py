@@ -25,6 +25,7 @@ import stat
 from pathlib import Path
 
 from advisor.base.errors import Problem, UserError
+from advisor.i18n import N_, _
 
 # A build is a few kilobytes, the largest tool output we know (`lspci -vvv` of a 2-socket server) about
 # 200 KB; the bundled rules 50 KB. Four megabytes is far beyond any of them, and small enough that
@@ -78,16 +79,21 @@ def check_lines(text: str, name: str, what: str, max_line: int = MAX_LINE) -> No
         raise UserError(
             problems=[
                 Problem(
-                    f"this line is {length:,} characters long; a line of {what} is at most {max_line:,}",
+                    _("this line is {length} characters long; a line of {what} is at most {most}").format(
+                        length=f"{length:,}", what=_(what), most=f"{max_line:,}"
+                    ),
                     file=name,
                     line=line,
-                    hint="is this the right file? Give the tool's output as it printed it",
+                    hint=_("is this the right file? Give the tool's output as it printed it"),
                 )
             ]
         )
 
 
-def decode(raw: bytes, name: str, what: str = "a text file") -> str:
+A_TEXT_FILE = N_("a text file")
+
+
+def decode(raw: bytes, name: str, what: str = A_TEXT_FILE) -> str:
     """UTF-8 bytes (a byte-order mark dropped) as text with one kind of line break."""
     try:
         text = raw.decode("utf-8-sig")
@@ -96,10 +102,12 @@ def decode(raw: bytes, name: str, what: str = "a text file") -> str:
         raise UserError(
             problems=[
                 Problem(
-                    f"is not UTF-8 text ({what}): byte {exc.start + 1:,} cannot be read",
+                    _("is not UTF-8 text ({what}): byte {byte} cannot be read").format(
+                        what=_(what), byte=f"{exc.start + 1:,}"
+                    ),
                     file=name,
                     line=line,
-                    hint="save it as UTF-8 text",
+                    hint=_("save it as UTF-8 text"),
                 )
             ]
         ) from None
@@ -114,11 +122,13 @@ def read_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
     try:
         before = os.stat(path)
     except FileNotFoundError:
-        raise UserError(f"{name}: no such file", hint="check the path") from None
+        raise UserError(_("{file}: no such file").format(file=name), hint=_("check the path")) from None
     except NotADirectoryError:
-        raise UserError(f"{name}: no such file (a part of the path is a file, not a folder)") from None
+        raise UserError(
+            _("{file}: no such file (a part of the path is a file, not a folder)").format(file=name)
+        ) from None
     except OSError as exc:
-        raise UserError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        raise _unreadable(name, exc) from None
     _check_kind(name, before.st_mode)
     if stat.S_ISREG(before.st_mode) and before.st_size > max_bytes:
         raise _too_large(name, before.st_size, max_bytes)
@@ -130,8 +140,8 @@ def read_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
         fd = os.open(path, flags)
     except OSError as exc:
         if exc.errno == errno.EISDIR:
-            raise UserError(f"{name}: is a folder, not a file") from None
-        raise UserError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+            raise UserError(_("{file}: is a folder, not a file").format(file=name)) from None
+        raise _unreadable(name, exc) from None
     try:
         st = os.fstat(fd)
         _check_kind(name, st.st_mode)  # what was opened, not what the name pointed at a moment before
@@ -151,13 +161,17 @@ def read_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
                 raise _too_large(name, None, max_bytes)
         return b"".join(chunks)
     except OSError as exc:
-        raise UserError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        raise _unreadable(name, exc) from None
     finally:
         os.close(fd)
 
 
+def _unreadable(name: str, exc: OSError) -> UserError:
+    return UserError(_("{file}: cannot be read ({error})").format(file=name, error=exc.strerror or exc))
+
+
 def read_input(
-    path: str | Path, what: str = "a text file", max_bytes: int = MAX_BYTES, max_line: int | None = None
+    path: str | Path, what: str = A_TEXT_FILE, max_bytes: int = MAX_BYTES, max_line: int | None = None
 ) -> str:
     """A user's text file, read as every reader reads one (see the module's docstring). `what` names the
     kind of file in a refusal ("a quote", "nvidia-smi's output")."""
@@ -171,26 +185,33 @@ def _check_kind(name: str, mode: int) -> None:
     if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
         return
     if stat.S_ISDIR(mode):
-        raise UserError(f"{name}: is a folder, not a file")
+        raise UserError(_("{file}: is a folder, not a file").format(file=name))
     kind = (
-        "a character device"
+        _("a character device")
         if stat.S_ISCHR(mode)
-        else "a block device"
+        else _("a block device")
         if stat.S_ISBLK(mode)
-        else "a socket"
+        else _("a socket")
         if stat.S_ISSOCK(mode)
-        else "not a regular file"
+        else _("not a regular file")
     )
     raise UserError(
-        f"{name}: is {kind}, not a file", hint="give a saved file, or a pipe such as <(lspci -vvv)"
+        _("{file}: is {kind}, not a file").format(file=name, kind=kind),
+        hint=_("give a saved file, or a pipe such as <(lspci -vvv)"),
     )
 
 
 def _too_large(name: str, size: int | None, max_bytes: int) -> UserError:
-    said = f"{size:,} bytes" if size is not None else f"more than {max_bytes:,} bytes"
+    said = (
+        _("{n} bytes").format(n=f"{size:,}")
+        if size is not None
+        else _("more than {n} bytes").format(n=f"{max_bytes:,}")
+    )
     return UserError(
-        f"{name}: is {said}; advisor reads files of at most {max_bytes:,} bytes",
-        hint="is this the right file? A build, a quote or a tool's output is far smaller",
+        _("{file}: is {size}; advisor reads files of at most {most} bytes").format(
+            file=name, size=said, most=f"{max_bytes:,}"
+        ),
+        hint=_("is this the right file? A build, a quote or a tool's output is far smaller"),
     )
 
 
@@ -210,10 +231,10 @@ def check_xml_depth(text: str, filename: str) -> None:
             raise UserError(
                 problems=[
                     Problem(
-                        f"this XML is nested more than {MAX_DEPTH} elements deep",
+                        _("this XML is nested more than {most} elements deep").format(most=MAX_DEPTH),
                         file=filename,
                         line=parser.CurrentLineNumber,
-                        hint="a tool's XML nests a few levels: is this the file the tool wrote?",
+                        hint=_("a tool's XML nests a few levels: is this the file the tool wrote?"),
                     )
                 ]
             )

@@ -8,6 +8,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from advisor.i18n import N_
+
 # C0 controls but tab and newline, DEL, C1 controls (ESC-less CSI is U+009B), and the Unicode
 # bidirectional overrides that reorder what a terminal shows (the "Trojan Source" characters)
 _HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -139,16 +141,34 @@ class Lookalikes:
     def names(self) -> str:
         import unicodedata
 
-        return ", ".join(f"{c} is {unicodedata.name(c, f'U+{ord(c):04X}')}" for c in self.letters)
+        from advisor.i18n import _
+
+        return ", ".join(
+            _("{letter} is {name}").format(letter=c, name=unicodedata.name(c, f"U+{ord(c):04X}"))
+            for c in self.letters
+        )
+
+    def said_scripts(self) -> str:
+        """The scripts in the run's language ("Cyrillic and Greek")."""
+        from advisor.i18n import _
+
+        return _(" and ").join(_(_SCRIPTS.get(s, s)) for s in self.scripts.split(" and "))
 
     def sentence(self, text: str) -> str:
         """The refusal for a name that must be written exactly (a build's part, a catalog query)."""
+        from advisor.i18n import _
+
         if self.latin is None:
-            return f'"{text}" mixes {self.scripts} letters into Latin words ({self.names()}): write it in Latin letters'
-        return (
-            f'"{text}" has {self.scripts} letters that look Latin ({self.names()}): write it in Latin '
-            f'letters, "{self.latin}"'
-        )
+            return _(
+                '"{text}" mixes {scripts} letters into Latin words ({names}): write it in Latin letters'
+            ).format(text=text, scripts=self.said_scripts(), names=self.names())
+        return _(
+            '"{text}" has {scripts} letters that look Latin ({names}): write it in Latin letters, "{latin}"'
+        ).format(text=text, scripts=self.said_scripts(), names=self.names(), latin=self.latin)
+
+
+# the scripts a lookalike letter comes from, as a sentence names them
+_SCRIPTS = {"Greek": N_("Greek"), "Cyrillic": N_("Cyrillic")}
 
 
 def lookalikes(text: str) -> Lookalikes | None:

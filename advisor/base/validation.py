@@ -8,6 +8,7 @@ from pydantic import BaseModel, ValidationError
 
 from advisor.base.errors import Problem
 from advisor.base.yamlio import line_of
+from advisor.i18n import N_, _, retell
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -127,6 +128,47 @@ def _plain(err: dict[str, Any], model: type[BaseModel] | None) -> str:
     return msg
 
 
+# the sentences _plain makes of pydantic's errors, said again in the run's language (pydantic's own words
+# for a type it could not read, as pydantic 2 writes them; a message it words otherwise, or a validator's
+# own, stays as it is)
+WORDS = (
+    N_("{message} (got {value})"),
+    N_("must be from {low} to {high}"),
+    N_("must be {low} and {high}"),
+    N_("must be at least {n}"),
+    N_("must be more than {n}"),
+    N_("must be at most {n}"),
+    N_("must be less than {n}"),
+    N_("at least {n}"),
+    N_("more than {n}"),
+    N_("at most {n}"),
+    N_("less than {n}"),
+    N_("is required but missing"),
+    N_("is not a known key (check the spelling; `advisor catalog schema` lists the keys)"),
+    N_("must be a valid integer, unable to parse string as an integer"),
+    N_("must be a valid integer, got a number with a fractional part"),
+    N_("must be a valid integer"),
+    N_("must be a valid number, unable to parse string as a number"),
+    N_("must be a valid number"),
+    N_("must be a valid boolean, unable to interpret input"),
+    N_("must be a valid boolean"),
+    N_("must be a valid string"),
+    N_("must be a valid list"),
+    N_("must be a valid dictionary"),
+    N_("must be a valid dictionary or instance of {model}"),
+    N_("a {digits}-digit number"),
+)
+
+
+def _said(err: dict[str, Any], model: type[BaseModel] | None) -> str:
+    """_plain's sentence in the run's language; a literal's choices as pydantic quotes them."""
+    text = _plain(err, model)
+    kind = err.get("type", "")
+    if kind.startswith("literal_error") and text.startswith("must be "):
+        return _("must be {choices}").format(choices=text.removeprefix("must be "))
+    return retell(text, WORDS)
+
+
 def problems_from(
     exc: ValidationError, data: Any, file: str | None, model: type[BaseModel] | None = None
 ) -> list[Problem]:
@@ -139,7 +181,7 @@ def problems_from(
             continue
         seen.add(key)
         problems.append(
-            Problem(_plain(err, model), file=file, line=line_of(data, loc), field=_field_path(loc) or None)
+            Problem(_said(err, model), file=file, line=line_of(data, loc), field=_field_path(loc) or None)
         )
     return problems
 

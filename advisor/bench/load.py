@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from advisor.i18n import _
 from advisor.measure.doctor import NoLoad
 
 
@@ -15,9 +16,9 @@ def load_gpus(reread: Callable[[], object], seconds: float = 1.5) -> str:
     try:
         import torch
     except ImportError:
-        raise NoLoad("torch is not installed") from None
+        raise NoLoad(_("torch is not installed")) from None
     if not torch.cuda.is_available():
-        raise NoLoad("torch sees no CUDA GPU")
+        raise NoLoad(_("torch sees no CUDA GPU"))
     stop = time.monotonic() + seconds
     errors: list[str] = []
 
@@ -41,5 +42,7 @@ def load_gpus(reread: Callable[[], object], seconds: float = 1.5) -> str:
     for t in threads:
         t.join()
     if errors and len(errors) == len(threads):
-        raise NoLoad("no GPU could be loaded (" + "; ".join(errors[:2]) + ")")
-    return f"read while torch copied to {len(threads) - len(errors)} GPU(s) for {seconds:g} s"
+        raise NoLoad(_("no GPU could be loaded ({errors})").format(errors="; ".join(errors[:2])))
+    return _("read while torch copied to {n} GPU(s) for {seconds} s").format(
+        n=len(threads) - len(errors), seconds=f"{seconds:g}"
+    )

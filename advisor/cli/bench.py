@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from advisor.cli.output import STDOUT, check_output, write_output
+from advisor.i18n import _
 
 
 def cmd_bench(args) -> int:
@@ -12,13 +13,16 @@ def cmd_bench(args) -> int:
         import torch
     except ImportError:
         print(
-            "advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)", file=sys.stderr
+            _("advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)"),
+            file=sys.stderr,
         )
         return 2
     if not torch.cuda.is_available() or torch.cuda.device_count() == 0:
         print(
-            "No CUDA GPU is visible to torch here: nothing to measure. `advisor import` reads the outputs of "
-            "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine."
+            _(
+                "No CUDA GPU is visible to torch here: nothing to measure. `advisor import` reads the outputs of "
+                "nvbandwidth, p2pBandwidthLatencyTest, nccl-tests and nvidia-smi from another machine."
+            )
         )
         return 0
     check_output(args.output)  # a path that cannot be written is said before the run, not after it
@@ -35,7 +39,9 @@ def cmd_bench(args) -> int:
         meas = run(settings, progress=lambda text: bar.update(task, description=text))
     if write_output(args.output, meas.to_json()):
         print(
-            f"wrote {args.output}: {len(meas.results)} results on {len(meas.machine.gpus)} GPU(s)",
+            _("wrote {file}: {n} results on {gpus} GPU(s)").format(
+                file=args.output, n=len(meas.results), gpus=len(meas.machine.gpus)
+            ),
             file=sys.stderr,
         )
     if args.json and args.output != STDOUT:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.i18n import _, ngettext, pgettext
 
 
 def cmd_catalog(args, ap) -> int:
@@ -23,14 +24,26 @@ def cmd_catalog(args, ap) -> int:
             print(p.render(), file=sys.stderr)
         counts = {k: len(catalog.of_kind(k)) for k in ("cpu", "board", "gpu", "system")}
         cards = sum(1 for g in catalog.gpus if g.card_of)
+        kinds = [
+            _("{n} CPUs").format(n=counts["cpu"]),
+            _("{n} boards").format(n=counts["board"]),
+            _("{n} GPUs").format(n=counts["gpu"] - cards),
+        ]
+        if cards:
+            kinds.append(_n(cards, "partner card"))
+        if counts["system"]:
+            kinds.append(_n(counts["system"], "system"))
+        found = (
+            _("{n} problem(s), {refused} of them sources on refused domains").format(
+                n=len(problems) + len(refused), refused=len(refused)
+            )
+            if refused
+            else _("{n} problem(s)").format(n=len(problems) + len(refused))
+        )
         print(
-            f"{sum(counts.values())} parts ({counts['cpu']} CPUs, {counts['board']} boards, "
-            f"{counts['gpu'] - cards} GPUs"
-            + (f", {_n(cards, 'partner card')}" if cards else "")
-            + (f", {_n(counts['system'], 'system')}" if counts["system"] else "")
-            + "); "
-            f"{len(problems) + len(refused)} problem(s)"
-            + (f", {len(refused)} of them sources on refused domains" if refused else "")
+            _("{n} parts ({kinds}); {problems}").format(
+                n=sum(counts.values()), kinds=_(", ").join(kinds), problems=found
+            )
         )
         # a source on a refused domain makes the entry unusable input (exit 2, like a UserError)
         return 2 if refused else 1 if problems else 0
@@ -91,20 +104,15 @@ def cmd_catalog(args, ap) -> int:
             # the id is what the user types next (--gpu, catalog show): printed whole at any width; on a
             # narrow terminal the name and specs go below it
             cols = [
-                Col("kind"),
+                Col(_("kind")),
                 Col("id", "key"),
-                Col("name", "prose", label=False, min_width=20),
-                Col("key specs", "prose", label=False, min_width=20),
-                Col("verified"),
+                Col(_("name"), "prose", label=False, min_width=20),
+                Col(_("key specs"), "prose", label=False, min_width=20),
+                Col(_("verified")),
             ]
+            yes, no = escape(_("yes")), _marked("yellow", _("no"))
             rows = [
-                [
-                    kind_label(p),
-                    escape(p.id),
-                    escape(p.name),
-                    escape(_specs(p)),
-                    "yes" if p.verified else "[yellow]no[/]",
-                ]
+                [kind_label(p), escape(p.id), escape(p.name), escape(_specs(p)), yes if p.verified else no]
                 for p in parts
             ]
             print_table(terminal_console(), cols, rows)
@@ -135,37 +143,49 @@ def cmd_rules(args, ap) -> int:
     if args.rules_command == "explain":
         rule = rule_by_id(args.id, dirs)
         if rule is None:
-            raise UserError(f"no rule {args.id!r}", hint="`advisor rules list` shows them")
-        width = _width()
-        print(_wrap(f"{rule.id} ({rule.category}, {rule.severity}): {rule.title}", width, "", "  ") + "\n")
-        checks = (
-            f"{rule.when}  (evaluated per {_per(rule.scope)})"
-            if isinstance(rule, Rule)
-            else f"{rule.what}  ("
-            + (
-                "a check `advisor doctor` makes of the machine it runs on"
-                if rule.scope == "doctor"
-                else f"a check `advisor validate` makes of each {rule.claim} claim in a quote"
-                if rule.claim
-                else "a check `advisor validate` makes of a quote's named parts"
+            raise UserError(
+                _("no rule {id}").format(id=repr(args.id)), hint=_("`advisor rules list` shows them")
             )
-            + ")"
+        width = _width()
+        # the bundled rules' texts are in the catalog; a user's own rule is shown as written
+        title = _("{id} ({category}, {severity}): {title}").format(
+            id=rule.id, category=rule.category, severity=rule.severity, title=_(rule.title)
         )
-        print("What it checks\n" + _wrap(checks, width, "  ") + "\n")
+        print(_wrap(title, width, "", "  ") + "\n")
+        if isinstance(rule, Rule):
+            checks = _("{when}  (evaluated per {per})").format(when=rule.when, per=_per(rule.scope))
+        else:
+            checks = _("{what}  ({how})").format(
+                what=_(rule.what),
+                how=_("a check `advisor doctor` makes of the machine it runs on")
+                if rule.scope == "doctor"
+                else _("a check `advisor validate` makes of each {claim} claim in a quote").format(
+                    claim=rule.claim
+                )
+                if rule.claim
+                else _("a check `advisor validate` makes of a quote's named parts"),
+            )
+        print(_("What it checks") + "\n" + _wrap(checks, width, "  ") + "\n")
         if isinstance(rule, Rule) and rule.supposes:
             supposed = ", ".join(f"{k}: {v}" for k, v in rule.supposes.items())
             print(
-                "What it supposes\n"
+                _("What it supposes")
+                + "\n"
                 + _wrap(
-                    f"{supposed} (never offered where the measurement files state otherwise)", width, "  "
+                    _("{supposed} (never offered where the measurement files state otherwise)").format(
+                        supposed=supposed
+                    ),
+                    width,
+                    "  ",
                 )
                 + "\n"
             )
-        print("Why it matters\n" + _wrap(rule.why, width, "  ") + "\n")
+        print(_("Why it matters") + "\n" + _wrap(_(rule.why), width, "  ") + "\n")
         if rule.example:
-            print("Example\n" + _wrap(rule.example, width, "  ") + "\n")
-        print("Fix\n" + _wrap(rule.fix, width, "  ") + "\n")
-        print("Sources\n" + "\n".join(f"  {s}" for s in rule.sources))  # an address is never broken
+            print(_("Example") + "\n" + _wrap(_(rule.example), width, "  ") + "\n")
+        print(_("Fix") + "\n" + _wrap(_(rule.fix), width, "  ") + "\n")
+        # an address is never broken
+        print(_("Sources") + "\n" + "\n".join(f"  {s}" for s in rule.sources))
         return 0
     scope = getattr(args, "scope", None)
     rules = [r for r in [*load_rules(dirs), *load_checks()] if not scope or r.scope == scope]
@@ -184,18 +204,22 @@ def cmd_rules(args, ap) -> int:
         for r in rules:
             head = f"{r.id:{w[0]}} {r.severity:{w[1]}} {r.scope:{w[2]}} {r.category:{wc}} "
             if width - len(head) >= 30:
-                print(_wrap(r.title, width, head, " " * len(head)))
+                print(_wrap(_(r.title), width, head, " " * len(head)))
             else:  # narrow: the title below its id, not squeezed beside it
                 print(head.rstrip())
-                print(_wrap(r.title, width, "    "))
+                print(_wrap(_(r.title), width, "    "))
     return 0
 
 
 def _per(scope: str) -> str:
-    return {
-        "compare": "compared figure that is off (advisor compare)",
-        "workload": "workload (advisor workload, plan --train/--infer)",
-    }.get(scope, scope)
+    per = {
+        "compare": _("compared figure that is off (advisor compare)"),
+        "workload": _("workload (advisor workload, plan --train/--infer)"),
+        "build": pgettext("rule scope", "build"),
+        "gpu": pgettext("rule scope", "gpu"),
+        "pair": pgettext("rule scope", "pair"),
+    }
+    return per.get(scope, scope)
 
 
 def _facts(args) -> int:
@@ -213,8 +237,10 @@ def _facts(args) -> int:
     width = _width()
     print(
         _wrap(
-            "Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
-            "prediction, workload model, measurement, or a constant in rules/ with its sources.",
+            _(
+                "Facts a rule can name (scopes: which rules see them). Source: catalog: FIELD, build: FIELD, "
+                "prediction, workload model, measurement, or a constant in rules/ with its sources."
+            ),
             width,
         )
         + "\n"
@@ -226,10 +252,16 @@ def _facts(args) -> int:
         head = r["fact"].split(".")[0]
         if head != root:
             root = head
-            print(_wrap(f"{head}.  (scopes {r['scopes']})", width, "", "    "))
+            print(
+                _wrap(
+                    _("{root}.  (scopes {scopes})").format(root=head, scopes=r["scopes"]), width, "", "    "
+                )
+            )
         unit = f" [{r['unit']}]" if r["unit"] else ""
         lead = f"  {r['fact']:{fw}} {r['type']:{tw}} "
-        text = f"{r['description']}{unit}  ({r['source']})"
+        text = _("{description}{unit}  ({source})").format(
+            description=_(r["description"]), unit=unit, source=source_words(r["source"])
+        )
         if width - len(lead) >= 40:
             print(_wrap(text, width, lead, " " * len(lead)))
         else:  # narrow: the description below the fact's name, not squeezed beside it
@@ -247,20 +279,9 @@ def _width() -> int:
 def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> str:
     """text wrapped to width after `first`, further lines indented by `rest` (default: as `first`); a
     word longer than the line (an address, an id) is kept whole, not broken."""
-    import textwrap
+    from advisor.render.layout import wrap_lines
 
-    rest = first if rest is None else rest
-    return "\n".join(
-        textwrap.wrap(
-            text,
-            width=max(width, len(rest) + 20),
-            initial_indent=first,
-            subsequent_indent=rest,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-        or [first.rstrip()]
-    )
+    return "\n".join(wrap_lines(text, width, first, rest) or [first.rstrip()])
 
 
 def _print_audit(report: dict) -> None:
@@ -276,44 +297,64 @@ def _print_audit(report: dict) -> None:
         return f"{100 * x:.0f}%"
 
     by = {k["kind"]: k for k in report["kinds"]}
+    kinds = [_n(by["cpu"]["parts"], "CPU"), _n(by["board"]["parts"], "board"), _n(by["gpu"]["parts"], "GPU")]
+    if by["card"]["parts"]:
+        kinds.append(_n(by["card"]["parts"], "partner card"))
+    if by["system"]["parts"]:
+        kinds.append(_n(by["system"]["parts"], "system"))
     hang(
         con,
         "",
-        f"{report['parts']} parts ({_n(by['cpu']['parts'], 'CPU')}, {_n(by['board']['parts'], 'board')}, "
-        f"{_n(by['gpu']['parts'], 'GPU')}"
-        + (f", {_n(by['card']['parts'], 'partner card')}" if by["card"]["parts"] else "")
-        + (f", {_n(by['system']['parts'], 'system')}" if by["system"]["parts"] else "")
-        + f"), {report['verified']} verified ({pct(report['verified_share'])}); "
-        f"{report['sources']['citations']} source citations, {pct(report['sources']['primary_share'])} primary.",
+        escape(
+            _(
+                "{n} parts ({kinds}), {verified} verified ({share}); {citations} source citations, {primary} "
+                "primary."
+            ).format(
+                n=report["parts"],
+                kinds=_(", ").join(kinds),
+                verified=report["verified"],
+                share=pct(report["verified_share"]),
+                citations=report["sources"]["citations"],
+                primary=pct(report["sources"]["primary_share"]),
+            )
+        ),
     )
     vb = report["value_basis"]["counts"]
     if vb["secondary"] or vb["inferred"]:
         hang(
             con,
             "",
-            f"Values resting on a reputable review: {vb['secondary']}; inferred from a primary source of the "
-            f"same platform: {vb['inferred']} (in {len(report['value_basis']['parts'])} entries; figures that "
-            "use them are shown at lower confidence).",
+            escape(
+                _(
+                    "Values resting on a reputable review: {secondary}; inferred from a primary source of the "
+                    "same platform: {inferred} (in {entries} entries; figures that use them are shown at lower "
+                    "confidence)."
+                ).format(
+                    secondary=vb["secondary"],
+                    inferred=vb["inferred"],
+                    entries=len(report["value_basis"]["parts"]),
+                )
+            ),
         )
     con.print()
     print_table(
         con,
         [
-            Col("kind"),
-            Col("parts", justify="right"),
-            Col("verified", justify="right"),
-            Col("share", justify="right"),
+            Col(_("kind")),
+            Col(_("parts"), justify="right"),
+            Col(_("verified"), justify="right"),
+            Col(_("share"), justify="right"),
         ],
         [[k["kind"], str(k["parts"]), str(k["verified"]), pct(k["verified_share"])] for k in report["kinds"]],
-        title="Entries by kind",
+        title=_("Entries by kind"),
     )
     con.print()
     rows = [
         [
             n["kind"],
-            escape(n["field"]),
+            escape(_(n["field"])),
             f"{n['missing']}/{n['of']}",
-            escape(n["used_for"]),
+            escape(_(n["used_for"])),
             escape(", ".join(n["parts"])),
         ]
         for n in report["nulls"]
@@ -321,64 +362,104 @@ def _print_audit(report: dict) -> None:
     print_table(
         con,
         [
-            Col("kind"),
-            Col("field", "key"),
-            Col("null", justify="right"),
-            Col("the model loses", "wrap"),
-            Col("parts", "prose"),
+            Col(_("kind")),
+            Col(_("field"), "key"),
+            Col(_("null"), justify="right"),
+            Col(_("the model loses"), "wrap"),
+            Col(_("parts"), "prose"),
         ],
         rows,
-        title="Nulls in fields the model reads",
+        title=_("Nulls in fields the model reads"),
     )
     con.print()
+    classes = {"refused": _marked("red", _("refused")), "secondary": escape(_("secondary"))}
+    classes["primary"] = escape(_("primary"))
     print_table(
         con,
-        [Col("domain", "key"), Col("class"), Col("cited", justify="right"), Col("entries", justify="right")],
         [
-            [
-                escape(d["domain"]),
-                {"refused": "[red]refused[/]", "secondary": "secondary"}.get(d["class"], d["class"]),
-                str(d["citations"]),
-                str(d["parts"]),
-            ]
+            Col(_("domain"), "key"),
+            Col(_("class")),
+            Col(_("cited"), justify="right"),
+            Col(_("entries"), justify="right"),
+        ],
+        [
+            [escape(d["domain"]), classes.get(d["class"], d["class"]), str(d["citations"]), str(d["parts"])]
             for d in report["sources"]["domains"]
         ],
-        title="Sources by domain",
+        title=_("Sources by domain"),
     )
     con.print()
     refused = report["refused"]
     hang(
         con,
-        "[bold]Citing refused domains[/] ",
-        f"({len(refused)}): "
-        + (
-            escape("; ".join(f"{r['id']} ({', '.join(_host(s) for s in r['sources'])})" for r in refused))
-            or "none"
+        _marked("bold", _("Citing refused domains")) + " ",
+        escape(
+            _("({n}): {entries}").format(
+                n=len(refused),
+                entries="; ".join(f"{r['id']} ({', '.join(_host(s) for s in r['sources'])})" for r in refused)
+                or _("none"),
+            )
         ),
         indent=2,
     )
     sec = report["secondary_only"]
     hang(
         con,
-        "[bold]Secondary sources only[/] ",
-        f"({len(sec)}): " + (escape(", ".join(sec)) or "none"),
+        _marked("bold", _("Secondary sources only")) + " ",
+        escape(_("({n}): {entries}").format(n=len(sec), entries=", ".join(sec) or _("none"))),
         indent=2,
     )
     g = report["goal"]
-    nulls = ", ".join(f"{k} {v}" for k, v in g["nulls"].items() if v)
+    # each key is "KIND FIELD", a field of the kind or what the audit checks of it ("a board that takes it")
+    nulls = ", ".join(
+        f"{k.split(' ', 1)[0]} {_(k.split(' ', 1)[-1])} {v}" for k, v in g["nulls"].items() if v
+    )
     hang(
         con,
-        "[bold]Goal[/] ",
-        f">= {pct(g['verified_share'])} verified: {pct(report['verified_share'])}, "
-        f"{'met' if g['verified_met'] else 'not met'}; "
-        "no nulls in lane counts and slot tables, a board for every CPU: "
-        + ("met" if g["nulls_met"] else f"not met ({escape(nulls)})"),
+        _marked("bold", _("Goal")) + " ",
+        escape(
+            _(
+                ">= {goal} verified: {share}, {met}; no nulls in lane counts and slot tables, a board for every "
+                "CPU: {nulls_met}"
+            ).format(
+                goal=pct(g["verified_share"]),
+                share=pct(report["verified_share"]),
+                met=_("met") if g["verified_met"] else _("not met"),
+                nulls_met=_("met") if g["nulls_met"] else _("not met ({nulls})").format(nulls=nulls),
+            )
+        ),
         indent=2,
     )
 
 
 def _n(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
+    """A count of parts of a kind, as the catalog's summaries say it."""
+    if what == "CPU":
+        text = ngettext("{n} CPU", "{n} CPUs", n)
+    elif what == "board":
+        text = ngettext("{n} board", "{n} boards", n)
+    elif what == "GPU":
+        text = ngettext("{n} GPU", "{n} GPUs", n)
+    elif what == "partner card":
+        text = ngettext("{n} partner card", "{n} partner cards", n)
+    else:
+        text = ngettext("{n} system", "{n} systems", n)
+    return text.format(n=n)
+
+
+def source_words(source: str) -> str:
+    """Where a fact's value comes from, in the run's language: catalog and build field names as they are."""
+    from advisor.findings.facts import SOURCE_WORDS
+    from advisor.i18n import retell
+
+    return retell(source, SOURCE_WORDS)
+
+
+def _marked(style: str, text: str) -> str:
+    """`text` in a rich style, its own brackets shown as written."""
+    from rich.markup import escape
+
+    return f"[{style}]{escape(text)}[/]"
 
 
 def _host(url: str) -> str:
@@ -411,22 +492,39 @@ def _resolve_any(catalog, text):
 
 def _specs(p) -> str:
     if p.kind == "cpu":
-        return f"{p.socket}, {p.pcie.usable_lanes or '?'} lanes Gen{p.pcie.max_gen}, {p.memory.channels or '?'}ch"
+        return _("{socket}, {lanes} lanes Gen{gen}, {channels}ch").format(
+            socket=p.socket,
+            lanes=p.pcie.usable_lanes or "?",
+            gen=p.pcie.max_gen,
+            channels=p.memory.channels or "?",
+        )
     if p.kind == "gpu" and p.card_of:
-        size = f"{p.slot_width:g} slots" if p.slot_width else "? slots"
-        length = f", {p.length_mm} mm" if p.length_mm else ""
-        return f"a {p.card_of} card: {size}{length}, {p.board_power_w or '?'} W, {p.cooler or '? cooler'}"
+        size = _("{n} slots").format(n=f"{p.slot_width:g}") if p.slot_width else _("? slots")
+        length = _(", {mm} mm").format(mm=p.length_mm) if p.length_mm else ""
+        return _("a {gpu} card: {size}{length}, {watts} W, {cooler}").format(
+            gpu=p.card_of,
+            size=size,
+            length=length,
+            watts=p.board_power_w or "?",
+            cooler=p.cooler or _("? cooler"),
+        )
     if p.kind == "gpu":
-        p2p = {True: "yes", False: "no", None: "?"}[p.p2p.stock_linux]
-        return (
-            f"{p.vram_gb:g} GB, PCIe Gen{p.pcie.gen} x{p.pcie.width}, "
-            f"P2P {p2p}{', NVLink' if p.nvlink.supported else ''}"
+        p2p = {True: _("yes"), False: _("no"), None: "?"}[p.p2p.stock_linux]
+        return _("{vram} GB, PCIe Gen{gen} x{width}, P2P {p2p}{nvlink}").format(
+            vram=f"{p.vram_gb:g}",
+            gen=p.pcie.gen,
+            width=p.pcie.width,
+            p2p=p2p,
+            nvlink=", NVLink" if p.nvlink.supported else "",
         )
     if p.kind == "system":
         nics = p.reference_nics
-        return (
-            f"{p.gpu_positions}x {', '.join(p.gpus)} through NVSwitch{' (NVLS)' if p.nvls else ''}, "
-            f"{p.sockets} sockets, {p.nic_positions} NIC positions"
-            + (f" ({nics.count}x {nics.gbps} Gb/s {nics.name})" if nics else "")
+        text = _("{n}x {gpus} through NVSwitch{nvls}, {sockets} sockets, {nics} NIC positions").format(
+            n=p.gpu_positions,
+            gpus=", ".join(p.gpus),
+            nvls=" (NVLS)" if p.nvls else "",
+            sockets=p.sockets,
+            nics=p.nic_positions,
         )
-    return f"{p.socket}, {len(p.slots)} slots, {len(p.m2)} M.2"
+        return text + (f" ({nics.count}x {nics.gbps} Gb/s {nics.name})" if nics else "")
+    return _("{socket}, {slots} slots, {m2} M.2").format(socket=p.socket, slots=len(p.slots), m2=len(p.m2))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from advisor.cli.output import STDOUT, check_output, write_output
+from advisor.i18n import N_, _
 
 
 def cmd_import(args) -> int:
@@ -19,7 +20,10 @@ def cmd_import(args) -> int:
     if args.output:
         if write_output(args.output, meas.to_json()):
             print(
-                f"wrote {args.output}: {len(meas.results)} results from {meas.source.tool}", file=sys.stderr
+                _("wrote {file}: {n} results from {tool}").format(
+                    file=args.output, n=len(meas.results), tool=meas.source.tool
+                ),
+                file=sys.stderr,
             )
     if (args.json and args.output != STDOUT) or not args.output:
         print(meas.to_json(), end="")
@@ -40,7 +44,10 @@ def cmd_export(args) -> int:
         Request(build_from_args(args), load_catalog([Path(d) for d in args.catalog]), job="compare")
     ).prediction
     if write_output(args.output, export(pred)):
-        print(f"wrote {args.output}: {len(pred.gpus)} GPUs as NCCL topology XML", file=sys.stderr)
+        print(
+            _("wrote {file}: {n} GPUs as NCCL topology XML").format(file=args.output, n=len(pred.gpus)),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -69,24 +76,27 @@ def cmd_doctor(args) -> int:
     # with recorded files, sysfs is read only from the folder given: never this machine's
     root = Path(args.sysfs) if args.sysfs else None if recorded else Path("/")
     if root is not None and args.sysfs and not root.is_dir():
-        raise UserError(f"--sysfs {args.sysfs}: not a folder", hint="give the folder that holds sys/bus/pci")
+        raise UserError(
+            _("--sysfs {path}: not a folder").format(path=args.sysfs),
+            hint=_("give the folder that holds sys/bus/pci"),
+        )
     if args.lspci:
-        lspci = read_input(args.lspci, "lspci's output", max_line=MAX_LINE)
-        note = f"lspci: {args.lspci}"
+        lspci = read_input(args.lspci, N_("lspci's output"), max_line=MAX_LINE)
+        note = _("lspci: {file}").format(file=args.lspci)
     elif recorded:
-        lspci, note = None, "lspci: not given"
+        lspci, note = None, _("lspci: not given")
     elif shutil.which("lspci"):
         try:
             done = subprocess.run(["lspci", "-vvv"], capture_output=True, text=True, timeout=30, check=False)
             lspci = done.stdout
             root_user = hasattr(os, "geteuid") and os.geteuid() == 0
-            note = "lspci -vvv" + ("" if root_user else " (not root: capabilities, ACS and AER hidden)")
+            note = "lspci -vvv" if root_user else _("lspci -vvv (not root: capabilities, ACS and AER hidden)")
         except (OSError, subprocess.SubprocessError) as exc:
-            lspci, note = None, f"lspci could not run ({exc})"
+            lspci, note = None, _("lspci could not run ({error})").format(error=exc)
     else:
-        lspci, note = None, "lspci is not installed (package pciutils): links from sysfs only, no ACS"
+        lspci, note = None, _("lspci is not installed (package pciutils): links from sysfs only, no ACS")
     if args.cmdline:
-        cmdline = read_input(args.cmdline, "a kernel command line", max_line=MAX_LINE)
+        cmdline = read_input(args.cmdline, N_("a kernel command line"), max_line=MAX_LINE)
         from advisor.measure.parsers.cmdline import command_line
 
         cmdline = command_line(cmdline)
@@ -125,19 +135,40 @@ def _print_doctor(report) -> None:
     # ("[link=...]") is shown as written, never drawn
     con = terminal_console()
     for line in report.read:
-        hang(con, "read: ", escape(line))
+        hang(con, escape(_("read: ")), escape(line))
     for g in report.gpus:
         now = "Gen{}x{}".format(*g["link_now"]) if g["link_now"] else "?"
         top = "Gen{}x{}".format(*g["link_max"]) if g["link_max"] else "?"
-        extra = f", NUMA node {g['numa_node']}" if g["numa_node"] is not None else ""
-        extra += f", BAR1 {g['bar1_mib']} MiB" if g["bar1_mib"] is not None else ""
-        hang(con, f"GPU{g['index']} ", escape(f"{g['bus_id']} {g['name']}: link {now} of {top}{extra}"))
+        link = _("{bus} {name}: link {now} of {top}").format(
+            bus=g["bus_id"], name=g["name"], now=now, top=top
+        )
+        if g["numa_node"] is not None:
+            link = _("{link}, NUMA node {node}").format(link=link, node=g["numa_node"])
+        if g["bar1_mib"] is not None:
+            link = _("{link}, BAR1 {mib} MiB").format(link=link, mib=g["bar1_mib"])
+        hang(con, f"GPU{g['index']} ", escape(link))
     if not report.findings and not report.nothing_to_check:
-        con.print("No problem found in what was read.")
+        con.print(escape(_("No problem found in what was read.")))
     for f in report.findings:
         colour = {"error": "red", "warning": "yellow"}.get(f.severity, "blue")
-        hang(con, f"[{colour}]{f.severity.upper():7}[/] ", escape(f"{f.id} {f.subject}: {f.message}"))
-        hang(con, "        fix: ", escape(f.fix))
+        severity = _pad(_(_SEVERITY.get(f.severity, f.severity.upper())), 7)
+        hang(
+            con,
+            f"[{colour}]{escape(severity)}[/] ",
+            escape(_("{id} {subject}: {message}").format(id=f.id, subject=f.subject, message=f.message)),
+        )
+        hang(con, " " * 8 + escape(_("fix: ")), escape(f.fix))
+
+
+# a finding's severity as a reader sees it (the JSON keeps the word itself)
+_SEVERITY = {"error": N_("ERROR"), "warning": N_("WARNING"), "info": N_("INFO")}
+
+
+def _pad(text: str, width: int) -> str:
+    """`text` padded to `width` columns (a Chinese character takes two)."""
+    from advisor.render.words import cells
+
+    return text + " " * max(0, width - cells(text))
 
 
 def cmd_from_machine(args) -> int:
@@ -150,7 +181,9 @@ def cmd_from_machine(args) -> int:
     text = dumps(build_from([load(f) for f in args.files], args.gpu))
     if args.output:
         if write_output(args.output, text):
-            print(f"wrote {args.output}; `advisor plan {args.output}` predicts it", file=sys.stderr)
+            print(
+                _("wrote {file}; `advisor plan {file}` predicts it").format(file=args.output), file=sys.stderr
+            )
     else:
         print(text, end="")
     return 0
@@ -194,10 +227,10 @@ def cmd_accuracy(args) -> int:
         from advisor.base.resources import bundled
         from advisor.workload.accuracy import run_cases, write_intervals
 
-        rows, _ = run_cases()
+        rows, _skipped = run_cases()
         path = bundled("rules") / "workload-intervals.yaml"
         atomic_write(path, write_intervals(rows))
-        print(f"wrote {path}")
+        print(_("wrote {file}").format(file=path))
         return 0
     if args.workload:
         if args.json:
@@ -216,11 +249,11 @@ def cmd_accuracy(args) -> int:
         from advisor.base.resources import bundled
         from advisor.model.accuracy import leave_one_out, run_cases, write_intervals
 
-        rows, _ = run_cases()
+        rows, _skipped = run_cases()
         leave_one_out(rows)
         path = bundled("rules") / "intervals.yaml"
         atomic_write(path, write_intervals(rows))
-        print(f"wrote {path}")
+        print(_("wrote {file}").format(file=path))
         return 0
     from advisor.render.accuracy import render_accuracy
 

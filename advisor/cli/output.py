@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+from advisor.i18n import _
+
 STDOUT = "-"
 
 
@@ -38,8 +40,8 @@ def start_report(path: str | None, fmt: str) -> None:
         from advisor.base.errors import UserError
 
         raise UserError(
-            "-o writes the markdown, json, html, svg or png report; the text report is for the terminal",
-            hint="give --format html (or another), or redirect the text: > FILE",
+            _("-o writes the markdown, json, html, svg or png report; the text report is for the terminal"),
+            hint=_("give --format html (or another), or redirect the text: > FILE"),
         )
     check_output(path)
 
@@ -53,8 +55,8 @@ def write_report(path: str | None, data: str | bytes) -> None:
                 from advisor.base.errors import UserError
 
                 raise UserError(
-                    "--format png writes a picture, not text for the terminal",
-                    hint="give -o FILE.png, or redirect it: > FILE.png",
+                    _("--format png writes a picture, not text for the terminal"),
+                    hint=_("give -o FILE.png, or redirect it: > FILE.png"),
                 )
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
@@ -63,7 +65,7 @@ def write_report(path: str | None, data: str | bytes) -> None:
             sys.stdout.write(data)
         return
     if write_output(path, data):
-        print(f"wrote {path}", file=sys.stderr)
+        print(_("wrote {file}").format(file=path), file=sys.stderr)
 
 
 def drawing_or_page(fmt: str, plan, page) -> str | bytes:

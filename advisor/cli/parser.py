@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import NoReturn
 
 from advisor import __version__
 from advisor.findings.finding import JOB_SCOPES
-from advisor.i18n import N_, _
+from advisor.i18n import N_, _, retell
+from advisor.render.words import cells
 
 OUTPUTS = (
     "plan",
@@ -49,36 +52,85 @@ def check_args(args: argparse.Namespace) -> None:
         if value is None:
             continue
         if value < 1:
-            raise UserError(f"{flag} must be at least 1 (got {value})")
+            raise UserError(_("{flag} must be at least 1 (got {value})").format(flag=flag, value=value))
         if value > high:
-            raise UserError(f"{flag} must be at most {high:,} (got {_short(value)})")
+            raise UserError(
+                _("{flag} must be at most {high} (got {value})").format(
+                    flag=flag, high=f"{high:,}", value=_short(value)
+                )
+            )
     params = getattr(args, "params", None)
     if params is not None and not (params == params and PARAMS[0] <= params <= PARAMS[1]):
-        raise UserError(f"--params must be a parameter count from {PARAMS_TEXT} (got {params:g})")
+        raise UserError(
+            _("--params must be a parameter count from {range} (got {value})").format(
+                range=PARAMS_TEXT, value=f"{params:g}"
+            )
+        )
     tolerance = getattr(args, "tolerance", None)
     if tolerance is not None and not (tolerance == tolerance and 0 <= tolerance <= 10):
-        raise UserError(f"--tolerance must be a fraction from 0 to 10, such as 0.15 (got {tolerance:g})")
+        raise UserError(
+            _("--tolerance must be a fraction from 0 to 10, such as 0.15 (got {value})").format(
+                value=f"{tolerance:g}"
+            )
+        )
 
 
 def _short(n: int) -> str:
-    return str(n) if len(str(n)) <= 20 else f"a {len(str(n))}-digit number"
+    return str(n) if len(str(n)) <= 20 else _("a {digits}-digit number").format(digits=len(str(n)))
 
 
 def _port(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 5 or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535 (got {text[:20]!r})")
+        raise argparse.ArgumentTypeError(
+            _("must be a port number from 0 to 65535 (got {value})").format(value=repr(text[:20]))
+        )
     return int(text)
 
 
 SCOPES = tuple(sorted({s for scopes in JOB_SCOPES.values() for s in scopes}))
 
 
+# argparse's own sentences, as its English prints them (Python 3.11-3.13), with their values by name: its
+# errors are said again in the run's language by the parser below (argparse looks its words up in
+# gettext's global domain, which is not advisor's, so they are matched here instead); one it says
+# otherwise stays English, never dropped
+ARGPARSE_ERRORS = (
+    N_("the following arguments are required: {arguments}"),
+    N_("argument {argument}: {message}"),
+    N_("invalid choice: {value} (choose from {choices})"),
+    N_("invalid {type} value: {value}"),
+    N_("unrecognized arguments: {arguments}"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("expected {count} argument"),
+    N_("expected {count} arguments"),
+    N_("one of the arguments {arguments} is required"),
+    N_("not allowed with argument {argument}"),
+    N_("ambiguous option: {option} could match {matches}"),
+    N_("ignored explicit argument {value}"),
+    N_("unknown parser {name} (choices: {choices})"),
+    N_("can't open {filename}: {error}"),
+)
+
+
 class _Help(argparse.HelpFormatter):
     """An option column wide enough for `--gpu MODEL[:COUNT][@SLOT]`, so that each option's help
-    starts on the option's own line: a help page a person reads, not one line of flag per line of text."""
+    starts on the option's own line: a help page a person reads, not one line of flag per line of text.
+    The "usage:" before the usage line is said in the run's language."""
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=30)
+
+    def _format_usage(self, usage, actions, groups, prefix) -> str:
+        if prefix is None:
+            prefix = _("usage: ")
+        # argparse lines the usage up under the prefix by its length in characters: laid out with a
+        # prefix of as many spaces as the words take columns (a Chinese character takes two), then the
+        # words put in their place
+        blank = " " * cells(prefix)
+        text = super()._format_usage(usage, actions, groups, blank)
+        return prefix + text.removeprefix(blank)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +141,9 @@ class _Parser(argparse.ArgumentParser):
         # argparse's own -h says its help in argparse's words; ours, the same words, in the run's language
         add_help = kwargs.pop("add_help", True)
         super().__init__(*args, add_help=False, **kwargs)
+        # argparse's two headings of every help page, which it names with its own gettext
+        self._positionals.title = _("positional arguments")
+        self._optionals.title = _("options")
         if add_help:
             self.add_argument(
                 "-h",
@@ -97,6 +152,13 @@ class _Parser(argparse.ArgumentParser):
                 default=argparse.SUPPRESS,
                 help=_("show this help message and exit"),
             )
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's error, its sentence said in the run's language: the usage, then `PROG: error: ...`,
+        exit 2 (as argparse's own)."""
+        self.print_usage(sys.stderr)
+        text = retell(message, ARGPARSE_ERRORS)
+        self.exit(2, _("{prog}: error: {message}").format(prog=self.prog, message=text) + "\n")
 
 
 CATALOG_HELP = N_("a folder of your own parts ($ADVISOR_CATALOG)")

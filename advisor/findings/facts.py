@@ -22,9 +22,27 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
+from advisor.i18n import N_
+
 PREDICTION = "prediction"
 WORKLOAD_MODEL = "workload model"
 MEASUREMENT = "measurement"
+# the words of the sources below, said in the run's language by `advisor rules facts` (catalog and
+# build field names stay as they are); the facts' descriptions are in the catalog too (babel.cfg)
+SOURCE_WORDS = (
+    N_("{first}, {rest}"),
+    N_("{first}; {rest}"),
+    N_("constant {name} ({file})"),
+    N_("prediction"),
+    N_("workload model"),
+    N_("measurement"),
+    N_("catalog"),
+    N_("workload preset"),
+    N_("workload preset or --params"),
+    N_("or automatic placement"),
+    N_("build: slots in use"),
+    N_("catalog: board slots and lane groups"),
+)
 
 
 def fact(description: str, unit: str = "", source: str = PREDICTION) -> Any:
@@ -306,13 +324,15 @@ class BuildFacts(Facts):
     )
     unjudged: str = Field(
         default="",
-        description="the rules not judged because a fact their condition needs is unknown (a catalog value "
-        "is null), each with those facts; '' when every rule was judged",
+        description=N_(
+            "the rules not judged because a fact their condition needs is unknown (a catalog value "
+            "is null), each with those facts; '' when every rule was judged"
+        ),
         json_schema_extra={"unit": "", "source": "prediction"},
     )
     workload_asked: bool = Field(
         default=False,
-        description="a workload was asked (--train / --infer): rules about an assumed job stay quiet",
+        description=N_("a workload was asked (--train / --infer): rules about an assumed job stay quiet"),
         json_schema_extra={"unit": "", "source": "build: --train / --infer"},
     )
     min_h2d: float = fact("slowest GPU's predicted host-to-device copy, alone", "GB/s")

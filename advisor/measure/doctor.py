@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.base.inputs import one_newline
 from advisor.base.text import plain
 from advisor.findings.rules import load_checks
+from advisor.i18n import _, ngettext
 from advisor.measure.parsers.lspci import GEN_BY_SPEED, read_devices
 
 Severity = Literal["error", "warning", "info"]
@@ -100,7 +101,7 @@ def read_lspci(text: str) -> dict[str, Dev]:
         vendor, device = (ids[-1][0].lower(), ids[-1][1].lower()) if ids else (None, None)
         name = re.sub(r"\s*\(rev [0-9a-f]+\).*$|\s*\(prog-if.*$", "", p.description).strip()
         d = Dev(p.bus_id, p.cls, name, vendor, device, secondary=p.secondary, numa=p.numa)
-        for kind, _, _, read in p.links:
+        for kind, _pos, _raw, read in p.links:
             value = (read.gen, read.width) if read is not None else (None, None)
             if kind == "LnkCap":
                 d.cap = value
@@ -128,16 +129,18 @@ def read_sysfs(root: Path | None, devs: dict[str, Dev]) -> list[str]:
     """What sysfs adds (root: a folder that holds sys/bus/pci/devices, '/' on the live machine): link speed
     and width, NUMA node, AER counters, the parent from the device's real path. Returns what was read."""
     if root is None:
-        return ["sysfs: not read (recorded files only)"]
+        return [_("sysfs: not read (recorded files only)")]
     base = root / "sys" / "bus" / "pci" / "devices"
     if not base.is_dir() or not _inside(base, root):
-        return [f"{base}: not found (no sysfs read)"]
+        return [_("{path}: not found (no sysfs read)").format(path=base)]
     read = 0
     entries = []
     for entry in base.iterdir():
         if len(entries) >= SYSFS_MAX_DEVICES:
             return [
-                f"{base}: more than {SYSFS_MAX_DEVICES:,} entries, not a machine's devices (no sysfs read)"
+                _("{path}: more than {most} entries, not a machine's devices (no sysfs read)").format(
+                    path=base, most=f"{SYSFS_MAX_DEVICES:,}"
+                )
             ]
         entries.append(entry)
     for entry in sorted(entries):
@@ -185,7 +188,7 @@ def read_sysfs(root: Path | None, devs: dict[str, Dev]) -> list[str]:
         up = Path(os.path.realpath(entry)).parent.name.lower()
         if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", up):
             d.parent = up
-    return [f"{base}: {read} devices"]
+    return [ngettext("{path}: {n} device", "{path}: {n} devices", read).format(path=base, n=read)]
 
 
 # A sysfs attribute is one short line (a link speed, a class code; an AER counter file a few lines): this
@@ -244,18 +247,18 @@ def _gen(text: str | None) -> int | None:
 def iommu_mode(cmdline: str | None, root: Path | None) -> tuple[str | None, str]:
     """(mode, how it was read): pt, on, off, or None when the command line does not say."""
     if cmdline is None:
-        return None, "no kernel command line read"
+        return None, _("no kernel command line read")
     params = dict(t.partition("=")[::2] for t in cmdline.split())
     if params.get("iommu") == "off" or "off" in (params.get("intel_iommu"), params.get("amd_iommu")):
-        return "off", "the kernel command line turns the IOMMU off"
+        return "off", _("the kernel command line turns the IOMMU off")
     if params.get("iommu") == "pt":
-        return "pt", "iommu=pt on the kernel command line"
+        return "pt", _("iommu=pt on the kernel command line")
     if params.get("intel_iommu") == "on":
-        return "on", "intel_iommu=on without iommu=pt on the kernel command line"
+        return "on", _("intel_iommu=on without iommu=pt on the kernel command line")
     units = root / "sys" / "class" / "iommu" if root is not None else None
     if units is not None and units.is_dir() and any(units.iterdir()):
-        return "on", f"{units} lists IOMMU units and the command line sets no passthrough"
-    return None, "the command line sets no IOMMU mode"
+        return "on", _("{path} lists IOMMU units and the command line sets no passthrough").format(path=units)
+    return None, _("the command line sets no IOMMU mode")
 
 
 # ----------------------------------------------------------------------------- checks
@@ -318,10 +321,14 @@ def check(
                     id="DOC001",
                     severity="warning",
                     subject=subject,
-                    message=f"GPU{i} ({g.name or g.bdf}) links at x{g.sta[1]}, not the x{g.cap[1]} it can: every "
-                    "host copy and staged GPU-to-GPU copy runs at that width.",
-                    fix="Check the board manual's slot table (an SSD or a second card may take the slot's lanes; "
-                    "`advisor plan` shows the link the board gives), reseat the card, and replace a riser.",
+                    message=_(
+                        "GPU{index} ({name}) links at x{width}, not the x{most} it can: every host copy and staged "
+                        "GPU-to-GPU copy runs at that width."
+                    ).format(index=i, name=g.name or g.bdf, width=g.sta[1], most=g.cap[1]),
+                    fix=_(
+                        "Check the board manual's slot table (an SSD or a second card may take the slot's lanes; "
+                        "`advisor plan` shows the link the board gives), reseat the card, and replace a riser."
+                    ),
                 )
             )
         if g.sta and g.cap and g.sta[0] and g.cap[0] and g.sta[0] < g.cap[0]:
@@ -331,9 +338,13 @@ def check(
                         id="DOC001",
                         severity="warning",
                         subject=subject,
-                        message=f"GPU{i} trains at Gen{g.sta[0]} under load ({loaded}), below its Gen{g.cap[0]}.",
-                        fix="Set the slot's PCIe generation to Auto or the card's in the BIOS; a riser or "
-                        "retimer rated below the card's generation holds it back: replace it.",
+                        message=_(
+                            "GPU{index} trains at Gen{gen} under load ({how}), below its Gen{most}."
+                        ).format(index=i, gen=g.sta[0], how=loaded, most=g.cap[0]),
+                        fix=_(
+                            "Set the slot's PCIe generation to Auto or the card's in the BIOS; a riser or retimer "
+                            "rated below the card's generation holds it back: replace it."
+                        ),
                     )
                 )
             else:
@@ -342,10 +353,14 @@ def check(
                         id="DOC001",
                         severity="info",
                         subject=subject,
-                        message=f"GPU{i} reads Gen{g.sta[0]} of its Gen{g.cap[0]}, read idle: an idle GPU drops "
-                        "its link to save power, so this says nothing until read under load.",
-                        fix="Run `advisor doctor` on the machine with torch installed (it loads each GPU "
-                        "briefly), or read `nvidia-smi -q -d PCIE` while a job runs.",
+                        message=_(
+                            "GPU{index} reads Gen{gen} of its Gen{most}, read idle: an idle GPU drops its link to "
+                            "save power, so this says nothing until read under load."
+                        ).format(index=i, gen=g.sta[0], most=g.cap[0]),
+                        fix=_(
+                            "Run `advisor doctor` on the machine with torch installed (it loads each GPU briefly), "
+                            "or read `nvidia-smi -q -d PCIE` while a job runs."
+                        ),
                     )
                 )
         # a bridge above the GPU narrower than the GPU's own link (the GPU's own width is DOC001's)
@@ -353,15 +368,19 @@ def check(
         narrow = [b for b in path if b.sta and b.sta[1] and own and b.sta[1] < own]
         if narrow:
             b = narrow[-1] if _chipset(narrow[-1]) else narrow[0]
-            where = "the chipset" if any(_chipset(x) for x in path) else "a switch or bridge"
+            where = _("the chipset") if any(_chipset(x) for x in path) else _("a switch or bridge")
             out.append(
                 DoctorFinding(
                     id="DOC002",
                     severity="warning",
                     subject=subject,
-                    message=f"GPU{i}'s path to the CPU narrows to x{b.sta[1]} at {_label(b)} ({where}): its host "
-                    "copies cannot be faster than that link.",
-                    fix="Move the card to a CPU-wired x16 slot (the board manual's block diagram says which).",
+                    message=_(
+                        "GPU{index}'s path to the CPU narrows to x{width} at {bridge} ({where}): its host copies "
+                        "cannot be faster than that link."
+                    ).format(index=i, width=b.sta[1], bridge=_label(b), where=where),
+                    fix=_(
+                        "Move the card to a CPU-wired x16 slot (the board manual's block diagram says which)."
+                    ),
                 )
             )
         if any(_chipset(b) for b in path):
@@ -370,28 +389,35 @@ def check(
                     id="DOC008",
                     severity="warning",
                     subject=subject,
-                    message=f"GPU{i} hangs off the chipset ({_label(next(b for b in path if _chipset(b)))}): it "
-                    "shares the chipset's uplink with every SSD, USB and network port behind it.",
-                    fix="Use a CPU-wired slot for every GPU; on a desktop platform that means two cards at "
-                    "x8/x8 at most, more needs a Threadripper, Xeon W or EPYC board.",
+                    message=_(
+                        "GPU{index} hangs off the chipset ({bridge}): it shares the chipset's uplink with every "
+                        "SSD, USB and network port behind it."
+                    ).format(index=i, bridge=_label(next(b for b in path if _chipset(b)))),
+                    fix=_(
+                        "Use a CPU-wired slot for every GPU; on a desktop platform that means two cards at x8/x8 at "
+                        "most, more needs a Threadripper, Xeon W or EPYC board."
+                    ),
                 )
             )
         errs = [(x, x.errors, x.aer_counts.get("correctable", 0)) for x in [g, *path]]
         errs = [(x, e, c) for x, e, c in errs if e or c]
         if errs:
             x, e, c = errs[0]
-            what = ", ".join(e) if e else f"{c} correctable errors counted"
+            what = ", ".join(e) if e else _("{n} correctable errors counted").format(n=c)
             out.append(
                 DoctorFinding(
                     id="DOC003",
                     severity="warning",
                     subject=subject,
-                    message=f"Link errors logged on GPU{i}'s path, at {_label(x)}: {what}. Correctable errors are "
-                    "retried silently; many of them mean a weak link (a riser, a long cable, a card not fully "
-                    "seated) that costs bandwidth and can drop the link.",
-                    fix="Reseat the card, replace the riser or cable with one rated for the link's generation, "
-                    "or set the slot one generation lower in the BIOS; watch "
-                    f"/sys/bus/pci/devices/{x.bdf}/aer_dev_correctable.",
+                    message=_(
+                        "Link errors logged on GPU{index}'s path, at {device}: {what}. Correctable errors are "
+                        "retried silently; many of them mean a weak link (a riser, a long cable, a card not fully "
+                        "seated) that costs bandwidth and can drop the link."
+                    ).format(index=i, device=_label(x), what=what),
+                    fix=_(
+                        "Reseat the card, replace the riser or cable with one rated for the link's generation, or "
+                        "set the slot one generation lower in the BIOS; watch {path}."
+                    ).format(path=f"/sys/bus/pci/devices/{x.bdf}/aer_dev_correctable"),
                 )
             )
         bad = [
@@ -406,11 +432,13 @@ def check(
                     id="DOC003",
                     severity="error",
                     subject=subject,
-                    message=f"Uncorrectable PCIe errors on GPU{i}'s path, at {_label(x)}: "
-                    + (", ".join(u) if u else "counted in sysfs")
-                    + ".",
-                    fix="Check `sudo dmesg | grep -i -e aer -e xid`; reseat or replace the riser; if it follows the "
-                    "card, the card may be failing.",
+                    message=_("Uncorrectable PCIe errors on GPU{index}'s path, at {device}: {what}.").format(
+                        index=i, device=_label(x), what=", ".join(u) if u else _("counted in sysfs")
+                    ),
+                    fix=_(
+                        "Check `sudo dmesg | grep -i -e aer -e xid`; reseat or replace the riser; if it follows the "
+                        "card, the card may be failing."
+                    ),
                 )
             )
         vram = (vram_mb or {}).get(g.bdf)
@@ -420,9 +448,11 @@ def check(
                     id="DOC004",
                     severity="warning",
                     subject=subject,
-                    message=f"GPU{i}'s BAR1 is {g.bar1_mb} MiB: large (Resizable) BAR is off, so the patched P2P "
-                    "driver cannot map the card's memory for its peers.",
-                    fix="Turn on Above 4G Decoding and Resizable BAR in the BIOS.",
+                    message=_(
+                        "GPU{index}'s BAR1 is {mib} MiB: large (Resizable) BAR is off, so the patched P2P driver "
+                        "cannot map the card's memory for its peers."
+                    ).format(index=i, mib=g.bar1_mb),
+                    fix=_("Turn on Above 4G Decoding and Resizable BAR in the BIOS."),
                 )
             )
         elif g.bar1_mb is not None and vram and g.bar1_mb < vram:
@@ -431,8 +461,10 @@ def check(
                     id="DOC004",
                     severity="info",
                     subject=subject,
-                    message=f"GPU{i}'s BAR1 ({g.bar1_mb} MiB) is smaller than its {vram} MiB of memory.",
-                    fix="Turn on Resizable BAR in the BIOS for a BAR1 as large as the VRAM.",
+                    message=_(
+                        "GPU{index}'s BAR1 ({mib} MiB) is smaller than its {vram} MiB of memory."
+                    ).format(index=i, mib=g.bar1_mb, vram=vram),
+                    fix=_("Turn on Resizable BAR in the BIOS for a BAR1 as large as the VRAM."),
                 )
             )
         if process_nodes is not None and g.numa is not None and g.numa not in process_nodes:
@@ -441,10 +473,14 @@ def check(
                     id="DOC007",
                     severity="info",
                     subject=subject,
-                    message=f"GPU{i} is on NUMA node {g.numa}, but this process may run only on node(s) "
-                    f"{', '.join(map(str, sorted(process_nodes)))}: its pinned host buffers sit on the far socket.",
-                    fix=f"Run the job for GPU{i} with numactl --cpunodebind={g.numa} --membind={g.numa}, or let "
-                    "NCCL and the framework pick CPUs near each GPU (do not pin all ranks to one node).",
+                    message=_(
+                        "GPU{index} is on NUMA node {node}, but this process may run only on node(s) {nodes}: its "
+                        "pinned host buffers sit on the far socket."
+                    ).format(index=i, node=g.numa, nodes=", ".join(map(str, sorted(process_nodes)))),
+                    fix=_(
+                        "Run the job for GPU{index} with {command}, or let NCCL and the framework pick CPUs near "
+                        "each GPU (do not pin all ranks to one node)."
+                    ).format(index=i, command=f"numactl --cpunodebind={g.numa} --membind={g.numa}"),
                 )
             )
     # ACS on the bridges between the GPUs
@@ -458,11 +494,15 @@ def check(
                     id="DOC006",
                     severity="warning",
                     subject="ACS",
-                    message=f"ACS redirects peer requests (ACSCtl ReqRedir+) on {len(on)} bridge(s) between the GPUs: "
-                    f"{', '.join(on[:8])}{' ...' if len(on) > 8 else ''}. GPU-to-GPU traffic is sent up to the "
-                    "root complex: slower P2P, and NCCL can hang when the IOMMU blocks it.",
-                    fix="Turn ACS off in the BIOS, or clear it per bridge (sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000; "
-                    "it resets at reboot) on a machine that runs no untrusted VMs.",
+                    message=_(
+                        "ACS redirects peer requests (ACSCtl ReqRedir+) on {n} bridge(s) between the GPUs: "
+                        "{bridges}. GPU-to-GPU traffic is sent up to the root complex: slower P2P, and NCCL can "
+                        "hang when the IOMMU blocks it."
+                    ).format(n=len(on), bridges=f"{', '.join(on[:8])}{' ...' if len(on) > 8 else ''}"),
+                    fix=_(
+                        "Turn ACS off in the BIOS, or clear it per bridge ({command}; it resets at reboot) on a "
+                        "machine that runs no untrusted VMs."
+                    ).format(command="sudo setpci -s <bridge> ECAP_ACS+0x6.w=0000"),
                 )
             )
         elif not known:
@@ -471,9 +511,11 @@ def check(
                     id="DOC006",
                     severity="info",
                     subject="ACS",
-                    message="ACS on the bridges between the GPUs is not in what was read: lspci shows the "
-                    "capability list only to root, and a listing of single devices (-s) leaves the bridges out.",
-                    fix="Run `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'` (or `sudo advisor doctor`).",
+                    message=_(
+                        "ACS on the bridges between the GPUs is not in what was read: lspci shows the capability "
+                        "list only to root, and a listing of single devices (-s) leaves the bridges out."
+                    ),
+                    fix=_("Run `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'` (or `sudo advisor doctor`)."),
                 )
             )
     q35 = next(
@@ -485,13 +527,17 @@ def check(
             DoctorFinding(
                 id="DOC009",
                 severity="warning",
-                subject="virtual machine",
-                message=f"This is a virtual machine: {q35.bdf} is QEMU's emulated q35 host bridge "
-                "[8086:29c0], which the NVIDIA driver does not know, so it refuses peer access between the GPUs "
-                "(nvidia-smi topo -p2p r reads CNS) and NCCL stages every copy through host memory.",
-                fix="On the host, pass each GPU with x-nv-gpudirect-clique=0 (a QEMU vfio-pci option; Proxmox: "
-                "args:) and check that topo -p2p r reads OK. Between GeForce cards the clique's P2P does not "
-                "deliver and NCCL's first collective hangs: keep NCCL_P2P_DISABLE=1 there.",
+                subject=_("virtual machine"),
+                message=_(
+                    "This is a virtual machine: {bridge} is QEMU's emulated q35 host bridge [8086:29c0], which the "
+                    "NVIDIA driver does not know, so it refuses peer access between the GPUs (nvidia-smi topo -p2p "
+                    "r reads CNS) and NCCL stages every copy through host memory."
+                ).format(bridge=q35.bdf),
+                fix=_(
+                    "On the host, pass each GPU with x-nv-gpudirect-clique=0 (a QEMU vfio-pci option; Proxmox: "
+                    "args:) and check that topo -p2p r reads OK. Between GeForce cards the clique's P2P does not "
+                    "deliver and NCCL's first collective hangs: keep NCCL_P2P_DISABLE=1 there."
+                ),
             )
         )
     mode, how = iommu_mode(cmdline, root)
@@ -501,10 +547,14 @@ def check(
                 id="DOC005",
                 severity="warning",
                 subject="IOMMU",
-                message=f"The IOMMU translates DMA ({how}): GPU peer traffic goes through its page tables; the "
-                "patched P2P driver's transfers fail, and P2P through the IOMMU is slower.",
-                fix="Add iommu=pt to the kernel command line (intel_iommu=on iommu=pt on Intel), or turn the IOMMU "
-                "off in the BIOS on a machine without VMs.",
+                message=_(
+                    "The IOMMU translates DMA ({how}): GPU peer traffic goes through its page tables; the patched "
+                    "P2P driver's transfers fail, and P2P through the IOMMU is slower."
+                ).format(how=how),
+                fix=_(
+                    "Add iommu=pt to the kernel command line (intel_iommu=on iommu=pt on Intel), or turn the IOMMU "
+                    "off in the BIOS on a machine without VMs."
+                ),
             )
         )
     # each finding's sources are its check's, as registered beside the rules (rules/doctor.yaml)
@@ -527,7 +577,10 @@ def cpu_list(text: str) -> set[int]:
         m = re.fullmatch(r"([0-9]{1,5})(?:-([0-9]{1,5}))?", part)
         if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
             raise UserError(
-                f"--cpus {text!r}: {part!r} is not a CPU number or range", hint="e.g. --cpus 0-15,32-47"
+                _("--cpus {text}: {part} is not a CPU number or range").format(
+                    text=repr(text), part=repr(part)
+                ),
+                hint=_("e.g. --cpus 0-15,32-47"),
             )
         out |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
     return out
@@ -567,11 +620,11 @@ def read_nvml(devs: dict[str, Dev]) -> tuple[dict[str, int], str]:
     try:
         import pynvml
     except ImportError:
-        return {}, "NVML: not read (nvidia-ml-py is not installed)"
+        return {}, _("NVML: not read (nvidia-ml-py is not installed)")
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # no driver, no GPU: NVMLError and its subclasses
-        return {}, f"NVML: not available ({exc})"
+        return {}, _("NVML: not available ({error})").format(error=exc)
     vram: dict[str, int] = {}
     try:
         for i in range(pynvml.nvmlDeviceGetCount()):
@@ -590,7 +643,7 @@ def read_nvml(devs: dict[str, Dev]) -> tuple[dict[str, int], str]:
                 pass
     finally:
         pynvml.nvmlShutdown()
-    return vram, f"NVML: {len(vram)} GPU(s)"
+    return vram, _("NVML: {n} GPU(s)").format(n=len(vram))
 
 
 class NoLoad(Exception):
@@ -623,23 +676,27 @@ def diagnose(
     if live:
         vram, how = read_nvml(devs)
         read.append(how)
-    read.append("kernel command line: " + ("read" if cmdline is not None else "not read"))
+    read.append(_("kernel command line: read") if cmdline is not None else _("kernel command line: not read"))
     loaded = None
     if live and load and any(d.is_gpu for d in devs.values()):
         try:
             if loader is None:
-                raise NoLoad("no loader given")
+                raise NoLoad(_("no loader given"))
             loaded = loader(lambda: read_sysfs(root, devs))
-            read.append(f"links {loaded}")
+            read.append(_("links {how}").format(how=loaded))
         except NoLoad as exc:
-            read.append(f"links read idle: {exc} (an idle GPU drops to Gen1; the Gen checks wait for a load)")
+            read.append(
+                _(
+                    "links read idle: {why} (an idle GPU drops to Gen1; the Gen checks wait for a load)"
+                ).format(why=exc)
+            )
     elif not live:
-        read.append("links as recorded in the files (idle unless they were saved under load)")
+        read.append(_("links as recorded in the files (idle unless they were saved under load)"))
     nodes = process_nodes(root, cpus) if (live or cpus is not None) else None
     table, findings = check(devs, cmdline, root, loaded, nodes, vram)
     nothing = None
     if not table:
-        read.append("no NVIDIA GPU found in what was read")
+        read.append(_("no NVIDIA GPU found in what was read"))
         nothing = nothing_to_check(devs, live, lspci_text is not None, root)
     return DoctorReport(read=read, gpus=table, findings=findings, nothing_to_check=nothing)
 
@@ -650,31 +707,34 @@ def nothing_to_check(devs: dict[str, Dev], live: bool, lspci_read: bool, root: P
     import shutil
 
     nvidia = [d for d in devs.values() if d.vendor == "10de" or "NVIDIA" in d.name]
-    pci = f"{len(devs)} PCI device(s) read, none of them an NVIDIA GPU"
+    pci = _("{n} PCI device(s) read, none of them an NVIDIA GPU").format(n=len(devs))
     if nvidia:
-        pci = f"{len(devs)} PCI device(s) read; the NVIDIA ones, {', '.join(d.bdf for d in nvidia[:4])}, are not GPUs"
+        pci = _("{n} PCI device(s) read; the NVIDIA ones, {devices}, are not GPUs").format(
+            n=len(devs), devices=", ".join(d.bdf for d in nvidia[:4])
+        )
     if not live:
         given = []
         if lspci_read:
             given.append("--lspci")
         if root is not None:
             given.append("--sysfs")
-        return (
-            f"Nothing to check: no NVIDIA GPU in the files given ({' and '.join(given) or 'no lspci or sysfs'}: "
-            f"{pci}). Give the GPU machine's whole `sudo lspci -vvv` (not a grep of some of its lines) with "
-            "--lspci, or its sys/bus/pci tree with --sysfs, or run `advisor doctor` on that machine."
-        )
+        return _(
+            "Nothing to check: no NVIDIA GPU in the files given ({given}: {pci}). Give the GPU machine's whole "
+            "`sudo lspci -vvv` (not a grep of some of its lines) with --lspci, or its sys/bus/pci tree with "
+            "--sysfs, or run `advisor doctor` on that machine."
+        ).format(given=_(" and ").join(given) or _("no lspci or sysfs"), pci=pci)
     missing = []
     if not lspci_read:
-        missing.append("lspci, from pciutils")
+        missing.append(_("lspci, from pciutils"))
     if shutil.which("nvidia-smi") is None:
-        missing.append("nvidia-smi, which comes with the NVIDIA driver")
-    return (
-        f"Nothing to check: no NVIDIA GPU found on this machine ({pci}"
-        + (f"; not found: {'; '.join(missing)}" if missing else "")
-        + "). Run `advisor doctor` on the machine with the GPUs, with the NVIDIA driver installed (`nvidia-smi` "
-        "lists every GPU) and pciutils for lspci (`sudo advisor doctor` also reads ACS and link errors); in a "
-        "container, pass the GPUs in (docker run --gpus all). Or check files recorded there: "
-        "`advisor doctor --lspci lspci.txt --cmdline cmdline.txt` (sudo lspci -vvv > lspci.txt; "
-        "cat /proc/cmdline > cmdline.txt)."
+        missing.append(_("nvidia-smi, which comes with the NVIDIA driver"))
+    found = (
+        _("{pci}; not found: {missing}").format(pci=pci, missing=_("; ").join(missing)) if missing else pci
     )
+    return _(
+        "Nothing to check: no NVIDIA GPU found on this machine ({found}). Run `advisor doctor` on the machine "
+        "with the GPUs, with the NVIDIA driver installed (`nvidia-smi` lists every GPU) and pciutils for lspci "
+        "(`sudo advisor doctor` also reads ACS and link errors); in a container, pass the GPUs in (docker run "
+        "--gpus all). Or check files recorded there: `advisor doctor --lspci lspci.txt --cmdline cmdline.txt` "
+        "(sudo lspci -vvv > lspci.txt; cat /proc/cmdline > cmdline.txt)."
+    ).format(found=found)

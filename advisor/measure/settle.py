@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from advisor.i18n import _
 from advisor.measure.models import Measurement
+from advisor.measure.parsers import note_words
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog
 from advisor.model.engine import evaluate
@@ -48,21 +50,27 @@ def settle(
         if small:
             f, r = small[0]
             bios["rebar"] = False
-            read.append(f"{f}: GPU{r.gpu}'s BAR1 is {r.value} MiB: large BAR is off")
+            read.append(
+                _("{file}: GPU{index}'s BAR1 is {mib} MiB: large BAR is off").format(
+                    file=f, index=r.gpu, mib=r.value
+                )
+            )
         elif len(full) == len(bars):
             f, r = full[0]
             bios["rebar"] = True
             read.append(
-                f"{f}: BAR1 of {len(full)} GPU(s) at least the VRAM ({r.value} MiB on GPU{r.gpu}): large BAR is on"
+                _(
+                    "{file}: BAR1 of {count} GPU(s) at least the VRAM ({mib} MiB on GPU{index}): large BAR is on"
+                ).format(file=f, count=len(full), mib=r.value, index=r.gpu)
             )
     for f, m in measurements:
         for r in m.find("acs_on"):
             bios["acs"] = "on" if r.value else "off"
-            read.append(f"{f}: {r.note}")
+            read.append(_("{file}: {note}").format(file=f, note=note_words(r.note or "", r.tool)))
         for r in m.find("iommu"):
             if r.value in ("pt", "on", "off"):
                 kernel["iommu"] = r.value
-                read.append(f"{f}: {r.note}")
+                read.append(_("{file}: {note}").format(file=f, note=note_words(r.note or "", r.tool)))
     data = build.model_dump(exclude_unset=True)
     software = dict(data.get("software", {}))
     # what the machine shows outranks what the build assumed
@@ -82,7 +90,9 @@ def settle(
     # the driver's own P2P answer for a pair settles the driver layer
     for f, m in measurements:
         if m.source.tool == "topo-p2p" and m.find("p2p"):
-            out.read.append(f"{f}: the driver's P2P matrix (nvidia-smi topo -p2p) for each pair")
+            out.read.append(
+                _("{file}: the driver's P2P matrix (nvidia-smi topo -p2p) for each pair").format(file=f)
+            )
         for r in m.find("p2p"):
             if m.source.tool != "topo-p2p" or r.a is None or r.b is None or r.a >= r.b:
                 continue
@@ -93,7 +103,11 @@ def settle(
             row.layers[i] = Layer(
                 "driver",
                 "PASS" if r.value else "FAIL",
-                f"measured: {f} says {'OK' if r.value else 'no'} for GPU{r.a}-GPU{r.b} ({r.note})",
+                (
+                    _("measured: {file} says OK for GPU{a}-GPU{b} ({note})")
+                    if r.value
+                    else _("measured: {file} says no for GPU{a}-GPU{b} ({note})")
+                ).format(file=f, a=r.a, b=r.b, note=note_words(r.note or "", r.tool)),
                 None if r.value else row.layers[i].fix,
                 CHECK_P2P,
                 row.layers[i].sources,

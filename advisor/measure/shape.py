@@ -21,6 +21,7 @@ all-GPU figures unless the map takes every GPU of the file and the build; what i
 from __future__ import annotations
 
 from advisor.base.errors import Problem, UserError
+from advisor.i18n import N_, _, ngettext
 from advisor.measure.models import Measurement, Result
 
 # figures of every GPU at once: comparable only over as many GPUs as the build has
@@ -29,13 +30,13 @@ WHOLE_MACHINE_TOOLS = {"topo", "topo-p2p", "nvml"}
 _WHOLE_LABEL = {
     "topo": "`nvidia-smi topo -m`",
     "topo-p2p": "`nvidia-smi topo -p2p`",
-    "nvml": "NVML (the probe)",
+    "nvml": N_("NVML (the probe)"),
 }
 ALL_GPU_METRICS = {"busbw_gbps", "h2d_all_gbps", "d2h_all_gbps"}
 _WHAT = {
-    "busbw_gbps": "all-reduce",
-    "h2d_all_gbps": "host-to-GPU copies with every GPU copying at once",
-    "d2h_all_gbps": "GPU-to-host copies with every GPU copying at once",
+    "busbw_gbps": N_("all-reduce"),
+    "h2d_all_gbps": N_("host-to-GPU copies with every GPU copying at once"),
+    "d2h_all_gbps": N_("GPU-to-host copies with every GPU copying at once"),
 }
 
 
@@ -59,29 +60,47 @@ def _check_nodes(meas: Measurement, n: int, nodes: int, name: str) -> list[str]:
     GPUs, and the file's hosts (where it names them) its nodes."""
     want = n * nodes
     seen_nodes = meas.machine.nodes or 1
-    build = f"{want} ({nodes} nodes of {_gpus(n)})" if nodes > 1 else str(n)
+    build = (
+        _("{ranks} ({nodes} nodes of {gpus})").format(ranks=want, nodes=nodes, gpus=_gpus(n))
+        if nodes > 1
+        else str(n)
+    )
     for r in meas.results:
         if r.metric not in ALL_GPU_METRICS:
             continue
         ran = r.gpus
         if ran != want or (meas.machine.nodes is not None and seen_nodes != nodes):
-            where = f"{seen_nodes} nodes" if seen_nodes > 1 else "one node"
+            where = _("{n} nodes").format(n=seen_nodes) if seen_nodes > 1 else _("one node")
             raise UserError(
                 problems=[
                     Problem(
-                        f"the measurement has {_gpus(ran) if ran else 'an unstated number of GPUs'} (its "
-                        f"{_WHAT[r.metric]} ran over {ran or '?'} ranks on {where}), the build has {build}",
+                        _(
+                            "the measurement has {gpus} (its {what} ran over {ranks} ranks on {where}), the "
+                            "build has {build}"
+                        ).format(
+                            gpus=_gpus(ran) if ran else _("an unstated number of GPUs"),
+                            what=_(_WHAT[r.metric]),
+                            ranks=ran or "?",
+                            where=where,
+                            build=build,
+                        ),
                         file=name,
-                        hint=f"compare it with a build of `nodes: {seen_nodes}` and its GPUs per node, or run "
-                        f"it over the build's {want} ranks",
+                        hint=_(
+                            "compare it with a build of `nodes: {nodes}` and its GPUs per node, or run it over "
+                            "the build's {ranks} ranks"
+                        ).format(nodes=seen_nodes, ranks=want),
                     )
                 ]
             )
-    return [f"{name}: a run across {seen_nodes} nodes, {want} ranks, set against the build's {nodes} nodes"]
+    return [
+        _("{file}: a run across {seen} nodes, {ranks} ranks, set against the build's {nodes} nodes").format(
+            file=name, seen=seen_nodes, ranks=want, nodes=nodes
+        )
+    ]
 
 
 def _gpus(n: int) -> str:
-    return f"{n} GPU" + ("" if n == 1 else "s")
+    return ngettext("{n} GPU", "{n} GPUs", n).format(n=n)
 
 
 def _ranks(r: Result, count: int) -> int | None:
@@ -104,10 +123,10 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
     extra = seen - set(build)
     per_gpu = any(r.gpu is not None or r.a is not None for r in meas.results)
     example = [str(i) for i in sorted(seen)[:n]] + ["-"] * max(0, n - len(seen))
-    map_hint = (
-        f"compare it with a build of {_gpus(count)}, or say which measured GPU each of the build's "
-        f"{_gpus(n)} is with `advisor compare --gpus` (e.g. --gpus {','.join(example)})"
-    )
+    map_hint = _(
+        "compare it with a build of {count}, or say which measured GPU each of the build's {n} is with "
+        "`advisor compare --gpus` (e.g. --gpus {example})"
+    ).format(count=_gpus(count), n=_gpus(n), example=",".join(example))
     off = [(r, _ranks(r, count)) for r in meas.results if r.metric in ALL_GPU_METRICS]
     off = [(r, ran) for r, ran in off if ran != n]
     unsaid = next((r for r, ran in off if ran is None), None)
@@ -115,24 +134,37 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
         raise UserError(
             problems=[
                 Problem(
-                    f"the measurement does not say over how many GPUs its {_WHAT[unsaid.metric]} ran, so "
-                    f"it cannot be set against the build's {_gpus(n)}",
+                    _(
+                        "the measurement does not say over how many GPUs its {what} ran, so it cannot be set "
+                        "against the build's {n}"
+                    ).format(what=_(_WHAT[unsaid.metric]), n=_gpus(n)),
                     file=name,
-                    hint="save the tool's whole output: nccl-tests prints '# nThread 1 nGpus N' and a "
-                    "'#  Rank' line per GPU above its table",
+                    hint=_(
+                        "save the tool's whole output: nccl-tests prints '# nThread 1 nGpus N' and a "
+                        "'#  Rank' line per GPU above its table"
+                    ),
                 )
             ]
         )
     if off and not per_gpu:
         r, ran = off[0]
-        run = " (all_reduce_perf -g N, or CUDA_VISIBLE_DEVICES)" if r.metric == "busbw_gbps" else ""
+        hint = (
+            _(
+                "compare it with a build of {ran}, or run it over the build's {n} (all_reduce_perf -g N, or "
+                "CUDA_VISIBLE_DEVICES)"
+            )
+            if r.metric == "busbw_gbps"
+            else _("compare it with a build of {ran}, or run it over the build's {n}")
+        )
         raise UserError(
             problems=[
                 Problem(
-                    f"the measurement has {_gpus(ran)} (its {_WHAT[r.metric]} ran over {ran}), the build has "
-                    f"{n}: a {ran}-GPU figure is not the {n}-GPU prediction",
+                    _(
+                        "the measurement has {gpus} (its {what} ran over {ran}), the build has {n}: a {ran}-GPU "
+                        "figure is not the {n}-GPU prediction"
+                    ).format(gpus=_gpus(ran), what=_(_WHAT[r.metric]), ran=ran, n=n),
                     file=name,
-                    hint=f"compare it with a build of {_gpus(ran)}, or run it over the build's {_gpus(n)}{run}",
+                    hint=hint.format(ran=_gpus(ran), n=_gpus(n)),
                 )
             ]
         )
@@ -140,8 +172,16 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
         raise UserError(
             problems=[
                 Problem(
-                    f"the measurement has {_gpus(count)} ({_span(seen)}), the build has {n}: comparing "
-                    f"{_span(seen & set(build)) or 'none of them'} alone would leave out {_span(extra)}",
+                    _(
+                        "the measurement has {gpus} ({span}), the build has {n}: comparing {kept} alone would "
+                        "leave out {extra}"
+                    ).format(
+                        gpus=_gpus(count),
+                        span=_span(seen),
+                        n=n,
+                        kept=_span(seen & set(build)) or _("none of them"),
+                        extra=_span(extra),
+                    ),
                     file=name,
                     hint=map_hint,
                 )
@@ -151,9 +191,15 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
         raise UserError(
             problems=[
                 Problem(
-                    f"the measurement has {_gpus(len(seen))} ({_span(seen)}), the build has {n}: "
-                    f"{_WHOLE_LABEL.get(meas.source.tool, meas.source.tool)} lists every GPU of the machine "
-                    "it ran on",
+                    _(
+                        "the measurement has {gpus} ({span}), the build has {n}: {tool} lists every GPU of the "
+                        "machine it ran on"
+                    ).format(
+                        gpus=_gpus(len(seen)),
+                        span=_span(seen),
+                        n=n,
+                        tool=_(_WHOLE_LABEL.get(meas.source.tool, meas.source.tool)),
+                    ),
                     file=name,
                     hint=map_hint,
                 )
@@ -164,8 +210,10 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
         raise UserError(
             problems=[
                 Problem(
-                    f"the measurement has {_gpus(count)} ({_span(seen)}), the build has {n}: its "
-                    f"{_WHAT[r.metric]} ran over {ran}, not the build's {n}",
+                    _(
+                        "the measurement has {gpus} ({span}), the build has {n}: its {what} ran over {ran}, not "
+                        "the build's {n}"
+                    ).format(gpus=_gpus(count), span=_span(seen), n=n, what=_(_WHAT[r.metric]), ran=ran),
                     file=name,
                     hint=map_hint,
                 )
@@ -173,8 +221,10 @@ def check(meas: Measurement, build: list[int], name: str, mapped: bool = False, 
         )
     if seen and len(seen) < n and not mapped:
         return [
-            f"{name}: the file shows {_gpus(len(seen))} ({_span(seen)}) of the build's {n}: compared as the "
-            f"build's {_span(seen)}; if the run saw other GPUs (CUDA_VISIBLE_DEVICES), say which with --gpus"
+            _(
+                "{file}: the file shows {gpus} ({span}) of the build's {n}: compared as the build's {span}; if "
+                "the run saw other GPUs (CUDA_VISIBLE_DEVICES), say which with --gpus"
+            ).format(file=name, gpus=_gpus(len(seen)), span=_span(seen), n=n)
         ]
     return []
 
@@ -190,21 +240,32 @@ def parse_map(text: str, n: int) -> list[int | None]:
             out.append(int(t))
         else:
             raise UserError(
-                f"--gpus {text!r}: {t!r} is not a GPU number or '-'",
-                hint=f"one entry per GPU of the build, e.g. --gpus {','.join(map(str, range(n)))}",
+                _("--gpus {text}: {item} is not a GPU number or '-'").format(text=repr(text), item=repr(t)),
+                hint=_("one entry per GPU of the build, e.g. --gpus {example}").format(
+                    example=",".join(map(str, range(n)))
+                ),
             )
     if len(out) != n:
         raise UserError(
-            f"--gpus {text!r} names {len(out)} GPU(s), the build has {n}",
-            hint="one entry per GPU of the build, in its order: the measured GPU it is, or '-' if the "
-            "files did not measure it",
+            _("--gpus {text} names {count} GPU(s), the build has {n}").format(
+                text=repr(text), count=len(out), n=n
+            ),
+            hint=_(
+                "one entry per GPU of the build, in its order: the measured GPU it is, or '-' if the files "
+                "did not measure it"
+            ),
         )
     given = [m for m in out if m is not None]
     if not given:
-        raise UserError(f"--gpus {text!r} maps no GPU", hint="name at least one measured GPU")
+        raise UserError(
+            _("--gpus {text} maps no GPU").format(text=repr(text)), hint=_("name at least one measured GPU")
+        )
     if len(set(given)) != len(given):
         twice = next(m for m in given if given.count(m) > 1)
-        raise UserError(f"--gpus {text!r} names measured GPU{twice} twice", hint="each measured GPU once")
+        raise UserError(
+            _("--gpus {text} names measured GPU{index} twice").format(text=repr(text), index=twice),
+            hint=_("each measured GPU once"),
+        )
     return out
 
 
@@ -223,7 +284,9 @@ def apply_map(
             if whole:
                 kept.append(r)
             elif r.metric in ALL_GPU_METRICS:
-                what = f"the {_WHAT[r.metric]} over {_gpus(_ranks(r, len(seen)) or len(seen))}"
+                what = _("the {what} over {gpus}").format(
+                    what=_(_WHAT[r.metric]), gpus=_gpus(_ranks(r, len(seen)) or len(seen))
+                )
                 if what not in left:
                     left.append(what)
             continue
@@ -237,14 +300,18 @@ def apply_map(
         raise UserError(
             problems=[
                 Problem(
-                    f"nothing in the measurement is about the GPUs --gpus names ({_span(set(to_build))})"
-                    + (
-                        f": {'; '.join(left)} cannot be set against the build's {_gpus(len(build))}"
-                        if left
-                        else ""
+                    _(
+                        "nothing in the measurement is about the GPUs --gpus names ({span}): {left} cannot be "
+                        "set against the build's {gpus}"
+                    ).format(span=_span(set(to_build)), left=_("; ").join(left), gpus=_gpus(len(build)))
+                    if left
+                    else _("nothing in the measurement is about the GPUs --gpus names ({span})").format(
+                        span=_span(set(to_build))
                     ),
                     file=name,
-                    hint=f"the file shows {_span(seen)}" if seen else "the file shows no GPU",
+                    hint=_("the file shows {span}").format(span=_span(seen))
+                    if seen
+                    else _("the file shows no GPU"),
                 )
             ]
         )
@@ -257,10 +324,16 @@ def apply_map(
     matched = [(m, b) for m, b in sorted(to_build.items(), key=lambda x: x[1]) if m in seen]
     if matched:
         notes.append(
-            f"{name}: " + ", ".join(f"measured GPU{m} compared as the build's GPU{b}" for m, b in matched)
+            _("{file}: {matched}").format(
+                file=name,
+                matched=_(", ").join(
+                    _("measured GPU{measured} compared as the build's GPU{build}").format(measured=m, build=b)
+                    for m, b in matched
+                ),
+            )
         )
     if seen - set(to_build):
-        left.insert(0, f"{_span(seen - set(to_build))} (not in --gpus)")
+        left.insert(0, _("{span} (not in --gpus)").format(span=_span(seen - set(to_build))))
     if left:
-        notes.append(f"{name}: left out " + "; ".join(left))
+        notes.append(_("{file}: left out {what}").format(file=name, what=_("; ").join(left)))
     return out, notes

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from advisor.i18n import _
 from advisor.quote.document import Quote
+from advisor.quote.segment import kind_name
 
 
 def assemble(q: Quote, catalog) -> None:
@@ -29,9 +31,9 @@ def assemble(q: Quote, catalog) -> None:
         if extra:
             used.append(replace(t, parts=extra))
             q.notes.append(
-                f"line {t.line}: the title is the only line naming the "
-                + ", ".join(sorted({p.kind for p in extra}))
-                + "; used as written"
+                _("line {line}: the title is the only line naming the {kinds}; used as written").format(
+                    line=t.line, kinds=", ".join(kind_name(k) for k in sorted({p.kind for p in extra}))
+                )
             )
     for x in used:
         for p in x.parts:
@@ -44,7 +46,11 @@ def assemble(q: Quote, catalog) -> None:
                 n = p.count  # "CPU:2× EPYC 9554 显卡:8× RTX 4090": each part's own count
             if p.kind in ("cpu", "board"):
                 if p.kind in data and data[p.kind] != p.part_id:
-                    q.notes.append(f"line {x.line}: a second {p.kind} ({p.part_id}); using {data[p.kind]}")
+                    q.notes.append(
+                        _("line {line}: a second {kind} ({part}); using {used}").format(
+                            line=x.line, kind=kind_name(p.kind), part=p.part_id, used=data[p.kind]
+                        )
+                    )
                 elif p.kind == "cpu" and p.part_id == data.get("cpu"):
                     # the same CPU on a line per socket ("2 sockets" / "- Xeon Gold 6248R" twice)
                     data["cpu_count"] = int(data.get("cpu_count", 1)) + n
@@ -88,7 +94,9 @@ def assemble(q: Quote, catalog) -> None:
                 and gpus
             ):
                 q.title_mismatch.append(
-                    f"line {t.line} says {t.qty}x {p.name}, the line items have {total} GPU(s)"
+                    _("line {line} says {qty}x {part}, the line items have {total} GPU(s)").format(
+                        line=t.line, qty=t.qty, part=p.name, total=total
+                    )
                 )
     if gpus:
         data["gpus"] = [{"model": m, "count": min(n, 16)} for m, n in gpus.items()]
@@ -101,7 +109,11 @@ def assemble(q: Quote, catalog) -> None:
         if total >= 2:
             data["nvlink"] = [[2 * i, 2 * i + 1] for i in range(min(bridges, total // 2))]
         else:
-            q.notes.append(f"an NVLink bridge is listed but the quote has {total} GPU(s); bridge not placed")
+            q.notes.append(
+                _("an NVLink bridge is listed but the quote has {n} GPU(s); bridge not placed").format(
+                    n=total
+                )
+            )
     board = catalog.get(data["board"]) if "board" in data else None
     if sockets and board is not None:
         names = {m.name.upper().replace(" ", ""): m.name for m in board.m2}
@@ -110,7 +122,11 @@ def assemble(q: Quote, catalog) -> None:
             if s.upper() in names:
                 placed.append({"socket": names[s.upper()]})
             else:
-                q.notes.append(f"M.2 socket {s} is not on {board.name}; that SSD is not placed")
+                q.notes.append(
+                    _("M.2 socket {socket} is not on {board}; that SSD is not placed").format(
+                        socket=s, board=board.name
+                    )
+                )
                 q.unplaced_nvme += 1
         if placed:
             data["nvme"] = placed
@@ -121,13 +137,17 @@ def assemble(q: Quote, catalog) -> None:
     if not gpus and "gpu" not in named:
         q.missing.append("gpu")
     if not gpus:
-        q.notes.append("the quote lists no GPU from the catalog")
+        q.notes.append(_("the quote lists no GPU from the catalog"))
     from advisor.model.build import PSU_W, RAM_GB
 
-    for key, (low, high), what in (("psu_w", PSU_W, "PSU watts"), ("ram_gb", RAM_GB, "GB of RAM")):
+    outside = {
+        "psu_w": _("{value} PSU watts is outside {low}-{high}: left out, ask the vendor"),
+        "ram_gb": _("{value} GB of RAM is outside {low}-{high}: left out, ask the vendor"),
+    }
+    for key, (low, high) in (("psu_w", PSU_W), ("ram_gb", RAM_GB)):
         if key in data and not low <= data[key] <= high:
             # a count read into a wattage ("1600W ×16") never stops the reading: the figure is left out
-            q.notes.append(f"{data[key]:,} {what} is outside {low:,}-{high:,}: left out, ask the vendor")
+            q.notes.append(outside[key].format(value=f"{data[key]:,}", low=f"{low:,}", high=f"{high:,}"))
             del data[key]
     q.build_data = data
     if q.missing or "cpu" not in data or "board" not in data:

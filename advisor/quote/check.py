@@ -12,7 +12,7 @@ import re
 
 from advisor.base.errors import UserError
 from advisor.findings.verdict import Limits, limits
-from advisor.i18n import _, ngettext, part_kind
+from advisor.i18n import _, ngettext
 from advisor.model.catalog.store import Catalog
 from advisor.outputs.plan import plan_output
 from advisor.outputs.validate import (
@@ -26,6 +26,8 @@ from advisor.outputs.validate import (
 )
 from advisor.quote.claim_checks import claim_id, judge
 from advisor.quote.document import Quote, QuoteLine
+from advisor.quote.items import count_source_words
+from advisor.quote.segment import kind_name
 
 
 def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = ()) -> ValidateOutput:
@@ -111,9 +113,9 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
         verdict = "PASS"
     for x in not_in_catalog:
         kinds = _(", ").join(
-            part_kind(k)
+            kind_name(k)
             for k in sorted({p.kind for p in nearest.get(x.line, [])} or {p.kind for p in x.parts})
-        ) or part_kind("part")
+        ) or kind_name("part")
         near = list(dict.fromkeys(n for p in nearest.get(x.line, []) for n in p.nearest))
         values = dict(kinds=kinds, line=x.line, text=x.text.strip()[:60], near=", ".join(near[:3]))
         ask.append(
@@ -127,11 +129,11 @@ def evaluate_quote(quote: Quote, catalog: Catalog, rule_dirs: tuple[str, ...] = 
             )
         )
     for k in quote.missing:
-        ask.append(_("the exact {kind} model").format(kind=part_kind(k)))
+        ask.append(_("the exact {kind} model").format(kind=kind_name(k)))
     for x in unclear:
         ask.append(
             _('how many of line {line} ("{text}"): {source}').format(
-                line=x.line, text=x.text.strip()[:50], source=x.qty_source
+                line=x.line, text=x.text.strip()[:50], source=count_source_words(x.qty_source)
             )
         )
     ask += [_("which count is right: {mismatch}").format(mismatch=m) for m in quote.title_mismatch]
@@ -259,12 +261,28 @@ def _without_nics(quote: Quote, catalog: Catalog, ask: list[str]):
     quote.build = build
     board = catalog.get(build.board)
     lines = [x.line for x in quote.lines if any(p.kind == "nic" for p in x.parts)]
-    where = f" (line {', '.join(map(str, lines))})" if lines else ""
-    quote.notes.append(
-        f"the NIC{where} is left out of the prediction: the catalog's slot table for "
-        f"{board.name if board else build.board} has no slot free for it after the GPUs"
-    )
-    ask.append(f"which slot the NIC{where} goes in, and whether it shares lanes with a GPU")
+    board_name = board.name if board else build.board
+    if lines:
+        said = ", ".join(map(str, lines))
+        quote.notes.append(
+            _(
+                "the NIC (line {lines}) is left out of the prediction: the catalog's slot table for {board} has no "
+                "slot free for it after the GPUs"
+            ).format(lines=said, board=board_name)
+        )
+        ask.append(
+            _("which slot the NIC (line {lines}) goes in, and whether it shares lanes with a GPU").format(
+                lines=said
+            )
+        )
+    else:
+        quote.notes.append(
+            _(
+                "the NIC is left out of the prediction: the catalog's slot table for {board} has no slot free for "
+                "it after the GPUs"
+            ).format(board=board_name)
+        )
+        ask.append(_("which slot the NIC goes in, and whether it shares lanes with a GPU"))
     return pred
 
 
@@ -347,7 +365,7 @@ def _summary(
         )
     if quote.missing:
         bits.append(
-            _("the quote names no {kinds}").format(kinds=_(" or ").join(part_kind(k) for k in quote.missing))
+            _("the quote names no {kinds}").format(kinds=_(" or ").join(map(kind_name, quote.missing)))
         )
     unclear = [x for x in quote.lines if x.qty_unclear and x.status == "part"]
     if unclear:
@@ -355,7 +373,9 @@ def _summary(
             _("all this rests on an unclear quantity: {lines}").format(
                 lines=", ".join(
                     _("line {line} is read as {qty}, but it writes {source}").format(
-                        line=x.line, qty=x.qty, source=x.qty_source.removeprefix("unclear: ")
+                        line=x.line,
+                        qty=x.qty,
+                        source=count_source_words(x.qty_source.removeprefix("unclear: ")),
                     )
                     for x in unclear[:2]
                 )
@@ -415,25 +435,30 @@ def _count_of(x: QuoteLine, p) -> int:
 def _read_as(x: QuoteLine) -> str:
     """How a line was read, when the parts list did not say it already."""
     if x.status in ("part", "recognized", "not_in_catalog") and x.parts:
-        what = " + ".join(
-            f"{p.kind.upper() if p.kind in ('cpu', 'gpu', 'psu', 'ram', 'nic') else p.kind}"
-            f" x{_count_of(x, p)}" + ("" if p.in_catalog else f" '{p.name[:40]}', not in the catalog")
-            for p in x.parts
-        )
+        items = []
+        for p in x.parts:
+            kind = p.kind.upper() if p.kind in ("cpu", "gpu", "psu", "ram", "nic") else kind_name(p.kind)
+            item = f"{kind} x{_count_of(x, p)}"
+            if not p.in_catalog:
+                item = _("{part} '{name}', not in the catalog").format(part=item, name=p.name[:40])
+            items.append(item)
         src = (
-            "no count written: 1" if x.qty_source.startswith("none written") else f"count from {x.qty_source}"
+            _("no count written: 1")
+            if x.qty_source.startswith("none written")
+            else _("count from {source}").format(source=count_source_words(x.qty_source))
         )
-        return f"read as {what} ({src})"
+        return _("read as {what} ({source})").format(what=" + ".join(items), source=src)
     if x.mentions:
         names = ", ".join(dict.fromkeys(p.name for m in x.mentions for p in m.parts))
-        return f"prose naming {names[:120]}: a mention, not counted"
-    return {
-        "title": "a title: cross-checks the counts, not counted",
-        "total": "a total",
-        "claim": "a claim, judged below",
-        "header": "a table header",
-        "continued": "the rest of the row above",
-    }.get(x.status, "no part")
+        return _("prose naming {names}: a mention, not counted").format(names=names[:120])
+    said = {
+        "title": _("a title: cross-checks the counts, not counted"),
+        "total": _("a total"),
+        "claim": _("a claim, judged below"),
+        "header": _("a table header"),
+        "continued": _("the rest of the row above"),
+    }
+    return said.get(x.status, _("no part"))
 
 
 def _nearest(quote: Quote, catalog: Catalog) -> None:
@@ -448,7 +473,9 @@ def _nearest(quote: Quote, catalog: Catalog) -> None:
             if not p.in_catalog and p.kind in ("cpu", "board", "gpu") and not p.nearest:
                 p.nearest = matcher.nearest(p.name, p.kind)
                 if p.nearest:
-                    p.how = f"not in the catalog: {p.name}; nearest: {', '.join(p.nearest)}"
+                    p.how = _("not in the catalog: {name}; nearest: {nearest}").format(
+                        name=p.name, nearest=", ".join(p.nearest)
+                    )
 
 
 _RISER = re.compile(r"\briser|延长线|转接线|pcie\s+extension\s+cable", re.I)

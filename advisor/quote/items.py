@@ -9,10 +9,52 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from advisor.i18n import N_, retell
 from advisor.quote.formats import RawLine
 from advisor.quote.vocab import vocab
 
 MAX_QTY = 64
+
+# Where a line's count was read (Item.qty_source): English data, which the reader compares ("none
+# written: 1", "the qty column") and the JSON keeps; said in the run's language where it is shown
+# (count_source_words). A count quoted from the text ("'2 x'") is the quote's own words.
+NONE_WRITTEN = N_("none written: 1")
+QTY_COLUMN = N_("the qty column")
+LEADING_COLUMN = N_("a leading qty column")
+TRAILING_COLUMN = N_("a trailing qty column")
+EACH_PART = N_("each part's own count")
+BOARD_ONCE = N_("a board, once (the counts in its description are its specs)")
+OTHER_MENTIONS = N_("the count the other mentions write")
+UNREADABLE = N_("qty column {text} unreadable")
+FROM_TOTAL = N_("the total {total} at the unit price {price}")
+UNCLEAR = N_("unclear: {readings}")
+VERSUS = N_("{a} vs {b}")
+READING = N_("{qty} ({source})")
+ON_LINE = N_("line {line}")
+IN_HEADING = N_("{source} in the heading on line {line}")
+FROM_LINE = N_("{count} from line {line} ({source}): the list writes no count")
+COUNT_SOURCES = (
+    NONE_WRITTEN,
+    QTY_COLUMN,
+    LEADING_COLUMN,
+    TRAILING_COLUMN,
+    EACH_PART,
+    BOARD_ONCE,
+    OTHER_MENTIONS,
+    UNREADABLE,
+    FROM_TOTAL,
+    UNCLEAR,
+    FROM_LINE,
+    IN_HEADING,
+    VERSUS,
+    ON_LINE,
+    READING,
+)
+
+
+def count_source_words(source: str) -> str:
+    """Where a count was read, in the run's language ("the qty column"; "'4x'" as the quote writes it)."""
+    return retell(source, COUNT_SOURCES, depth=6)
 
 
 @dataclass
@@ -21,7 +63,7 @@ class Item:
     text: str
     desc: str  # what to match parts in (the description, without quantity and price marks)
     qty: int = 1
-    qty_source: str = "none written: 1"  # where the quantity was read
+    qty_source: str = NONE_WRITTEN  # where the quantity was read
     qty_unclear: bool = False
     qty_readings: tuple[int, ...] = ()  # the counts an unclear quantity could be, the one used first
     price: float | None = None
@@ -62,24 +104,28 @@ def item_of(raw: RawLine) -> Item:
     if raw.qty is not None:
         m = re.fullmatch(r"\s*(?:[x×]\s*)?(\d{1,3})\s*(?:[x×]|pcs|stk|张|块|个|条|片)?\s*", raw.qty)
         if m and 1 <= int(m.group(1)) <= MAX_QTY:
-            readings.append((int(m.group(1)), "the qty column"))
+            readings.append((int(m.group(1)), QTY_COLUMN))
         elif raw.qty.strip():
-            it.qty_unclear, it.qty_source = True, f"qty column '{raw.qty.strip()[:20]}' unreadable"
+            it.qty_unclear, it.qty_source = True, UNREADABLE.format(text=f"'{raw.qty.strip()[:20]}'")
     for q, src in quantities(stripped):
         readings.append((q, src))
     if raw.qty is None and raw.total and raw.price:
         n = _price_ratio(raw.price, raw.total)
         if n is not None:  # "| RTX 4090 | $1,799 | $7,196 |": a total of four at the unit price
-            readings.append((n, f"the total {raw.total.strip()} at the unit price {raw.price.strip()}"))
+            readings.append((n, FROM_TOTAL.format(total=raw.total.strip(), price=raw.price.strip())))
     counts = {q for q, _ in readings}
     if readings:
         it.qty, it.qty_source = readings[0][0], readings[0][1]
         # a table's qty column is the count unless the description writes two other counts of its own
-        text_counts = {q for q, s in readings if s != "the qty column"}
-        column_wins = readings[0][1] == "the qty column" and len(text_counts) <= 1
+        text_counts = {q for q, s in readings if s != QTY_COLUMN}
+        column_wins = readings[0][1] == QTY_COLUMN and len(text_counts) <= 1
         if len(counts) > 1 and not column_wins:
             it.qty_unclear = True
-            it.qty_source = "unclear: " + " vs ".join(f"{q} ({s})" for q, s in readings)
+            said = [READING.format(qty=q, source=s) for q, s in readings]
+            joined = said[0]
+            for more in said[1:]:
+                joined = VERSUS.format(a=joined, b=more)
+            it.qty_source = UNCLEAR.format(readings=joined)
             it.qty_readings = tuple(dict.fromkeys(q for q, _ in readings))
     it.desc = strip_quantities(stripped)
     if (
@@ -120,10 +166,10 @@ def quantities(text: str) -> list[tuple[int, str]]:
         return out[:1] + [o for o in out[1:] if o[0] != out[0][0]][:1]
     leading = re.match(r"^\s*(?:[-*•·]\s*)?(\d{1,2})\s{2,}(?=[^\d\s])", text)
     if leading and 1 <= int(leading.group(1)) <= MAX_QTY:
-        return [(int(leading.group(1)), "a leading qty column")]
+        return [(int(leading.group(1)), LEADING_COLUMN)]
     trailing = re.search(r"(?:(?<!\s)\s{2,}|\|\s*)(\d{1,2})\s*$", text)
     if trailing and 1 <= int(trailing.group(1)) <= MAX_QTY:
-        return [(int(trailing.group(1)), "a trailing qty column")]
+        return [(int(trailing.group(1)), TRAILING_COLUMN)]
     return []
 
 

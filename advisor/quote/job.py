@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from advisor.i18n import _
 from advisor.quote.vocab import vocab
 
 # "70B", "7.5B", "35b-a3b": a model's size in billions of parameters (not "8x22B", "a3b", "70GB")
@@ -60,9 +61,10 @@ def stated_job(lines) -> tuple[Job | None, str]:
         return None, ""
     sizes = sorted({j.billions for j in found})
     if len(sizes) > 1:
-        return None, (
-            f"the text names several model sizes ({', '.join(f'{s:g}B' for s in sizes[:4])}, lines "
-            f"{', '.join(str(j.line) for j in found[:4])}): the job's memory is not judged"
+        return None, _(
+            "the text names several model sizes ({sizes}, lines {lines}): the job's memory is not judged"
+        ).format(
+            sizes=", ".join(f"{s:g}B" for s in sizes[:4]), lines=", ".join(str(j.line) for j in found[:4])
         )
     # the same size written on several lines: the line that writes a precision says most
     return next((j for j in found if j.bytes_per_param is not None), found[0]), ""
@@ -82,19 +84,35 @@ def job_memory(lines, gpus) -> tuple[tuple[str, str] | None, list[str]]:
     at = (
         job.precision
         if job.bytes_per_param is not None
-        else "4-bit (no precision written: the smallest usual)"
+        else _("4-bit (no precision written: the smallest usual)")
     )
     if weights > total:
         return (
             "error",
-            f"line {job.line} states a {job.billions:g}B model: at {at} its weights alone are {weights:g} GB, "
-            f"more than the {total:g} GB of {cards} together, whatever the board",
+            _(
+                "line {line} states a {size}B model: at {at} its weights alone are {weights} GB, more than the "
+                "{total} GB of {cards} together, whatever the board"
+            ).format(
+                line=job.line,
+                size=f"{job.billions:g}",
+                at=at,
+                weights=f"{weights:g}",
+                total=f"{total:g}",
+                cards=cards,
+            ),
         ), []
     fp16 = job.billions * 2
     if job.bytes_per_param is None and fp16 > total:
         return None, [
-            f"line {job.line} states a {job.billions:g}B model: its weights are {fp16:g} GB at FP16, more than "
-            f"the {total:g} GB of the GPUs; it fits only quantized ({job.billions * 0.5:g} GB at 4 bits, before "
-            "the KV cache)"
+            _(
+                "line {line} states a {size}B model: its weights are {fp16} GB at FP16, more than the {total} GB of "
+                "the GPUs; it fits only quantized ({quantized} GB at 4 bits, before the KV cache)"
+            ).format(
+                line=job.line,
+                size=f"{job.billions:g}",
+                fp16=f"{fp16:g}",
+                total=f"{total:g}",
+                quantized=f"{job.billions * 0.5:g}",
+            )
         ]
     return None, []

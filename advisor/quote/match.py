@@ -17,6 +17,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from advisor.base.text import lookalikes
+from advisor.i18n import _
 from advisor.model.catalog.store import Catalog
 from advisor.quote.vocab import vocab
 
@@ -185,7 +186,10 @@ class Matcher:
         for f in found:
             f.lookalike = True
             f.how = (
-                f"read as {f.name}: the name has {look.scripts} letters that look Latin ({look.names()}); "
+                _("read as {name}: the name has {scripts} letters that look Latin ({names})").format(
+                    name=f.name, scripts=look.said_scripts(), names=look.names()
+                )
+                + "; "
                 + f.how
             )
         return found

@@ -11,11 +11,21 @@ from dataclasses import replace
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.inputs import check_lines, one_newline
+from advisor.i18n import N_, _
 from advisor.quote.assemble import assemble
 from advisor.quote.claims import claims_in
 from advisor.quote.document import Claim, Quote, QuoteLine
 from advisor.quote.formats import read_document
-from advisor.quote.items import item_of
+from advisor.quote.items import (
+    BOARD_ONCE,
+    EACH_PART,
+    NONE_WRITTEN,
+    ON_LINE,
+    READING,
+    UNCLEAR,
+    VERSUS,
+    item_of,
+)
 from advisor.quote.match import KINDS, Found, Matcher, kind_of_words, other_kinds
 from advisor.quote.vocab import vocab
 
@@ -45,7 +55,7 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
     # every line break one kind ("\r" alone, U+2028 and U+0085 too), so that the cap counts every line;
     # and no line longer than any real quote's, so that each stage's work on a line stays small
     text = one_newline(text)
-    check_lines(text, filename, "a quote")
+    check_lines(text, filename, N_("a quote"))
     if text.count("\n") > MAX_LINES:
         raise UserError(
             problems=[
@@ -135,7 +145,9 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
             found_claims = claims_in(it.text, it.line)
             q.claims += found_claims
             if not found_claims:
-                q.notes.append(f"line {it.line}: claim not understood: {it.text[:120]}")
+                q.notes.append(
+                    _("line {line}: claim not understood: {text}").format(line=it.line, text=it.text[:120])
+                )
             continue
         claim_text = raw.desc if raw.desc is not None else it.text
         if raw.width:
@@ -201,12 +213,16 @@ def read_quote(text: str, filename: str, catalog) -> Quote:
         if ql.qty_unclear and len([p for p in parts if p.count is not None]) >= 2:
             # "4× RTX 3090 · ... · dual 1000W PSUs": each part has its own count, the line has none
             ql.qty, ql.qty_unclear, ql.qty_readings = 1, False, ()
-            ql.qty_source = "each part's own count"
+            ql.qty_source = EACH_PART
         if ql.qty_unclear and raw.qty is None and parts and all(p.kind == "board" for p in parts):
             # "AS-4125GS-TNRT2（双路SP5 4U，10个GPU位）": the counts describe the board, which comes once
             ql.qty, ql.qty_unclear, ql.qty_readings = 1, False, ()
-            ql.qty_source = "a board, once (the counts in its description are its specs)"
-        q.notes += [f"line {it.line}: {p.how.split('; ')[0]}" for p in parts if p.lookalike]
+            ql.qty_source = BOARD_ONCE
+        q.notes += [
+            _("line {line}: {how}").format(line=it.line, how=p.how.split("; ")[0])
+            for p in parts
+            if p.lookalike
+        ]
         if parts:
             if it.role != "title":
                 ql.status = (
@@ -339,15 +355,22 @@ def _repeat_of(q: Quote, matcher: Matcher, x, seen: set[str], gpu_items: list) -
         return  # a model, a size ("NVMe SSD 4TB") or more words than a kind's name: an item of its own
     if x.status == "recognized":
         x.status, x.parts = "other", []
-        q.notes.append(f"line {x.line}: a price line of parts listed above, not more of them")
+        q.notes.append(
+            _("line {line}: a price line of parts listed above, not more of them").format(line=x.line)
+        )
     times = re.search(r"[×x*]\s*(\d{1,3})\s*=", x.text)  # "¥21,500 ×6 = ¥129,000": unit price x count
-    count = x.qty if x.qty_source != "none written: 1" else (int(times.group(1)) if times else None)
+    count = x.qty if x.qty_source != NONE_WRITTEN else (int(times.group(1)) if times else None)
     if "gpu" in kinds and count:
         if len(gpu_items) == 1 and gpu_items[0].qty != count and not gpu_items[0].qty_unclear:
             y = gpu_items[0]
             y.qty_unclear = True
             y.qty_readings = (y.qty, count)
-            y.qty_source = f"unclear: {y.qty} ({y.qty_source}) vs {count} (line {x.line})"
+            y.qty_source = UNCLEAR.format(
+                readings=VERSUS.format(
+                    a=READING.format(qty=y.qty, source=y.qty_source),
+                    b=READING.format(qty=count, source=ON_LINE.format(line=x.line)),
+                )
+            )
 
 
 def strip_for_kind(text: str) -> str:

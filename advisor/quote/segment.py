@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from advisor.i18n import _, pgettext
+from advisor.quote.items import FROM_LINE, IN_HEADING, OTHER_MENTIONS
 from advisor.quote.vocab import vocab
 
 MAIN = ("cpu", "board", "gpu")
@@ -269,7 +271,25 @@ def _count(x, p) -> tuple[int | None, str]:
 
 def _span(lines) -> str:
     nums = sorted(x.line for x in lines)
-    return f"line {nums[0]}" if len(nums) == 1 else f"lines {nums[0]}-{nums[-1]}"
+    if len(nums) == 1:
+        return _("line {line}").format(line=nums[0])
+    return _("lines {first}-{last}").format(first=nums[0], last=nums[-1])
+
+
+def kind_name(kind: str) -> str:
+    """A part's kind as a sentence names it: 'cpu', 'board', 'psu' in English."""
+    names = {
+        "cpu": pgettext("part kind", "cpu"),
+        "board": pgettext("part kind", "board"),
+        "gpu": pgettext("part kind", "gpu"),
+        "psu": pgettext("part kind", "psu"),
+        "ram": pgettext("part kind", "ram"),
+        "nvme": pgettext("part kind", "nvme"),
+        "nic": pgettext("part kind", "nic"),
+        "bridge": pgettext("part kind", "bridge"),
+        "part": pgettext("part kind", "part"),
+    }
+    return names.get(kind, kind)
 
 
 def select(q, shapes: dict[int, Shape]) -> None:
@@ -368,12 +388,12 @@ def select(q, shapes: dict[int, Shape]) -> None:
     _heading_counts(q, shapes)
     chosen: set[int] = set()
     if best.form == "prose":
-        _promote(best.lines[0], best.mentions[0].parts, "the build as the text writes it in a sentence")
+        _promote(best.lines[0], best.mentions[0].parts, _("the build as the text writes it in a sentence"))
         chosen.add(id(best.lines[0]))
     else:
         chosen.update(id(x) for x in best.lines if x.status in COUNTED and x.parts)
     listed = [x for x in q.lines if id(x) in chosen]
-    where = _span(listed) if listed else "the parts list"
+    where = _span(listed) if listed else _("the parts list")
     kinds = {p.kind for x in listed for p in x.parts}
     original = {id(x): list(x.parts) for x in q.lines}
     filled: dict[int, set[str]] = {}  # line -> the kinds taken from it
@@ -385,9 +405,11 @@ def select(q, shapes: dict[int, Shape]) -> None:
             continue
         if x.status in COUNTED:
             x.status = "mention"
-            x.read_as = f"names a part outside the parts list ({where}): a mention, not counted"
+            x.read_as = _("names a part outside the parts list ({where}): a mention, not counted").format(
+                where=where
+            )
         elif x.status == "title":
-            x.read_as = f"a title or heading: not counted (the parts list is {where})"
+            x.read_as = _("a title or heading: not counted (the parts list is {where})").format(where=where)
     _corroborate(q, units, chosen, where)
 
 
@@ -416,7 +438,7 @@ def _heading_counts(q, shapes: dict[int, Shape]) -> None:
                 under.append(x)
         if len(under) == 1 and under[0].qty_source.startswith("none written") and len(under[0].parts) == 1:
             x = under[0]
-            x.qty, x.qty_source = qs[0][0], f"{qs[0][1]} in the heading on line {h.line}"
+            x.qty, x.qty_source = qs[0][0], IN_HEADING.format(source=qs[0][1], line=h.line)
 
 
 def _promote(x, parts, why: str) -> None:
@@ -456,9 +478,10 @@ def _fill(
     keys = {_key(p) for _, ps, _ in cands for p in ps}
     if len(keys) != 1 or None in keys:
         q.notes.append(
-            f"the {kind} is named differently outside the parts list ("
-            + ", ".join(f"line {x.line}" for x, _, _ in cands[:4])
-            + "): not counted"
+            _("the {kind} is named differently outside the parts list ({lines}): not counted").format(
+                kind=kind_name(kind),
+                lines=", ".join(_("line {line}").format(line=c[0].line) for c in cands[:4]),
+            )
         )
         return False
     x, ps, form = cands[0]
@@ -469,9 +492,9 @@ def _fill(
     if len(counts) == 1:
         (n,) = counts
         if x.parts and part in x.parts and _count(x, part)[0] is None:
-            part.count, part.count_source = n, "the count the other mentions write"
+            part.count, part.count_source = n, OTHER_MENTIONS
         elif part.count is None:
-            part.count, part.count_source = n, "the count the other mentions write"
+            part.count, part.count_source = n, OTHER_MENTIONS
     kinds_here = filled.setdefault(id(x), set()) | {kind}
     filled[id(x)] = kinds_here
     if form == "prose":
@@ -484,14 +507,17 @@ def _fill(
         _promote(x, keep, "")
     else:
         x.parts = keep
-    where = ", ".join(dict.fromkeys(f"line {c[0].line}" for c in cands[:6]))
+    where = ", ".join(dict.fromkeys(_("line {line}").format(line=c[0].line) for c in cands[:6]))
     n = part.count if part.count is not None else (x.qty if form == "line" and len(keep) == 1 else 1)
-    x.read_as = (
-        f"read as {kind.upper()} x{n} ({part.name}): the parts list names no {kind}, and every line naming one "
-        f"agrees ({where})"
-    )
+    x.read_as = _(
+        "read as {kind} x{n} ({part}): the parts list names no {what}, and every line naming one agrees ({where})"
+    ).format(kind=kind.upper(), n=n, part=part.name, what=kind_name(kind), where=where)
     chosen.add(id(x))
-    q.notes.append(f"line {x.line}: the parts list names no {kind}; taken from {where} ({part.name}, x{n})")
+    q.notes.append(
+        _("line {line}: the parts list names no {what}; taken from {where} ({part}, x{n})").format(
+            line=x.line, what=kind_name(kind), where=where, part=part.name, n=n
+        )
+    )
     return True
 
 
@@ -527,12 +553,18 @@ def _corroborate(q, units: list[Unit], chosen: set[int], where: str) -> None:
                 (c,) = counts
                 if c > 1:
                     line, src = others[0][1], others[0][2]
-                    x.qty, x.qty_source = c, f"{c} from line {line} ({src}): the list writes no count"
-                    q.notes.append(f"line {x.line}: {p.name} read as {c}, the count line {line} writes")
+                    x.qty, x.qty_source = c, FROM_LINE.format(count=c, line=line, source=src)
+                    q.notes.append(
+                        _("line {line}: {part} read as {count}, the count line {other} writes").format(
+                            line=x.line, part=p.name, count=c, other=line
+                        )
+                    )
             elif n is not None:
-                for c, line, _ in others:
+                for c, line, _source in others:
                     if c != n and x.line != line:
                         q.notes.append(
-                            f"line {line} writes {c}x {p.name}; the parts list ({where}) has {n}: "
-                            "the list's count is used"
+                            _(
+                                "line {line} writes {count}x {part}; the parts list ({where}) has {n}: the list's "
+                                "count is used"
+                            ).format(line=line, count=c, part=p.name, where=where, n=n)
                         )

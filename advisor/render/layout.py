@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -138,6 +139,32 @@ def plain_hang_lines(head: str, body: str, width: int, indent: int | None = None
     return lines
 
 
+def wrap_lines(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """Plain text (no markup) wrapped to `width` columns after `first`, further lines after `rest` (default:
+    as `first`); a word longer than the line (an address, an id) is kept whole, never broken. A line of
+    Chinese, which has no spaces between its words, may also break between two of its characters, each
+    of which takes two columns."""
+    import textwrap
+
+    rest = first if rest is None else rest
+    width = max(width, len(rest) + 20)
+    from advisor.i18n import language
+
+    if language() == "en" or not any(unicodedata.east_asian_width(c) in ("W", "F") for c in text):
+        return textwrap.wrap(
+            text,
+            width=width,
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    from rich.markup import escape
+
+    console = Console(width=width)
+    return [line.plain for line in hang_lines(console, escape(first), escape(text), indent=len(rest))]
+
+
 def _plain_wrapped(text: str, indent: int, width: int) -> list[str]:
     return [(" " * indent + line).rstrip() for line in _divide(text, max(1, width))]
 
@@ -160,6 +187,8 @@ def _wrapped(console: Console, text: Text, indent: int, width: int) -> list[Text
 
 # no line starts with these: Chinese closing punctuation stays on the line of the word it closes
 _NO_START = set("，。；：、）」』》】！？%,.;:)")
+# and no line ends with an opening bracket: it goes down with the word it opens
+_NO_END = set("（「『《【")
 
 
 def _wrap(console: Console, text: Text, width: int) -> list[Text]:
@@ -180,7 +209,7 @@ def _wrap(console: Console, text: Text, width: int) -> list[Text]:
             used, start, last = 0, i + 1, None
             continue
         wide = unicodedata.east_asian_width(c) in ("W", "F")
-        if i > start and c not in _NO_START:
+        if i > start and c not in _NO_START and plain[i - 1] not in _NO_END:
             before = plain[i - 1]
             if before == " " or wide or unicodedata.east_asian_width(before) in ("W", "F"):
                 last = i
@@ -259,12 +288,12 @@ def _texts(console: Console, cell: str) -> Text:
 
 
 def _natural(console: Console, col: Col, rows: list[list[str]], i: int) -> int:
-    return max([len(col.header)] + [_texts(console, r[i]).cell_len for r in rows])
+    return max([cell_len(col.header)] + [_texts(console, r[i]).cell_len for r in rows])
 
 
 def _longest_word(console: Console, col: Col, rows: list[list[str]], i: int) -> int:
     words = [w for r in rows for w in _texts(console, r[i]).plain.split()] + col.header.split()
-    return max((len(w) for w in words), default=1)
+    return max((cell_len(w) for w in words), default=1)
 
 
 def _fits_boxed(console: Console, cols: list[Col], rows: list[list[str]]) -> bool:
@@ -288,7 +317,7 @@ def _print_stacked(
     grid = [i for i, c in enumerate(cols) if c.kind != "prose" and i != group]
     widths = {i: _natural(console, cols[i], rows, i) for i in grid}
     values = {i: max((_texts(console, r[i]).cell_len for r in rows), default=0) for i in grid}
-    header_word = {i: max((len(w) for w in cols[i].header.split()), default=0) for i in grid}
+    header_word = {i: max((cell_len(w) for w in cols[i].header.split()), default=0) for i in grid}
     floor = {
         i: widths[i]
         if cols[i].kind == "key"

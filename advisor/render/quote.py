@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from advisor.base.text import for_markdown, plain
-from advisor.i18n import N_, _, part_kind
+from advisor.i18n import N_, _
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import QuoteLineOut, ValidateOutput
+from advisor.quote.items import count_source_words
+from advisor.quote.segment import kind_name
 
 _SEV = {"error": N_("ERROR"), "warning": N_("warning"), "info": N_("info")}
 _STATUS = {
@@ -37,6 +39,15 @@ def _cell(text: str, width: int, right: bool = False) -> str:
 
     pad = " " * max(0, width - cells(text))
     return pad + text if right else text + pad
+
+
+def _clip(text: str, width: int) -> str:
+    """The start of `text` that fits in `width` columns (a Chinese character takes two)."""
+    from advisor.render.words import cells
+
+    while cells(text) > width:
+        text = text[:-1]
+    return text
 
 
 def money(x: QuoteLineOut) -> str:
@@ -105,11 +116,13 @@ def explain_lines(r: ValidateOutput) -> list[str]:
     title: cross-checks the counts, not counted"): what `--explain` prints."""
     out = []
     for x in r.quote.lines:
-        if x.status == "header" or (
-            x.status == "other" and not x.parts and "mention" not in (x.read_as or "")
-        ):
+        if x.status == "header" or (x.status == "other" and not x.parts and x.read_as in ("", _("no part"))):
             continue  # a line of no part; prose that names one says so ("prose naming ...: a mention")
-        out.append(f"line {x.line}: {x.read_as or x.status} - {x.text.strip()[:80]!r}")
+        out.append(
+            _("line {line}: {read_as} - {text}").format(
+                line=x.line, read_as=x.read_as or x.status, text=repr(x.text.strip()[:80])
+            )
+        )
     return out
 
 
@@ -158,18 +171,19 @@ def render_text(r: ValidateOutput, width: int | None = None, explain: bool = Fal
         what = _parts(x) or x.text.strip()[:200]
         qty = f"{x.qty}?" if x.qty_unclear else str(x.qty)
         src = x.qty_source if x.status in ("part", "recognized", "not_in_catalog", "title") else ""
+        shown = count_source_words(src)
         cells = f"  {x.line:>4}  {_cell(_(_STATUS[x.status]), 14)} {qty:>4}  "
         if wide:
-            cells += f"{src[:22]:22} "
+            cells += _cell(_clip(shown, 22), 22) + " "
         elif src and not src.startswith("none written"):
-            what = _("{part} (qty from {source})").format(part=what, source=src)
+            what = _("{part} (qty from {source})").format(part=what, source=shown)
         cells += f"{money(x):>12}  "
         lines += _para(con, what, width, first=cells)
     if r.missing:
         lines += [""] + _para(
             con,
             _("Missing: {kinds} (no line of the quote names one from the catalog)").format(
-                kinds=_(", ").join(part_kind(k) for k in r.missing)
+                kinds=_(", ").join(map(kind_name, r.missing))
             ),
             width,
         )
@@ -283,7 +297,7 @@ def render_markdown(r: ValidateOutput) -> str:
         out += [
             "- "
             + _("The quote names no {kind} we could identify; please state the exact model.").format(
-                kind=part_kind(m)
+                kind=kind_name(m)
             )
             for m in r.missing
         ]
@@ -306,7 +320,7 @@ def render_markdown(r: ValidateOutput) -> str:
     for x in q.lines:
         if x.status in ("part", "recognized", "not_in_catalog"):
             text = md(x.text)
-            qty = f"{x.qty}{'?' if x.qty_unclear else ''} ({x.qty_source})"
+            qty = f"{x.qty}{'?' if x.qty_unclear else ''} ({count_source_words(x.qty_source)})"
             out.append(f"| {x.line} | {text} | {_parts(x)} | {qty} | {money(x)} |")
     out.append("")
     if plan and _lanes(plan):

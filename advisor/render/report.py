@@ -18,6 +18,8 @@ from advisor.findings.finding import Finding
 from advisor.i18n import html_lang
 from advisor.outputs.plan import NOT_CHECKED, PlanOutput
 from advisor.outputs.validate import ClaimVerdict, PartCheckOut, ValidateOutput
+from advisor.quote.items import count_source_words
+from advisor.quote.segment import kind_name
 from advisor.render.drawing import FONT_STACK, machine_svg, report_title
 from advisor.render.quote import money
 from advisor.render.words import (
@@ -525,7 +527,7 @@ def _ask(r: ValidateOutput) -> list[str]:
 
 def _unchecked(r: ValidateOutput) -> list[str]:
     items = [
-        t("The quote names no {kind} we could identify; please state the exact model.", kind=m)
+        t("The quote names no {kind} we could identify; please state the exact model.", kind=kind_name(m))
         for m in r.missing
     ]
     items += [
@@ -567,7 +569,7 @@ def _parts(r: ValidateOutput) -> list[str]:
                 (x.text.strip(), ""),
                 (part, "warn" if x.status == "not_in_catalog" else ""),
                 (qty, ""),
-                (x.qty_source, ""),
+                (count_source_words(x.qty_source), ""),
                 (money(x), ""),
             ]
         )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from advisor.base.errors import Problem, UserError
 from advisor.base.inputs import check_lines, one_newline
 from advisor.base.text import plain
+from advisor.i18n import N_, _, retell
 from advisor.measure.models import Measurement
 from advisor.measure.parsers import (
     bandwidthtest,
@@ -46,6 +47,17 @@ READERS: dict[str, Callable[[str, str], Measurement]] = {
 TOOLS: tuple[str, ...] = tuple(READERS)
 
 
+# the sentences the readers write in a result's note, by tool: a note is data, English in the measurement
+# file (code and files compare it); these are said again in the run's language where a note is shown
+NOTES = {"lspci": lspci.NOTES, "cmdline": cmdline.NOTES, "topo-p2p": topop2p.NOTES}
+
+
+def note_words(note: str, tool: str) -> str:
+    """A result's note in the run's language where its reader's sentences have a translation; the note as
+    the file has it otherwise."""
+    return retell(note, NOTES.get(tool, ()))
+
+
 def parse(tool: str, text: str, filename: str) -> Measurement:
     """Read `text` (the content of `filename`) as the output of `tool`, or of the detected tool."""
     # one kind of line break; a copy from a terminal keeps its colours and underlines, which go, and any
@@ -53,7 +65,7 @@ def parse(tool: str, text: str, filename: str) -> Measurement:
     # as an escape; a line-oriented output's lines are bounded (a JSON or XML document is read whole)
     text = plain(one_newline(text.removeprefix("\ufeff")))
     if not text.lstrip().startswith(("{", "<", "[")):
-        check_lines(text, filename, "a measurement tool's output")
+        check_lines(text, filename, N_("a measurement tool's output"))
     if tool == "auto":
         check_not_empty(text, filename, "a measurement tool's")
         found = detect(text)
@@ -61,18 +73,22 @@ def parse(tool: str, text: str, filename: str) -> Measurement:
             raise UserError(
                 problems=[
                     Problem(
-                        "could not tell which tool wrote this file",
+                        _("could not tell which tool wrote this file"),
                         file=filename,
-                        hint="name the tool: advisor import TOOL FILE, with TOOL one of "
-                        + ", ".join(f"{k} ({v})" for k, v in TOOL_LABELS.items()),
+                        hint=_("name the tool: advisor import TOOL FILE, with TOOL one of {tools}").format(
+                            tools=", ".join(f"{k} ({_(v)})" for k, v in TOOL_LABELS.items())
+                        ),
                     )
                 ]
             )
         tool = found
     reader = READERS.get(tool)
     if reader is None:
-        raise UserError(f"unknown tool {tool!r}", hint="use one of: " + ", ".join((*TOOLS, "auto")))
+        raise UserError(
+            _("unknown tool {tool}").format(tool=repr(tool)),
+            hint=_("use one of: {tools}").format(tools=", ".join((*TOOLS, "auto"))),
+        )
     return reader(text, filename)
 
 
-__all__ = ["READERS", "TOOLS", "detect", "parse"]
+__all__ = ["NOTES", "READERS", "TOOLS", "detect", "note_words", "parse"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from advisor.base.errors import Problem, UserError
 from advisor.base.text import strip_ansi
+from advisor.i18n import _
 from advisor.measure.parsers.detect import TOOL_LABELS, detect
 
 MAX_GPUS = 512  # larger matrices are refused: no real machine has them, and they would take minutes
@@ -55,7 +56,7 @@ def shown(value: object) -> str:
     if len(text) <= 40:
         return text
     if isinstance(value, int):
-        return f"a {len(str(abs(value)))}-digit number"
+        return _("a {digits}-digit number").format(digits=len(str(abs(value))))
     return text[:30] + "..."
 
 
@@ -74,20 +75,34 @@ def to_float(token: str, filename: str, line: int | None, what: str, decimals: i
     tool prints them; a value cut short by truncation ('924' for '924.19') is then caught.
     """
     if not is_float(token):
-        raise fail(filename, f"expected a number for {what}, found {token!r}", line)
+        raise fail(
+            filename,
+            _("expected a number for {what}, found {token}").format(what=what, token=repr(token)),
+            line,
+        )
     if decimals is not None and not re.fullmatch(rf"[0-9]+\.[0-9]{{{decimals}}}", token):
         example = "12." + "3" * decimals
         raise fail(
             filename,
-            f"expected a number like {example} for {what}, found {token!r}",
+            _("expected a number like {example} for {what}, found {token}").format(
+                example=example, what=what, token=repr(token)
+            ),
             line,
-            hint="the value looks cut short or edited; save the tool's full output again",
+            hint=_("the value looks cut short or edited; save the tool's full output again"),
         )
     value = float(token)
     if not math.isfinite(value):
-        raise fail(filename, f"expected a finite number for {what}, found {token!r}", line)
+        raise fail(
+            filename,
+            _("expected a finite number for {what}, found {token}").format(what=what, token=repr(token)),
+            line,
+        )
     if value < 0:
-        raise fail(filename, f"expected a number >= 0 for {what}, found {token!r}", line)
+        raise fail(
+            filename,
+            _("expected a number >= 0 for {what}, found {token}").format(what=what, token=repr(token)),
+            line,
+        )
     return value + 0.0  # turns -0.0 into 0.0
 
 
@@ -95,8 +110,8 @@ def check_not_empty(text: str, filename: str, tool: str) -> None:
     if not normalise(text).strip():
         raise fail(
             filename,
-            f"the file is empty; expected {TOOL_LABELS.get(tool, tool)} output",
-            hint="save the tool's output with `> file.txt` and check the command succeeded",
+            _("the file is empty; expected {tool} output").format(tool=_(TOOL_LABELS.get(tool, tool))),
+            hint=_("save the tool's output with `> file.txt` and check the command succeeded"),
         )
 
 
@@ -107,13 +122,17 @@ def not_this_tool(text: str, filename: str, tool: str, expected: str) -> UserErr
     if found and found != tool:
         return fail(
             filename,
-            f"this is not {label} output ({expected}); it looks like {TOOL_LABELS[found]} output",
-            hint=f"read it with `advisor import {found} FILE` or `advisor import auto FILE`",
+            _("this is not {tool} output ({expected}); it looks like {found} output").format(
+                tool=_(label), expected=_(expected), found=_(TOOL_LABELS[found])
+            ),
+            hint=_("read it with `advisor import {found} FILE` or `advisor import auto FILE`").format(
+                found=found
+            ),
         )
     return fail(
         filename,
-        f"this is not {label} output: {expected}",
-        hint="check that the file holds the tool's full, unedited output",
+        _("this is not {tool} output: {expected}").format(tool=_(label), expected=_(expected)),
+        hint=_("check that the file holds the tool's full, unedited output"),
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -92,7 +93,7 @@ def parse(text: str, filename: str) -> Measurement:
         i += 1
     if not tables:
         raise not_this_tool(
-            text, filename, TOOL, "no 'Host to Device Bandwidth, 1 Device(s)' (or D2H / D2D) table"
+            text, filename, TOOL, N_("no 'Host to Device Bandwidth, 1 Device(s)' (or D2H / D2D) table")
         )
     results = [_result(t, failed, filename) for t in tables]
     return Measurement(

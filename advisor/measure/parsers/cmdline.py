@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.i18n import N_
 from advisor.measure.models import Measurement, Result, Source
 from advisor.measure.parsers._common import check_not_empty, fail, numbered_lines
 
@@ -31,6 +32,31 @@ def command_line(text: str) -> str | None:
         if _BARE.match(s):
             return s
     return None
+
+
+# the iommu result's note, English in the measurement file (it is data), said in the run's language where
+# it is shown (advisor.measure.parsers.note_words); its parts are joined by JOIN
+JOIN = N_("{first}; {rest}")
+LINE = N_("line {line}: {why}")
+OFF = N_("{param}=off: the IOMMU is off")
+PT = N_("iommu=pt: passthrough (devices' DMA is not translated)")
+ON = N_("intel_iommu=on without iommu=pt: the IOMMU translates DMA")
+DEFAULT = N_(
+    "no iommu=, intel_iommu= or amd_iommu=off on the command line: the mode is the kernel build's default "
+    "and the BIOS's (check `sudo dmesg | grep -i -e DMAR -e AMD-Vi -e iommu`)"
+)
+OVERRIDE = N_(
+    "pcie_acs_override={value}: an out-of-tree kernel patch that treats devices as ACS-isolated (it does "
+    "not switch ACS redirect off in the bridges)"
+)
+NOTES = (JOIN, LINE, OFF, PT, ON, DEFAULT, OVERRIDE)
+
+
+def _joined(parts: list[str]) -> str:
+    out = parts[0]
+    for part in parts[1:]:
+        out = JOIN.format(first=out, rest=part)
+    return out
 
 
 def parse(text: str, filename: str) -> Measurement:
@@ -60,13 +86,15 @@ def parse(text: str, filename: str) -> Measurement:
     results = []
     notes = []
     if "pcie_acs_override" in params:
-        notes.append(
-            f"pcie_acs_override={params['pcie_acs_override']}: an out-of-tree kernel patch that treats devices "
-            "as ACS-isolated (it does not switch ACS redirect off in the bridges)"
-        )
+        notes.append(OVERRIDE.format(value=params["pcie_acs_override"]))
     if mode is not None:
         results.append(
-            Result(metric="iommu", value=mode, tool=TOOL, note="; ".join([f"line {number}: {why}", *notes]))
+            Result(
+                metric="iommu",
+                value=mode,
+                tool=TOOL,
+                note=_joined([LINE.format(line=number, why=why), *notes]),
+            )
         )
     else:
         results.append(
@@ -74,14 +102,7 @@ def parse(text: str, filename: str) -> Measurement:
                 metric="iommu",
                 value="default",
                 tool=TOOL,
-                note="; ".join(
-                    [
-                        f"line {number}: no iommu=, intel_iommu= or amd_iommu=off on the command line: the mode "
-                        "is the kernel build's default and the BIOS's (check `sudo dmesg | grep -i -e DMAR -e "
-                        "AMD-Vi -e iommu`)",
-                        *notes,
-                    ]
-                ),
+                note=_joined([LINE.format(line=number, why=DEFAULT), *notes]),
             )
         )
     return Measurement(source=Source(tool=TOOL, file=filename), results=results)
@@ -90,9 +111,9 @@ def parse(text: str, filename: str) -> Measurement:
 def _mode(params: dict[str, str]) -> tuple[str | None, str]:
     if params.get("iommu") == "off" or "off" in (params.get("intel_iommu"), params.get("amd_iommu")):
         which = next(k for k in ("iommu", "intel_iommu", "amd_iommu") if params.get(k) == "off")
-        return "off", f"{which}=off: the IOMMU is off"
+        return "off", OFF.format(param=which)
     if params.get("iommu") == "pt":
-        return "pt", "iommu=pt: passthrough (devices' DMA is not translated)"
+        return "pt", PT
     if params.get("intel_iommu") == "on":
-        return "on", "intel_iommu=on without iommu=pt: the IOMMU translates DMA"
+        return "on", ON
     return None, ""

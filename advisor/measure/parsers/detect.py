@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from advisor.i18n import N_
+
 TOOL_LABELS: dict[str, str] = {
     "nvbandwidth": "nvbandwidth",
     "p2p": "p2pBandwidthLatencyTest",
@@ -19,9 +21,9 @@ TOOL_LABELS: dict[str, str] = {
     "topo-p2p": "`nvidia-smi topo -p2p`",
     "query-gpu": "`nvidia-smi --query-gpu`",
     "bandwidthtest": "cuda-samples bandwidthTest",
-    "nccl-topo": "NCCL topology XML (NCCL_TOPO_DUMP_FILE)",
-    "cmdline": "the kernel command line (`cat /proc/cmdline`)",
-    "nccl-log": "an NCCL debug log (NCCL_DEBUG=INFO)",
+    "nccl-topo": N_("NCCL topology XML (NCCL_TOPO_DUMP_FILE)"),
+    "cmdline": N_("the kernel command line (`cat /proc/cmdline`)"),
+    "nccl-log": N_("an NCCL debug log (NCCL_DEBUG=INFO)"),
 }
 _ORDER = (
     "nccl-log",

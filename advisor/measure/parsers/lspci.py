@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import check_not_empty, fail, not_this_tool, numbered_lines
 
@@ -209,7 +210,7 @@ def parse(text: str, filename: str) -> Measurement:
                     acs[f"line {line.number}"] = redir.group(1) == "+"
             return Measurement(source=Source(tool=TOOL, file=filename), results=_acs_result(acs))
         raise not_this_tool(
-            text, filename, TOOL, "no device line like '01:00.0 VGA compatible controller: ...'"
+            text, filename, TOOL, N_("no device line like '01:00.0 VGA compatible controller: ...'")
         )
     if acs and not any(d.link or d.bar1_mb is not None for d in devices):
         # `sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'`: device lines and ACS control, no link lines
@@ -254,18 +255,28 @@ def parse(text: str, filename: str) -> Measurement:
     return Measurement(source=Source(tool=TOOL, file=filename), machine=machine, results=results)
 
 
+# the note of the ACS result, English in the measurement file (it is data), said in the run's language
+# where it is shown (advisor.measure.parsers.note_words)
+ACS_ON = N_(
+    "ACSCtl ReqRedir+ on {on} of {bridges} bridges ({which}): peer requests through them are redirected "
+    "to the root complex"
+)
+ACS_OFF = N_("ACSCtl ReqRedir- on all {bridges} bridges that show ACS")
+MORE = N_("{shown} and {more} more")
+NOTES = (ACS_ON, ACS_OFF, MORE)
+
+
 def _acs_result(acs: dict[str, bool]) -> list[Result]:
     """One machine-wide result: whether any PCI bridge redirects peer requests (ACS ReqRedir+). lspci
     shows ACSCtl only to root; with none read, nothing is said."""
     if not acs:
         return []
     on = sorted(b for b, v in acs.items() if v)
-    shown = ", ".join(on[:8]) + (f" and {len(on) - 8} more" if len(on) > 8 else "")
+    shown = ", ".join(on[:8])
+    if len(on) > 8:
+        shown = MORE.format(shown=shown, more=len(on) - 8)
     note = (
-        f"ACSCtl ReqRedir+ on {len(on)} of {len(acs)} bridges ({shown}): peer requests through them are "
-        "redirected to the root complex"
-        if on
-        else f"ACSCtl ReqRedir- on all {len(acs)} bridges that show ACS"
+        ACS_ON.format(on=len(on), bridges=len(acs), which=shown) if on else ACS_OFF.format(bridges=len(acs))
     )
     return [Result(metric="acs_on", value=bool(on), tool=TOOL, note=note)]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.numbers import json_loads
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import (
     Line,
@@ -98,7 +99,7 @@ def _parse_text(text: str, filename: str) -> Measurement:
         tables.append(table)
         preamble = []
     if not tables:
-        raise not_this_tool(text, filename, TOOL, "no results header ('#  size  count  type ... busbw')")
+        raise not_this_tool(text, filename, TOOL, N_("no results header ('#  size  count  type ... busbw')"))
     results = [r for t in tables for r in _table_results(t, filename)]
     return Measurement(
         source=Source(tool=TOOL, file=filename, tool_version=version), machine=machine, results=results
@@ -272,7 +273,7 @@ def _parse_json(text: str, filename: str) -> Measurement:
     except RecursionError:
         raise fail(filename, "this JSON is nested too deeply to be nccl-tests output") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise not_this_tool(text, filename, TOOL, 'no top-level "results" list')
+        raise not_this_tool(text, filename, TOOL, N_('no top-level "results" list'))
     config: dict[str, Any] = data["config"] if isinstance(data.get("config"), dict) else {}
     machine = Machine()
     ranks, note = _json_ranks(config, machine)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.base.numbers import json_loads
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -131,7 +132,7 @@ def _parse_text(text: str, filename: str) -> Measurement:
             continue
         i += 1
     if not seen_tool:
-        raise not_this_tool(text, filename, TOOL, "no 'nvbandwidth Version' or 'Running <test>.' line")
+        raise not_this_tool(text, filename, TOOL, N_("no 'nvbandwidth Version' or 'Running <test>.' line"))
     _check_gpu_indices(machine, filename)
     results = _results(tests, waived, len(machine.gpus), filename)
     if runs > 1:
@@ -267,7 +268,7 @@ def _parse_json(text: str, start: int, filename: str) -> Measurement:
         raise fail(filename, "this JSON is nested too deeply to be nvbandwidth output") from None
     root = data.get("nvbandwidth") if isinstance(data, dict) else None
     if not isinstance(root, dict):
-        raise not_this_tool(text, filename, TOOL, 'no top-level "nvbandwidth" object')
+        raise not_this_tool(text, filename, TOOL, N_('no top-level "nvbandwidth" object'))
     machine = Machine(driver=_str(root.get("Driver Version")))
     cuda = root.get("CUDA Runtime Version")
     if isinstance(cuda, int) and not isinstance(cuda, bool) and 1000 <= cuda < 1000000:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -76,7 +77,9 @@ def parse(text: str, filename: str) -> Measurement:
             continue
         i += 1
     if not matrices:
-        raise not_this_tool(text, filename, TOOL, "no 'P2P=... Bandwidth Matrix' or 'Latency Matrix' title")
+        raise not_this_tool(
+            text, filename, TOOL, N_("no 'P2P=... Bandwidth Matrix' or 'Latency Matrix' title")
+        )
     results = _access_results(access) + [r for mx in matrices for r in _matrix_results(mx, access)]
     return Measurement(
         source=Source(tool=TOOL, file=filename),

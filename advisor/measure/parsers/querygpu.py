@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -183,8 +184,10 @@ def _table(lines: list[Line], text: str, filename: str) -> _Table:
             text,
             filename,
             TOOL,
-            "no CSV header naming query fields (index, pcie.link.gen.current, ...) and no "
-            "'--query-gpu=' command line",
+            N_(
+                "no CSV header naming query fields (index, pcie.link.gen.current, ...) and no "
+                "'--query-gpu=' command line"
+            ),
         )
     if not rows:
         where = header.number if header else lines[-1].number

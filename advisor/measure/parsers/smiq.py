@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from advisor.base.inputs import check_xml_depth
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Metric, Result, Source
 from advisor.measure.parsers._common import (
     check_not_empty,
@@ -156,7 +157,7 @@ def _parse_text(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | No
         grepped = _bar1_grep(lines, filename)
         if grepped:
             return grepped, machine, None
-        raise not_this_tool(text, filename, TOOL, "no '==============NVSMI LOG==============' banner")
+        raise not_this_tool(text, filename, TOOL, N_("no '==============NVSMI LOG==============' banner"))
     return gpus, machine, attached
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -36,7 +37,7 @@ def parse(text: str, filename: str) -> Measurement:
     lines = numbered_lines(text)
     start = next((k for k, ln in enumerate(lines) if _is_header(ln)), None)
     if start is None:
-        raise not_this_tool(text, filename, TOOL, "no matrix header starting with 'GPU0'")
+        raise not_this_tool(text, filename, TOOL, N_("no matrix header starting with 'GPU0'"))
     header = lines[start]
     columns, extra = _split_header(header)
     gpu_columns = [k for k, c in enumerate(columns) if c.startswith("GPU")]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from advisor.i18n import N_
 from advisor.measure.models import GpuInfo, Machine, Measurement, Result, Source
 from advisor.measure.parsers._common import (
     MAX_GPUS,
@@ -37,13 +38,24 @@ STATUS = {
     "U": "Unknown",
 }
 CAPABILITY = {
-    "r": "P2P read",
-    "w": "P2P write",
-    "rw": "P2P read and write",
-    "n": "P2P over NVLink",
-    "a": "P2P atomics",
-    "p": "P2P prop (the driver's combined P2P property)",
+    "r": N_("P2P read"),
+    "w": N_("P2P write"),
+    "rw": N_("P2P read and write"),
+    "n": N_("P2P over NVLink"),
+    "a": N_("P2P atomics"),
+    "p": N_("P2P prop (the driver's combined P2P property)"),
 }
+# each result's note, English in the measurement file (it is data: advisor.measure.compare reads which
+# capability it is about), said in the run's language where it is shown (parsers.note_words)
+SCOPE = N_("{what} status from `nvidia-smi topo -p2p {capability}`")
+SCOPE_UNSAID = N_(
+    "P2P status from `nvidia-smi topo -p2p` (which capability, r/w/n/a/p, was not saved with the output)"
+)
+AT_LINE = N_("{scope} (matrix at line {line})")
+STATUS_NOTE = N_("{scope}: {code} = {meaning}")
+UNKNOWN = N_("{note}; the driver could not tell, so CUDA P2P is not known to work")
+FROM_LEGEND = N_("{note} (a status this reader does not know, read from the file's legend)")
+NOTES = (UNKNOWN, FROM_LEGEND, STATUS_NOTE, AT_LINE, SCOPE, SCOPE_UNSAID, *CAPABILITY.values())
 _GPU = re.compile(r"GPU([0-9]{1,4})")
 _CODE = re.compile(r"[A-Z]{1,8}")
 _LEGEND_ENTRY = re.compile(r"^\s*([A-Z]{1,8})\s+=\s+(\S.*?)\s*$")
@@ -85,7 +97,7 @@ def parse(text: str, filename: str) -> Measurement:
         i += 1
     if not matrices:
         raise not_this_tool(
-            text, filename, TOOL, "no matrix header 'GPU0 GPU1 ...' followed by OK/NS/... cells"
+            text, filename, TOOL, N_("no matrix header 'GPU0 GPU1 ...' followed by OK/NS/... cells")
         )
     gpus = len(matrices[0].header.tokens)
     results: list[Result] = []
@@ -175,14 +187,9 @@ def _legend(lines: list[Line]) -> dict[str, str]:
 
 def _results(matrix: _Matrix, legend: dict[str, str], filename: str, several: bool) -> list[Result]:
     what = CAPABILITY.get(matrix.capability or "")
-    scope = (
-        f"{what} status from `nvidia-smi topo -p2p {matrix.capability}`"
-        if what
-        else "P2P status from `nvidia-smi topo -p2p` (which capability, r/w/n/a/p, was not saved "
-        "with the output)"
-    )
+    scope = SCOPE.format(what=what, capability=matrix.capability) if what else SCOPE_UNSAID
     if several:
-        scope += f" (matrix at line {matrix.header.number})"
+        scope = AT_LINE.format(scope=scope, line=matrix.header.number)
     results = []
     for row, (line, cells) in enumerate(matrix.rows):
         for col, cell in enumerate(cells):
@@ -204,10 +211,10 @@ def _results(matrix: _Matrix, legend: dict[str, str], filename: str, several: bo
                     line.number,
                     hint="the columns may be shifted; save `nvidia-smi topo -p2p r` output unedited",
                 )
-            note = f"{scope}: {cell} = {meaning}"
+            note = STATUS_NOTE.format(scope=scope, code=cell, meaning=meaning)
             if cell == "U":
-                note += "; the driver could not tell, so CUDA P2P is not known to work"
+                note = UNKNOWN.format(note=note)
             elif cell not in STATUS:
-                note += " (a status this reader does not know, read from the file's legend)"
+                note = FROM_LEGEND.format(note=note)
             results.append(Result(metric="p2p", a=row, b=col, value=cell == "OK", tool=TOOL, note=note))
     return results

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from advisor.i18n import N_
 from advisor.model.catalog.models import Board, Cpu, Gpu
 from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
 from advisor.model.catalog.store import Catalog
@@ -79,47 +80,62 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "cpu",
         "pcie.usable_lanes",
-        "lane budget, '? lanes'",
+        N_("lane budget, '? lanes'"),
         lambda c: _one(c.pcie.usable_lanes is None),
         True,
     ),
-    Check("cpu", "pcie.total_lanes", "lane counts", lambda c: _one(c.pcie.total_lanes is None), True),
+    Check("cpu", "pcie.total_lanes", N_("lane counts"), lambda c: _one(c.pcie.total_lanes is None), True),
     Check(
-        "cpu", "pcie.lanes_by_gen", "lanes per generation", lambda c: _one(c.pcie.lanes_by_gen is None), True
+        "cpu",
+        "pcie.lanes_by_gen",
+        N_("lanes per generation"),
+        lambda c: _one(c.pcie.lanes_by_gen is None),
+        True,
     ),
     # a CPU no catalog board takes cannot be planned at all, however complete its own entry is
-    Check("cpu", "a board that takes it", "plan has no board for it", _without_board, True, True),
-    Check("cpu", "memory.channels", "MEM rules", lambda c: _one(c.memory.channels is None)),
+    Check("cpu", N_("a board that takes it"), N_("plan has no board for it"), _without_board, True, True),
+    Check("cpu", "memory.channels", N_("MEM rules"), lambda c: _one(c.memory.channels is None)),
     Check(
-        "cpu", "tdp_w / max_power_w", "PSU sizing", lambda c: _one(c.tdp_w is None and c.max_power_w is None)
+        "cpu",
+        "tdp_w / max_power_w",
+        N_("PSU sizing"),
+        lambda c: _one(c.tdp_w is None and c.max_power_w is None),
     ),
-    Check("board", "slots", "no slot table: plan refuses the board", lambda b: _one(not b.slots), True),
+    Check("board", "slots", N_("no slot table: plan refuses the board"), lambda b: _one(not b.slots), True),
     Check(
-        "board", "slots: one listed", "two GPUs refused: likely incomplete", lambda b: _one(len(b.slots) == 1)
+        "board",
+        N_("slots: one listed"),
+        N_("two GPUs refused: likely incomplete"),
+        lambda b: _one(len(b.slots) == 1),
     ),
-    Check("board", "slots[].position", "FIT rules skipped (slots)", _slots_without_position),
+    Check("board", "slots[].position", N_("FIT rules skipped (slots)"), _slots_without_position),
     Check(
         "board",
         "lane_groups[].host_bridge",
-        "NODE/PHB paths guessed (CPU groups)",
+        N_("NODE/PHB paths guessed (CPU groups)"),
         _cpu_groups_without_host_bridge,
     ),
-    Check("gpu", "board_power_w", "PSU and power rules", lambda g: _one(g.board_power_w is None)),
-    Check("gpu", "nvlink.links", "NV# path (NVLink cards)", _nvlink_links),
+    Check("gpu", "board_power_w", N_("PSU and power rules"), lambda g: _one(g.board_power_w is None)),
+    Check("gpu", "nvlink.links", N_("NV# path (NVLink cards)"), _nvlink_links),
     # a card's size, cable and cooler: an SXM module sits on a baseboard, which has none of the three
-    Check("gpu", "slot_width", "FIT rules", lambda g: _card(g, g.slot_width is None)),
-    Check("gpu", "power_connector", "12V-2x6 cable check", lambda g: _card(g, g.power_connector is None)),
-    Check("gpu", "cooler", "open-air spacing rule", lambda g: _card(g, g.cooler is None)),
-    Check("gpu", "memory_bandwidth_gbps", "workload model", lambda g: _one(g.memory_bandwidth_gbps is None)),
-    Check("gpu", "bf16_tflops_dense", "workload model", lambda g: _one(g.bf16_tflops_dense is None)),
-    Check("card", "slot_width", "FIT rules (the real card)", lambda g: _one(g.slot_width is None)),
-    Check("card", "length_mm", "case fit", lambda g: _one(g.length_mm is None)),
-    Check("card", "power_connector", "12V-2x6 cable check", lambda g: _one(g.power_connector is None)),
-    Check("card", "cooler", "open-air spacing rule", lambda g: _one(g.cooler is None)),
+    Check("gpu", "slot_width", N_("FIT rules"), lambda g: _card(g, g.slot_width is None)),
+    Check("gpu", "power_connector", N_("12V-2x6 cable check"), lambda g: _card(g, g.power_connector is None)),
+    Check("gpu", "cooler", N_("open-air spacing rule"), lambda g: _card(g, g.cooler is None)),
+    Check(
+        "gpu",
+        "memory_bandwidth_gbps",
+        N_("workload model"),
+        lambda g: _one(g.memory_bandwidth_gbps is None),
+    ),
+    Check("gpu", "bf16_tflops_dense", N_("workload model"), lambda g: _one(g.bf16_tflops_dense is None)),
+    Check("card", "slot_width", N_("FIT rules (the real card)"), lambda g: _one(g.slot_width is None)),
+    Check("card", "length_mm", N_("case fit"), lambda g: _one(g.length_mm is None)),
+    Check("card", "power_connector", N_("12V-2x6 cable check"), lambda g: _one(g.power_connector is None)),
+    Check("card", "cooler", N_("open-air spacing rule"), lambda g: _one(g.cooler is None)),
     Check(
         "card",
-        "board_power_w (own)",
-        "PSU rules use the reference power",
+        N_("board_power_w (own)"),
+        N_("PSU rules use the reference power"),
         lambda g: _one("board_power_w" in g.inherited_fields or g.board_power_w is None),
     ),
 )

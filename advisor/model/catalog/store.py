@@ -19,6 +19,7 @@ from advisor.base.resources import bundled
 from advisor.base.text import long_name, lookalikes
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, load_file
+from advisor.i18n import N_, _
 from advisor.model.catalog.models import CARD_FIELDS, PART_TYPES, Board, Card, Cpu, Gpu, Part, System
 
 _NOISE = re.compile(r"\b(nvidia|geforce|intel|amd|processor|graphics card|graphics|gpu|cpu|the)\b")
@@ -149,7 +150,9 @@ class Catalog:
                         file,
                         line,
                         field_name,
-                        hint=f"`advisor catalog list --kind {kind}` shows the names",
+                        hint=_("`{command}` shows the names").format(
+                            command=f"advisor catalog list --kind {kind}"
+                        ),
                     )
                 ]
             )
@@ -164,7 +167,9 @@ class Catalog:
                         file,
                         line,
                         field_name,
-                        hint=f"`advisor catalog list --kind {kind}` shows the names",
+                        hint=_("`{command}` shows the names").format(
+                            command=f"advisor catalog list --kind {kind}"
+                        ),
                     )
                 ]
             )
@@ -196,6 +201,21 @@ class Catalog:
         return out
 
 
+# what a part name is said to be in a refusal (the kind, or the caller's word for it)
+LABELS = {
+    "part": N_("part"),
+    "board": N_("board"),
+    "motherboard": N_("motherboard"),
+    "system": N_("system"),
+    "cpu": N_("CPU"),
+    "gpu": N_("GPU"),
+}
+
+
+def _label(label: str) -> str:
+    return _(LABELS[label]) if label in LABELS else label
+
+
 def no_match(text: str, label: str, found: list[Match], at: Where | None = None, kind: str | None = None):
     """The UserError for a name that names no part: did-you-mean the nearest names, and where a near name
     differs only in its model number, that it is another model, not a typo."""
@@ -203,19 +223,24 @@ def no_match(text: str, label: str, found: list[Match], at: Where | None = None,
     near = [m for m in found if m.score >= 50][:3]
     names = ", ".join(f"{m.part.name} ({m.part.id})" for m in near)
     other = [m for m in near if m.score >= 90 and not same_model_number(text, m.part)]
-    listing = f"`advisor catalog list{f' --kind {kind}' if kind else ''}` shows them"
+    command = f"advisor catalog list{f' --kind {kind}' if kind else ''}"
+    listing = _("`{command}` shows them").format(command=command)
     if other:
-        message = (
-            f"no {label} in the catalog is {text!r}: the nearest, {other[0].part.name}, has another model "
-            f"number ({_differ(text, other[0].part)})"
+        message = _(
+            "no {label} in the catalog is {text}: the nearest, {nearest}, has another model number ({differ})"
+        ).format(
+            label=_label(label),
+            text=repr(text),
+            nearest=other[0].part.name,
+            differ=_differ(text, other[0].part),
         )
-        hint = (
-            f"did you mean: {names}? If your {label} is not in the catalog, add it to a folder of your own "
+        hint = _(
+            "did you mean: {names}? If your {label} is not in the catalog, add it to a folder of your own "
             "(--catalog DIR)"
-        )
+        ).format(names=names, label=_label(label))
     else:
-        message = f"no {label} in the catalog matches {text!r}"
-        hint = f"did you mean: {names}?" if names else listing
+        message = _("no {label} in the catalog matches {text}").format(label=_label(label), text=repr(text))
+        hint = _("did you mean: {names}?").format(names=names) if names else listing
     return UserError(problems=[Problem(message, file, line, field_name, hint=hint)])
 
 
@@ -297,8 +322,12 @@ def _differ(text: str, part: Part) -> str:
             continue
         digits = re.match(r"[a-z]?(\d+)", q)
         k = next((k for k in have if digits and re.match(rf"[a-z]?{digits.group(1)}(?!\d)", k)), None)
-        pairs.append(f"{k.upper()}, not {q.upper()}" if k else f"no {q.upper()} in its names")
-    return "; ".join(pairs) or part.name
+        pairs.append(
+            _("{have}, not {asked}").format(have=k.upper(), asked=q.upper())
+            if k
+            else _("no {asked} in its names").format(asked=q.upper())
+        )
+    return _("; ").join(pairs) or part.name
 
 
 def _shortened(text: str, part: Part) -> bool:
@@ -323,7 +352,7 @@ def _note_reading(text: str, part: Part, at: Where | None) -> None:
     where = (f"{file}:{line}: " if file and line else f"{file}: " if file else "") + (
         f"{field_name}: " if field_name else ""
     )
-    note(f"{where}read {plain(text)!r} as {part.name}")
+    note(where + _("read {text} as {part}").format(text=repr(plain(text)), part=part.name))
 
 
 def _score(a: str, b: str, **kwargs) -> float:

@@ -218,6 +218,23 @@ def test_the_load_step_says_why_it_could_not_load_the_gpus():
     assert len(gen) == 2 and all(f.severity == "warning" for f in gen)
 
 
+def test_doctor_on_a_live_machine_loads_its_gpus_through_torch(cli, tmp_path, monkeypatch):
+    """`advisor doctor` on the machine itself hands the loader to the check: with an lspci that shows two
+    GPUs, it tries torch (CI: the CPU build, or no torch) and says why the links were read idle; with
+    --no-load it does not try."""
+    fake = tmp_path / "bin" / "lspci"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ncat '{DUMP}'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = cli("doctor", "--json")
+    assert code in (0, 1), err
+    read = json.loads(out)["read"]
+    assert any(line.startswith("links read idle: torch") for line in read), read
+    code, out, err = cli("doctor", "--json", "--no-load")
+    assert not any(line.startswith("links read") for line in json.loads(out)["read"])
+
+
 def test_a_healthy_desktop_dump_stays_quiet(cli):
     """The quiet twin, also real: one RTX 6000 Ada-class GPU on a ProArt Z790-Creator's CPU x16 port with
     Resizable BAR on (BAR1 64 GiB): no width, BAR or chipset fault, and ACS is not a question with one GPU."""

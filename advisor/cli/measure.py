@@ -112,8 +112,19 @@ def cmd_doctor(args) -> int:
         from advisor.measure.doctor import cpu_list
 
         cpus = cpu_list(args.cpus)
+    # torch is imported only when a live machine's GPUs are loaded (advisor.bench.load: the core never
+    # imports it); without torch or a CUDA GPU the report says the links were read idle, and why
+    from advisor.bench.load import load_gpus
+
     report = diagnose(
-        lspci, cmdline, root, live=not recorded, load=not args.no_load, lspci_note=note, cpus=cpus
+        lspci,
+        cmdline,
+        root,
+        live=not recorded,
+        load=not args.no_load,
+        lspci_note=note,
+        cpus=cpus,
+        loader=load_gpus,
     )
     if args.json:
         print(report.model_dump_json(indent=2))

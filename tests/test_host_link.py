@@ -1,6 +1,7 @@
 """Each GPU's host link: the raw rate of the narrowest link between the GPU and its CPU, the ceiling its
 host copies reach a fraction of. A figure added through the model (model/predict.py) and the view model
-(outputs/plan.py) only; `plan --json` carries it and `--explain` its derivation."""
+(outputs/plan.py); `plan --json` carries it, `--explain` its derivation, and the text and Markdown reports
+say it under the host copies."""
 
 from __future__ import annotations
 
@@ -58,6 +59,40 @@ def test_a_chipset_uplink_the_catalog_lacks_leaves_it_unknown_never_a_guess(plan
     cpu_lanes, chipset = plan["gpus"]
     assert cpu_lanes["host_link_gbps"] == round(LANE[4] * 16, 1)  # CPU lanes: no uplink on the way
     assert chipset["host_link_gbps"] is None
+
+
+def test_the_text_and_markdown_reports_say_each_gpus_raw_link_and_unknown_where_it_is(cli, tmp_path):
+    hero = str(ROOT / "examples" / "2x4090-z790-hero.yaml")
+    code, out, err = cli("plan", hero)
+    assert code == 0, err
+    said = " ".join(out.split())  # the line wraps at the terminal's width
+    rate = f"{LANE[4] * 8:.1f} GB/s"
+    assert (
+        f"Raw link to the CPU, each direction (the copies above reach a share of it): GPU0 {rate}, GPU1 {rate}"
+        in said
+    )
+    code, out, err = cli("plan", hero, "--format", "markdown")
+    assert (
+        f"Raw link to the CPU, each direction (the copies above reach a share of it): GPU0 {rate}, GPU1 {rate}"
+        in out
+    )
+    # a chipset uplink the catalog lacks: the GPU behind it says unknown, never a rate
+    for src in ("boards/asus-rog-strix-z790-e-gaming-wifi.yaml", "cpus/intel-core-i9-14900k.yaml"):
+        text = (ROOT / "catalog" / src).read_text()
+        text = re.sub(r"(?ms)^chipset_uplink:.*?(?=^\w)", "chipset_uplink: null\n", text)
+        (tmp_path / src.split("/")[1]).write_text(text)
+    args = [
+        "--cpu",
+        "i9-14900K",
+        "--board",
+        "ROG Strix Z790-E",
+        "--gpu",
+        "RTX 4090:2",
+        "--catalog",
+        str(tmp_path),
+    ]
+    code, out, err = cli("plan", *args)
+    assert f"GPU0 {LANE[4] * 16:.1f} GB/s, GPU1 unknown" in " ".join(out.split()), out
 
 
 def test_the_text_derivations_print_keyed_constants_with_their_key(cli):

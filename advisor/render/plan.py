@@ -108,6 +108,22 @@ def _nics_text(console: Console, pred: Prediction) -> None:
     print_table(console, cols, rows, title=_("NICs (what NCCL moves across nodes, per direction)"))
 
 
+def _raw_links(pred: Prediction) -> str:
+    """Each GPU's raw link rate to its CPU (`host_link_gbps`): the ceiling its copies reach a share of."""
+    rates = []
+    for p in pred.gpus:
+        fig = p.host_link
+        if fig is None:
+            continue
+        rate = _("unknown") if fig.value is None else f"{fig.value:.1f} GB/s"
+        rates.append(_("GPU{index} {rate}").format(index=p.node.index, rate=rate))
+    if not rates:
+        return ""
+    return _("Raw link to the CPU, each direction (the copies above reach a share of it): {rates}").format(
+        rates=_(", ").join(rates)
+    )
+
+
 def _typical(console: Console, figs: list, fams: list[str]) -> None:
     """One line under a table: how far off such figures typically are (the model's leave-one-out
     range on published machines, rules/intervals.yaml), and which have no out-of-sample check."""
@@ -167,6 +183,8 @@ def render_text(
             ]
         )
     print_table(console, cols, rows, title=_("Host <-> GPU (pinned copies, GB/s)"))
+    if raw := _raw_links(pred):
+        hang(console, "", escape(raw))
     if pred.host_sum:
         h, d = pred.host_sum["h2d"], pred.host_sum["d2h"]
         limits = list(h.limited_by)
@@ -401,6 +419,8 @@ def render_markdown(pred: Prediction, findings: list[Finding] | None = None) -> 
             f"{p.h2d.value:.1f} | {p.d2h.value:.1f} | {p.h2d_all.value:.1f} | {p.d2h_all.value:.1f} | "
             f"{md(limit)} |"
         )
+    if raw := _raw_links(pred):
+        out += ["", md(raw)]
     if pred.host_sum:
         out += [
             "",

@@ -131,6 +131,30 @@ def test_a_typo_in_a_build_file_is_said_with_its_line(tmp_path):
     assert "Workload: train" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "written, name",
+    [("RTX 4090 x2", "RTX 4090"), ("2x RTX 4090", "RTX 4090"), ("2 × 4090", "4090"), ("4090*2", "4090")],
+)
+def test_a_count_written_as_in_a_listing_is_read_and_said(written, name):
+    """ "2x RTX 4090" is how listings and people write a count: read as ':2', said on stderr, the same
+    build as --gpu 'RTX 4090:2'."""
+    done = run("plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", written, "--json")
+    assert done.returncode in (0, 1), done.stderr
+    assert [g["index"] for g in json.loads(done.stdout)["gpus"]] == [0, 1]
+    assert f"advisor: note: read --gpu '{written}' as 2 x '{name}' (--gpu '{name}:2')" in done.stderr
+    # a count past the limit is refused with the flag as written
+    done = run("plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090 x99")
+    assert done.returncode == 2 and "--gpu 'RTX 4090 x99': count: must be from 1 to" in done.stderr
+    # neither a bare count nor a name with a number inside is taken for a count
+    done = run("plan", "--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "x2")
+    assert done.returncode == 2 and "no GPU in the catalog matches 'x2'" in done.stderr
+    # the same for the cards a buyer already owns
+    done = run("recommend", "--train", "8b", "--lora", "16", "--own", "2x RTX 4090", "--json")
+    assert done.returncode in (0, 1), done.stderr
+    assert "advisor: note: read --own '2x RTX 4090' as 2 x 'RTX 4090' (--own 'RTX 4090:2')" in done.stderr
+    assert json.loads(done.stdout)["constraints"]["own"] == [{"part": "nvidia-rtx-4090", "count": 2}]
+
+
 def test_a_shorter_form_of_a_name_is_no_typo():
     done = run("plan", "--cpu", "14900K", "--board", "Maximus Z790 Hero", "--gpu", "RTX 4090:2")
     assert done.returncode in (0, 1) and done.stderr == ""

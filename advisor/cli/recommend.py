@@ -14,8 +14,11 @@ def parse_own(items: list[str], catalog) -> tuple[tuple[str, int], ...]:
     from advisor.model.prices import resolve_any
 
     out: dict[str, int] = {}
+    from advisor.model.buildfile import count_as_written
+
     for item in items:
-        name, _colon, count = item.rpartition(":") if ":" in item else (item, "", "1")
+        written = count_as_written(item, "--own")
+        name, _colon, count = written.rpartition(":") if ":" in written else (written, "", "1")
         if not count.strip().isdigit() or not (1 <= int(count) <= 16):
             raise UserError(_("--own {item}: write PART or PART:COUNT (1 to 16)").format(item=repr(item)))
         part = resolve_any(catalog, name, ("--own", None, None))

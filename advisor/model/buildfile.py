@@ -9,8 +9,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.base.errors import Problem, UserError
+from advisor.base.notices import note
+from advisor.base.text import plain
 from advisor.base.validation import validate
 from advisor.base.yamlio import LineDict, line_of, load_file
+from advisor.i18n import _
 from advisor.model.build import MAX_GPUS_PER_ENTRY, Build
 
 
@@ -65,6 +68,34 @@ def _part_lines(data, filename: str) -> dict:
     return out
 
 
+# "2x RTX 4090", "2 × 4090", "RTX 3090 x2", "4090*2": a count of at most two digits before or after the name,
+# joined by x, X, × or *; no GPU's name starts with a number and an x, or ends with an x and a number
+_COUNT_WRITTEN = re.compile(
+    r"(?P<n_a>[0-9]{1,2})\s*[xX×*]\s*(?P<name_a>[^\s:@].*)|(?P<name_b>.*[^\s:@])\s*[xX×*]\s*(?P<n_b>[0-9]{1,2})"
+)
+
+
+def count_as_written(text: str, flag: str, whole: str | None = None) -> str:
+    """`text` ("2x RTX 4090", "RTX 3090 ×2": the count as people write it in a listing) as NAME:COUNT,
+    said on stderr with the flag as written (`whole`, where `text` is its part before '@SLOT'); `text`
+    itself where it has a ':' or no count written so."""
+    if ":" in text or not (m := _COUNT_WRITTEN.fullmatch(text.strip())):
+        return text
+    name, n = (m.group("name_a") or m.group("name_b")).strip(), m.group("n_a") or m.group("n_b")
+    whole = whole or text
+    rest = whole[len(text) :] if whole.startswith(text) else ""  # "@PCIEX16_1" after the count
+    note(
+        _("read {flag} {text} as {n} x {name} ({flag} {written})").format(
+            flag=flag,
+            text=repr(plain(whole)),
+            n=int(n),
+            name=repr(plain(name)),
+            written=repr(plain(f"{name}:{n}{rest}")),
+        )
+    )
+    return f"{name}:{n}"
+
+
 def build_from_flags(
     cpu: str | None,
     board: str | None,
@@ -81,6 +112,7 @@ def build_from_flags(
         model, slot, count = g, None, 1
         if "@" in model:
             model, slot = model.split("@", 1)
+        model = count_as_written(model, "--gpu", g)
         if ":" in model:
             model, n = model.rsplit(":", 1)
             n = n.strip()

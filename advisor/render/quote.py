@@ -9,6 +9,8 @@ from advisor.outputs.validate import QuoteLineOut, ValidateOutput
 from advisor.quote.items import count_source_words
 from advisor.quote.segment import kind_name
 
+# how a pair copies (the JSON's `via`), as a sentence says it
+_VIA = {"nvlink": N_("NVLink"), "pcie-p2p": N_("PCIe"), "staged": N_("host memory")}
 _SEV = {"error": N_("ERROR"), "warning": N_("warning"), "info": N_("info")}
 _STATUS = {
     "part": N_("part"),
@@ -91,7 +93,7 @@ def _lanes(plan: PlanOutput) -> list[str]:
                 _("GPU{a}-GPU{b}: path {path}, P2P yes (via {via}), {uni} GB/s one way")
                 if p.p2p
                 else _("GPU{a}-GPU{b}: path {path}, P2P no (via {via}), {uni} GB/s one way")
-            ).format(a=p.a, b=p.b, path=p.path, via=p.via, uni=p.uni_gbps)
+            ).format(a=p.a, b=p.b, path=p.path, via=_(_VIA.get(p.via, p.via)), uni=p.uni_gbps)
         )
     ar = plan.allreduce
     if ar:

@@ -107,6 +107,18 @@ def test_bad_inference_formats_exit_2(cli, args, says):
     assert says in " ".join(err.split())
 
 
+@pytest.mark.parametrize("method, stored", [("awq", "int4"), ("GPTQ", "int4"), ("w8a8", "int8")])
+def test_a_quantization_method_by_name_is_its_storage_format_said_on_stderr(cli, method, stored):
+    """vLLM's --quantization and model cards name the method (AWQ, GPTQ): the same prediction as the
+    format it stores, and the reading said."""
+    job = ("workload", *TR, "--gpu", "RTX 4090:2", "--infer", "llama-3.1-70b", "--json")
+    code, out, err = cli(*job, "--quant", method)
+    assert code in (0, 1), err
+    assert f"read --quant {method.lower()} as {stored} (how it stores the weights)" in err
+    code, same, _ = cli(*job, "--quant", stored)
+    assert json.loads(out)["workload"] == json.loads(same)["workload"]
+
+
 def test_the_engine_flags_that_give_the_prediction(cli):
     """vLLM for a 16-bit TP job (with why its custom all-reduce is off without P2P), llama.cpp alone
     for a GGUF type, each with the split, concurrency and KV cache type the prediction assumed."""

@@ -537,6 +537,21 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--train", "8b", "--max-num-seqs", "4"], "--max-num-seqs 用于推理（--infer）"),
+        (["--train", "8b", "--lora", "0"], "--lora 的 rank 至少要是 1（给的是 0）"),
+        (["--infer", "8b", "--quant", "int3"], "--quant 'int3' 不是 advisor 认识的格式"),
+        (["--infer", "8b", "--bios", "nps=3"], "nps 只能是 1、2 或 4"),
+    ],
+)
+def test_the_job_flags_mistakes_are_said_in_chinese(cli, args, said):
+    code, _out, err = cli("--lang", "zh", "workload", HERO, *args)
+    assert code == 2 and err.startswith("advisor：错误：")
+    assert _flat(said) in _flat(err) and english_left(err) == [], err
+
+
 def test_a_comparison_reads_in_chinese(cli):
     """The table's headings, each cause and what to check, and the readiness judged again with the
     driver's own P2P matrix: its reason quotes the matrix's note, said in Chinese too."""

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 
 
 def build_from_args(args):
@@ -45,25 +46,29 @@ def settings_from_args(args) -> dict[str, dict]:
         sw["gpudirect_rdma"] = args.gpudirect_rdma == "on"
     bios: dict = {}
     for item in getattr(args, "bios", None) or []:
-        key, _, value = item.partition("=")
+        key, _sep, value = item.partition("=")
         key, value = key.strip().lower().replace("-", "_"), value.strip().lower()
         if key not in BIOS_KEYS or not value:
             raise UserError(
-                f"--bios {item!r}: write KEY=VALUE with KEY one of {', '.join(BIOS_KEYS)}",
-                hint="e.g. --bios rebar=on --bios acs=off --bios iommu=on",
+                _("--bios {item}: write KEY=VALUE with KEY one of {keys}").format(
+                    item=repr(item), keys=", ".join(BIOS_KEYS)
+                ),
+                hint=_("e.g. {example}").format(example="--bios rebar=on --bios acs=off --bios iommu=on"),
             )
         if key == "nps":
             if value not in ("1", "2", "4"):
-                raise UserError(f"--bios {item!r}: nps is 1, 2 or 4 (AMD NUMA nodes per socket)")
+                raise UserError(
+                    _("--bios {item}: nps is 1, 2 or 4 (AMD NUMA nodes per socket)").format(item=repr(item))
+                )
             bios[key] = int(value)
         elif key in ("rebar", "above_4g"):
             if value not in _ON_OFF:
-                raise UserError(f"--bios {item!r}: {key} is on or off")
+                raise UserError(_("--bios {item}: {key} is on or off").format(item=repr(item), key=key))
             bios[key] = _ON_OFF[value]
         elif value in ("on", "off"):
             bios[key] = value
         else:
-            raise UserError(f"--bios {item!r}: {key} is on or off")
+            raise UserError(_("--bios {item}: {key} is on or off").format(item=repr(item), key=key))
     kernel = {"iommu": args.kernel_iommu} if getattr(args, "kernel_iommu", None) else {}
     return {k: v for k, v in (("software", sw), ("bios", bios), ("kernel", kernel)) if v}
 
@@ -73,19 +78,30 @@ def _lora(args, task: str = "train") -> dict:
     rank, bits = getattr(args, "lora", None), getattr(args, "base_bits", None)
     if task == "infer" and (rank is not None or bits is not None or getattr(args, "qlora", False)):
         raise UserError(
-            "--lora, --base-bits and --qlora are for training (--train); a quantized model to serve is --quant"
+            _(
+                "--lora, --base-bits and --qlora are for training (--train); a quantized model to serve is --quant"
+            )
         )
     if getattr(args, "qlora", False):
         rank, bits = rank or 16, 4 if bits is None else bits
         if bits != 4:
-            raise UserError(f"--qlora stores the base in 4 bits; it cannot be given with --base-bits {bits}")
+            raise UserError(
+                _("--qlora stores the base in 4 bits; it cannot be given with --base-bits {bits}").format(
+                    bits=bits
+                )
+            )
     if rank is not None and rank < 1:
-        raise UserError(f"--lora must be a rank of 1 or more (got {rank})")
+        raise UserError(_("--lora must be a rank of 1 or more (got {rank})").format(rank=rank))
     if bits is not None and rank is None:
         raise UserError(
-            "--base-bits is the frozen base's width under LoRA: give --lora RANK (or --qlora) too"
+            _("--base-bits is the frozen base's width under LoRA: give --lora RANK (or --qlora) too")
         )
     return {"lora_rank": rank, "base_bits": bits}
+
+
+# quantization methods by name -> the format rules/workload.yaml sizes (weight_bits_per_param's note:
+# "int4 is AWQ/GPTQ with group size 128"; W8A8 is int8)
+_QUANT_NAMES = {"awq": "int4", "gptq": "int4", "w4a16": "int4", "w8a8": "int8"}
 
 
 def _formats(args, task: str) -> dict:
@@ -102,14 +118,28 @@ def _formats(args, task: str) -> dict:
             continue
         if task != "infer":
             raise UserError(
-                f"--{flag.replace('_', '-')} is for inference (--infer); a quantized base for training is --qlora"
+                _("--{flag} is for inference (--infer); a quantized base for training is --qlora").format(
+                    flag=flag.replace("_", "-")
+                )
             )
         known = constants("workload.yaml")[const_name].value
         value = value.strip().lower()
+        if flag == "quant" and value in _QUANT_NAMES and _QUANT_NAMES[value] in known:
+            # the method's name, as vLLM's --quantization and model cards say it: its storage format
+            from advisor.base.notices import note
+
+            note(
+                _("read --quant {value} as {format} (how it stores the weights)").format(
+                    value=value, format=_QUANT_NAMES[value]
+                )
+            )
+            value = _QUANT_NAMES[value]
         if value not in known:
             raise UserError(
-                f"--{flag.replace('_', '-')} {value!r} is not a format advisor knows",
-                hint="one of " + ", ".join(known),
+                _("--{flag} {value} is not a format advisor knows").format(
+                    flag=flag.replace("_", "-"), value=repr(value[:40])
+                ),
+                hint=_("one of {formats}").format(formats=", ".join(known)),
             )
         out[key] = value
     return out
@@ -121,7 +151,8 @@ def workload_from_args(args):
         given = getattr(args, flag, None)
         if given is not None and not given.strip():
             raise UserError(
-                f"--{flag}: empty; give a model", hint="a preset (8b, 70b, bert-large, ...) or a size (3b)"
+                _("--{flag}: empty; give a model").format(flag=flag),
+                hint=_("a preset (8b, 70b, bert-large, ...) or a size (3b)"),
             )
     name = args.train or args.infer
     if name is None:
@@ -130,17 +161,25 @@ def workload_from_args(args):
     from advisor.workload.presets import resolve
 
     if args.params is not None and args.params <= 0:
-        raise UserError(f"--params must be a positive parameter count (got {args.params:g})")
+        raise UserError(
+            _("--params must be a positive parameter count (got {value})").format(value=f"{args.params:g}")
+        )
     from advisor.workload.presets import DIMS, with_dims
 
     spec = with_dims(resolve(name, args.params), {k: getattr(args, k, None) for k in DIMS})
     for flag in ("baseline_batch", "baseline_accum"):
         value = getattr(args, flag, None)
         if value is not None and value < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be 1 or more (got {value})")
+            raise UserError(
+                _("--{flag} must be 1 or more (got {value})").format(flag=flag.replace("_", "-"), value=value)
+            )
     host = getattr(args, "host_memory_gbps", None)
     if host is not None and not (host > 0 and host < 1e5):
-        raise UserError(f"--host-memory-gbps must be a positive bandwidth in GB/s (got {host:g})")
+        raise UserError(
+            _("--host-memory-gbps must be a positive bandwidth in GB/s (got {value})").format(
+                value=f"{host:g}"
+            )
+        )
     if args.infer:
         given = [
             f
@@ -156,28 +195,36 @@ def workload_from_args(args):
         ]
         if given:
             flags = ", ".join("--" + f.replace("_", "-") for f in given)
-            raise UserError(f"{flags}: for training (--train); an inference job has no gradients to reduce")
+            raise UserError(
+                _("{flags}: for training (--train); an inference job has no gradients to reduce").format(
+                    flags=flags
+                )
+            )
     mns = getattr(args, "max_num_seqs", None)
     if mns is not None:
         if args.train:
-            raise UserError("--max-num-seqs is for inference (--infer): a serving engine's scheduler")
+            raise UserError(_("--max-num-seqs is for inference (--infer): a serving engine's scheduler"))
         if mns < 1:
-            raise UserError(f"--max-num-seqs must be at least 1 (got {mns})")
+            raise UserError(_("--max-num-seqs must be at least 1 (got {value})").format(value=mns))
     if getattr(args, "max_concurrency", False):
         if args.train:
-            raise UserError("--max-concurrency is for inference (--infer): training sets --batch")
+            raise UserError(_("--max-concurrency is for inference (--infer): training sets --batch"))
         if args.batch is not None:
-            raise UserError("--max-concurrency sets the number of sequences: leave --batch out")
+            raise UserError(_("--max-concurrency sets the number of sequences: leave --batch out"))
     rate = getattr(args, "request_rate", None)
     if rate is not None:
         if args.train:
-            raise UserError("--request-rate is for inference (--infer): training has no requests")
+            raise UserError(_("--request-rate is for inference (--infer): training has no requests"))
         if not (rate > 0 and rate < 1e6):
-            raise UserError(f"--request-rate must be a positive number of requests per second (got {rate:g})")
+            raise UserError(
+                _("--request-rate must be a positive number of requests per second (got {value})").format(
+                    value=f"{rate:g}"
+                )
+            )
         if getattr(args, "max_concurrency", False):
             raise UserError(
-                "--request-rate finds the concurrency the rate brings; leave --max-concurrency out",
-                hint="--batch caps the sequences in flight (the engine's --max-num-seqs)",
+                _("--request-rate finds the concurrency the rate brings; leave --max-concurrency out"),
+                hint=_("--batch caps the sequences in flight (the engine's --max-num-seqs)"),
             )
     return defaults.workload(
         "train" if args.train else "infer",

@@ -552,6 +552,23 @@ def test_the_job_flags_mistakes_are_said_in_chinese(cli, args, said):
     assert _flat(said) in _flat(err) and english_left(err) == [], err
 
 
+@pytest.mark.parametrize(
+    "parts, said",
+    [
+        (["--cpu", "7950X", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090"], "装不进"),
+        (["--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:5"], "只有 3 个插槽"),
+        (["--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090@PCIEX99"], "没有插槽"),
+        (["--cpu", "w7-3545", "--board", "W790E-SAGE", "--gpu", "RTX 4090"], "不支持 Intel Xeon w7-3545"),
+    ],
+)
+def test_a_build_whose_parts_do_not_go_together_is_refused_in_chinese(cli, parts, said):
+    """The refusals a buyer meets first: a CPU of another socket or family, more cards than slots, a slot
+    the board does not have; each with what to do."""
+    code, _out, err = cli("--lang", "zh", "plan", *parts)
+    assert code == 2 and err.startswith("advisor：错误：") and said in err
+    assert english_left(err) == [], err
+
+
 def test_a_comparison_reads_in_chinese(cli):
     """The table's headings, each cause and what to check, and the readiness judged again with the
     driver's own P2P matrix: its reason quotes the matrix's note, said in Chinese too."""

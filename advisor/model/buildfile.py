@@ -25,8 +25,8 @@ def load_build(path: str | Path) -> Build:
 def build_from_data(data, filename: str = "<build>") -> Build:
     if not isinstance(data, LineDict):
         raise UserError(
-            f"{filename}: a build file must be a mapping with keys like cpu, board, gpus",
-            hint="see examples/ for build files",
+            _("{file}: a build file must be a mapping with keys like cpu, board, gpus").format(file=filename),
+            hint=_("see examples/ for build files"),
         )
     build, problems = validate(Build, data, filename)
     if build is not None:  # a bridge to a GPU the build does not have, at its line
@@ -118,7 +118,9 @@ def build_from_flags(
             n = n.strip()
             if not (n.isascii() and n.isdigit()) or len(n) > 6 or int(n) < 1:
                 raise UserError(
-                    f"--gpu {g!r}: the count after ':' must be a whole number from 1 to {MAX_GPUS_PER_ENTRY}"
+                    _("--gpu {flag}: the count after ':' must be a whole number from 1 to {most}").format(
+                        flag=repr(g), most=MAX_GPUS_PER_ENTRY
+                    )
                 )
             count = int(n)
         # a dict, validated with the build below: a count or name the model refuses is a message that

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from advisor.base.errors import UserError
+from advisor.i18n import _
 from advisor.model.build import Build
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.lanes import allocate
@@ -27,6 +28,8 @@ def evaluate(build: Build, catalog: Catalog | None = None) -> Prediction:
         count = len(machine.all_gpus)
         if not (0 <= a < count and 0 <= b < count):
             raise UserError(
-                f"NVLink bridge [{a}, {b}] names a GPU index the build does not have (it has {count})"
+                _(
+                    "NVLink bridge [{a}, {b}] names a GPU index the build does not have (it has {count})"
+                ).format(a=a, b=b, count=count)
             )
     return predict(machine)

@@ -100,8 +100,12 @@ def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]
     gpus = [catalog.resolve(g.model, "gpu", "GPU", build.where("gpu", g.model)) for g in build.gpus]
     if cpu.socket.lower() != board.socket.lower():
         raise UserError(
-            f"{cpu.name} (socket {cpu.socket}) does not fit {board.name} (socket {board.socket})",
-            hint="pick a board with the CPU's socket: `advisor catalog list --kind board`",
+            _("{cpu} (socket {cpu_socket}) does not fit {board} (socket {board_socket})").format(
+                cpu=cpu.name, cpu_socket=cpu.socket, board=board.name, board_socket=board.socket
+            ),
+            hint=_("pick a board with the CPU's socket: {command}").format(
+                command="`advisor catalog list --kind board`"
+            ),
         )
     if board.cpu_families is not None and cpu.family not in board.cpu_families:
         others = [
@@ -111,16 +115,23 @@ def resolve_parts(build: Build, catalog: Catalog) -> tuple[Cpu, Board, list[Gpu]
             and b.socket.lower() == cpu.socket.lower()
             and (b.cpu_families is None or cpu.family in b.cpu_families)
         ]
-        hint = "pick a CPU of one of those families" + (
-            f", or a board that takes this one: {', '.join(sorted(others))}"
+        hint = (
+            _("pick a CPU of one of those families, or a board that takes this one: {boards}").format(
+                boards=", ".join(sorted(others))
+            )
             if others
             # a board lists a family only where a source says its BIOS runs it; the user may know better
-            else f"; no catalog board takes the {cpu.family} family yet (no board's CPU support list naming "
-            "it was found). If your board's BIOS runs it, copy the board's entry into your own catalog "
-            f"folder (--catalog DIR) and add {cpu.family} to its cpu_families"
+            else _(
+                "pick a CPU of one of those families; no catalog board takes the {family} family yet (no "
+                "board's CPU support list naming it was found). If your board's BIOS runs it, copy the "
+                "board's entry into your own catalog folder (--catalog DIR) and add {family} to its "
+                "cpu_families"
+            ).format(family=cpu.family)
         )
         raise UserError(
-            f"{board.name} does not take {cpu.name} (family {cpu.family}); it takes: {', '.join(board.cpu_families)}",
+            _("{board} does not take {cpu} (family {family}); it takes: {families}").format(
+                board=board.name, cpu=cpu.name, family=cpu.family, families=", ".join(board.cpu_families)
+            ),
             hint=hint,
         )
     return cpu, board, gpus  # type: ignore[return-value]
@@ -133,8 +144,9 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     sockets = build.cpu_count or min(board.sockets, cpu.max_sockets)
     if sockets > board.sockets or sockets > cpu.max_sockets:
         raise UserError(
-            f"{sockets} CPUs asked for, but {board.name} has {board.sockets} socket(s) and "
-            f"{cpu.name} supports {cpu.max_sockets}"
+            _("{n} CPUs asked for, but {board} has {sockets} socket(s) and {cpu} supports {most}").format(
+                n=sockets, board=board.name, sockets=board.sockets, cpu=cpu.name, most=cpu.max_sockets
+            )
         )
 
     devices: list[tuple[Device, str | None]] = []  # (device, requested slot)
@@ -142,8 +154,10 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     for spec, part in zip(build.gpus, gpu_parts, strict=True):
         if spec.slot and spec.count > 1:
             raise UserError(
-                f"GPU {spec.model!r}: a slot can take one card, but count is {spec.count}",
-                hint="list each card with its own slot",
+                _("GPU {model}: a slot can take one card, but count is {count}").format(
+                    model=repr(spec.model), count=spec.count
+                ),
+                hint=_("list each card with its own slot"),
             )
         for _i in range(spec.count):
             devices.append(
@@ -170,30 +184,35 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     for _dev, slot in devices:
         if slot is not None and slot not in slot_names:
             raise UserError(
-                f"{board.name} has no slot {slot!r}",
-                hint="its slots: " + ", ".join(c.name for c in board.slots),
+                _("{board} has no slot {slot}").format(board=board.name, slot=repr(slot)),
+                hint=_("its slots: {slots}").format(slots=", ".join(c.name for c in board.slots)),
             )
-    wanted = [s for _, s in devices if s]
+    wanted = [s for _dev, s in devices if s]
     dup = {s for s in wanted if wanted.count(s) > 1}
     if dup:
-        raise UserError(f"slot {sorted(dup)[0]!r} is given to more than one card")
+        raise UserError(_("slot {slot} is given to more than one card").format(slot=repr(sorted(dup)[0])))
     usable_slots = [c for c in board.slots if _reaches_cpu(board, board.group(c.group), cpu, sockets)]
     if devices and not board.slots:
         raise UserError(
-            f"{board.name} has no slot table in the catalog, so no card can be placed on it",
-            hint="its catalog entry lists no slots yet (`advisor catalog audit` names such boards); describe "
-            "the machine as an explicit `topology:` tree, or add the board's slots in your own catalog folder",
+            _("{board} has no slot table in the catalog, so no card can be placed on it").format(
+                board=board.name
+            ),
+            hint=_(
+                "its catalog entry lists no slots yet (`advisor catalog audit` names such boards); describe "
+                "the machine as an explicit `topology:` tree, or add the board's slots in your own catalog folder"
+            ),
         )
     if len(devices) > len(board.slots):
-        hint = "use fewer cards, or a board with more slots"
+        hint = _("use fewer cards, or a board with more slots")
         if not board.verified:
-            hint = (
+            hint = _(
                 "this board's slot table is not verified and may be incomplete in the catalog; "
                 "describe the machine as an explicit `topology:` tree, or add the board to your own catalog"
             )
         raise UserError(
-            f"{len(devices)} cards (GPUs and NICs) but {board.name} has {len(board.slots)} slots "
-            "in the catalog",
+            _("{n} cards (GPUs and NICs) but {board} has {slots} slots in the catalog").format(
+                n=len(devices), board=board.name, slots=len(board.slots)
+            ),
             hint=hint,
         )
 
@@ -203,8 +222,8 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
         n = n.model_copy(update={"socket": by_fold.get(n.socket.casefold(), n.socket)})
         if n.socket not in m2_names:
             raise UserError(
-                f"{board.name} has no M.2 socket {n.socket!r}",
-                hint="its M.2 sockets: " + (", ".join(sorted(m2_names)) or "none"),
+                _("{board} has no M.2 socket {socket}").format(board=board.name, socket=repr(n.socket)),
+                hint=_("its M.2 sockets: {sockets}").format(sockets=", ".join(sorted(m2_names)) or _("none")),
             )
         nvme.append((Device(f"nvme:{n.socket}", "nvme", n.gen, n.width, label="NVMe SSD"), n.socket))
 
@@ -241,8 +260,10 @@ def allocate(build: Build, catalog: Catalog) -> Machine:
     placed, (links, notes) = best_result
     if sockets < board.sockets and not build.cpu_count:
         notes = [
-            f"{cpu.name} runs in one socket only (max_sockets {cpu.max_sockets}): {board.name}'s "
-            f"socket {sockets} stays empty, and the slots wired to it have no lanes",
+            _(
+                "{cpu} runs in one socket only (max_sockets {most}): {board}'s socket {socket} stays empty, "
+                "and the slots wired to it have no lanes"
+            ).format(cpu=cpu.name, most=cpu.max_sockets, board=board.name, socket=sockets),
             *notes,
         ]
     machine = _to_machine(build, cpu, board, sockets, placed, nvme, links, notes)

@@ -37,7 +37,7 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
         if isinstance(child, TreeSwitch):
             sid = ids.switch(child.switch)
             if sid in nodes:
-                raise UserError(f"switch {child.switch!r} appears twice in the topology")
+                raise UserError(_("switch {id} appears twice in the topology").format(id=repr(child.switch)))
             nodes[sid] = Node(
                 sid,
                 "switch",
@@ -103,14 +103,20 @@ def machine_from_tree(build: Build, catalog: Catalog) -> Machine:
             )
             rid = ids.root_port(hb, rp.id)
             if rid in nodes:
-                raise UserError(f"root port {rp.id!r} appears twice on socket {s}")
+                raise UserError(
+                    _("root port {id} appears twice on socket {socket}").format(id=repr(rp.id), socket=s)
+                )
             nodes[rid] = Node(rid, "root_port", hb, s, _("root port {id}").format(id=rp.id))
             for c in rp.children:
                 add(c, rid, s)
     if topo.chipset:
         ch = topo.chipset
         if ch.socket >= len(topo.sockets):
-            raise UserError(f"the chipset is on socket {ch.socket}, but the topology has {len(topo.sockets)}")
+            raise UserError(
+                _("the chipset is on socket {socket}, but the topology has {n}").format(
+                    socket=ch.socket, n=len(topo.sockets)
+                )
+            )
         hb = ids.host_bridge(ch.socket, None)
         nodes.setdefault(
             hb,
@@ -168,13 +174,17 @@ def machine_from_system(build: Build, catalog: Catalog) -> Machine:
         if gpu.id not in system.gpus:
             takes = ", ".join(system.gpus)
             raise UserError(
-                f"{system.name} takes {takes}; {gpu.name} does not fit its SXM sockets",
-                hint="name one of the GPUs the system takes, or leave `gpus` out for its first",
+                _("{system} takes {takes}; {gpu} does not fit its SXM sockets").format(
+                    system=system.name, takes=takes, gpu=gpu.name
+                ),
+                hint=_("name one of the GPUs the system takes, or leave `gpus` out for its first"),
             )
         count = spec.count
         if count > system.gpu_positions:
             raise UserError(
-                f"{system.name} has {system.gpu_positions} GPU positions; the build asks for {count} GPUs"
+                _("{system} has {positions} GPU positions; the build asks for {count} GPUs").format(
+                    system=system.name, positions=system.gpu_positions, count=count
+                )
             )
     else:
         gpu = catalog.resolve(system.gpus[0], "gpu", "GPU")
@@ -189,7 +199,9 @@ def machine_from_system(build: Build, catalog: Catalog) -> Machine:
         nic_specs = [(r.name, r.gbps, r.fabric, r.gen, r.width)] * r.count
     if len(nic_specs) > system.nic_positions:
         raise UserError(
-            f"{system.name} has {system.nic_positions} NIC positions; the build fits {len(nic_specs)} NICs"
+            _("{system} has {positions} NIC positions; the build fits {count} NICs").format(
+                system=system.name, positions=system.nic_positions, count=len(nic_specs)
+            )
         )
     cpu = catalog.resolve(build.cpu, "cpu", "CPU", build.where("cpu", build.cpu)) if build.cpu else None
     vendor = cpu.cpu_vendor if cpu is not None else (system.cpu_vendor or "unknown")  # type: ignore[union-attr]

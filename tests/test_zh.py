@@ -569,6 +569,17 @@ def test_a_build_whose_parts_do_not_go_together_is_refused_in_chinese(cli, parts
     assert english_left(err) == [], err
 
 
+def test_saving_a_quotes_prices_says_what_it_left_out_in_chinese(cli, tmp_path):
+    quote = tmp_path / "quote.txt"
+    quote.write_text(
+        "Intel Core i9-14900K  ¥4,299\nASUS ROG Maximus Z790 Hero  ¥3,999\n2x RTX 4090  ¥25,998\n"
+    )
+    code, _out, err = cli("--lang", "zh", "validate", str(quote), "--save-prices", str(tmp_path / "p.yaml"))
+    assert code in (0, 1), err
+    assert "第 3 行：" in err and "没说这是单价还是总价" in err and "已把 2 个价格保存到" in err
+    assert english_left(err) == [], err
+
+
 def test_a_comparison_reads_in_chinese(cli):
     """The table's headings, each cause and what to check, and the readiness judged again with the
     driver's own P2P matrix: its reason quotes the matrix's note, said in Chinese too."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from advisor.base.errors import UserError
 from advisor.base.inputs import MAX_BYTES, decode, read_bytes
+from advisor.i18n import _, ngettext
 
 
 def cmd_validate(args) -> int:
@@ -33,9 +34,11 @@ def cmd_validate(args) -> int:
 
         if fmt != "html" and result.plan is None:
             raise UserError(
-                f"{name}: the build the quote describes could not be evaluated, so there is no machine to draw"
+                _(
+                    "{file}: the build the quote describes could not be evaluated, so there is no machine to draw"
+                ).format(file=name)
                 + (f" ({result.build_problems[0]})" if result.build_problems else ""),
-                hint="--format html reports the quote without the drawing",
+                hint=_("--format html reports the quote without the drawing"),
             )
         write_report(args.output, drawing_or_page(fmt, result.plan, lambda: validate_html(result)))
     else:
@@ -58,16 +61,25 @@ def _save_prices(args, quote, name: str) -> None:
     try:
         dt.date.fromisoformat(day)
     except ValueError:
-        raise UserError(f"--quote-date {day[:20]!r} is not a date", hint="YYYY-MM-DD") from None
+        raise UserError(
+            _("--quote-date {day} is not a date").format(day=repr(day[:20])), hint="YYYY-MM-DD"
+        ) from None
     prices, skipped = quote_prices(quote, day, Path(name).name)
     for why in skipped:
-        print(f"{name}: {why}", file=sys.stderr)
+        print(_("{file}: {note}").format(file=name, note=why), file=sys.stderr)
     if not prices:
         raise UserError(
-            f"{name}: no line names one catalog CPU, board or GPU with a price in USD or CNY: nothing to save"
+            _(
+                "{file}: no line names one catalog CPU, board or GPU with a price in USD or CNY: nothing to save"
+            ).format(file=name)
         )
     atomic_write(args.save_prices, price_list_yaml(prices))
-    print(f"{len(prices)} price(s) saved to {args.save_prices}", file=sys.stderr)
+    print(
+        ngettext("{n} price saved to {file}", "{n} prices saved to {file}", len(prices)).format(
+            n=len(prices), file=args.save_prices
+        ),
+        file=sys.stderr,
+    )
 
 
 def _read_stdin(limit: int) -> bytes:

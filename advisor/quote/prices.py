@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from advisor.i18n import _
 from advisor.model.prices import CURRENCIES
 from advisor.quote.document import Quote
 
@@ -21,18 +22,25 @@ def quote_prices(quote: Quote, date: str, where: str) -> tuple[list[tuple], list
             continue
         parts = [p for p in x.parts if p.kind in PRICED_KINDS and p.part_id and p.in_catalog]
         if len(parts) != 1 or len(x.parts) != 1:
-            skipped.append(f"line {x.line}: the price covers {len(x.parts)} parts; not saved")
+            skipped.append(
+                _("line {line}: the price covers {n} parts; not saved").format(line=x.line, n=len(x.parts))
+            )
             continue
         if x.currency not in CURRENCIES:
             skipped.append(
-                f"line {x.line}: price {x.price:g} in {x.currency or 'no stated currency'}; advisor prices in "
-                "USD or CNY: not saved"
+                _("line {line}: price {price} in {currency}; advisor prices in USD or CNY: not saved").format(
+                    line=x.line, price=f"{x.price:g}", currency=x.currency or _("no stated currency")
+                )
             )
             continue
         if x.qty != 1:
             skipped.append(
-                f"line {x.line}: {x.qty} x {parts[0].name} at {x.price:g} {x.currency}: whether that is per unit "
-                "or for all is not said; not saved"
+                _(
+                    "line {line}: {qty} x {part} at {price} {currency}: whether that is per unit or for all is "
+                    "not said; not saved"
+                ).format(
+                    line=x.line, qty=x.qty, part=parts[0].name, price=f"{x.price:g}", currency=x.currency
+                )
             )
             continue
         out.append((parts[0].part_id, x.price, x.currency, date, where, "new"))

@@ -63,6 +63,19 @@ def test_bench_without_a_gpu_says_so_and_exits_cleanly(cli):
         pytest.skip("a CUDA GPU is present")
     code, out, _ = cli("bench", "--quick")
     assert code == 0 and "No CUDA GPU" in out
+    # as a user runs it, in a fresh process: nothing else on stderr (torch's CPU wheel warns on import
+    # when NumPy is not installed, which advisor does not use)
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", "bench", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

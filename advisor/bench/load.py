@@ -13,8 +13,10 @@ from advisor.measure.doctor import NoLoad
 
 def load_gpus(reread: Callable[[], object], seconds: float = 1.5) -> str:
     """Copy from pinned host memory to every GPU for `seconds`, calling `reread` halfway; how it was done."""
+    from advisor.bench import import_torch
+
     try:
-        import torch
+        torch = import_torch()
     except ImportError:
         raise NoLoad(_("torch is not installed")) from None
     if not torch.cuda.is_available():

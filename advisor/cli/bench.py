@@ -9,8 +9,10 @@ from advisor.i18n import _
 
 
 def cmd_bench(args) -> int:
+    from advisor.bench import import_torch
+
     try:
-        import torch
+        torch = import_torch()
     except ImportError:
         print(
             _("advisor bench needs torch: pip install 'advisor[bench]' (or torch on its own)"),

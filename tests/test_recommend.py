@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from advisor.base.resources import bundled
+from advisor.recommend.question import parse_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = "2026-01-01"
@@ -202,6 +203,27 @@ def test_a_published_question_is_answered_with_a_front_plan_accepts(cli, tmp_pat
     assert c["enumerated"] >= c["evaluated"] + sum(x["count"] for x in c["pruned"])
 
 
+def test_a_bare_budget_is_read_as_dollars_and_says_so(capsys):
+    """'--budget 50000' is dollars to one buyer and yuan to another: the reading is said (stderr, in the
+    run's language) with how to write yuan."""
+    from advisor.base.notices import to
+    from advisor.i18n import set_language
+
+    said: list[str] = []
+    with to(said.append):
+        assert parse_budget("50000", None) == (50000.0, "USD")
+        assert parse_budget("¥50,000", None) == (50000.0, "CNY") and parse_budget("8000", "USD")[1] == "USD"
+        set_language("zh")
+        try:
+            parse_budget("60000", None)
+        finally:
+            set_language("en")
+    assert said == [
+        "--budget 50000: no currency written, read as USD (for yuan: --currency CNY, or ¥50000)",
+        "--budget 60000：没写货币，按美元计（人民币请加 --currency CNY，或写成 ¥60000）",
+    ]
+
+
 def test_the_seed_question_shows_what_each_step_up_buys(cli):
     """Fine-tune an 8B model with LoRA for 40,000 CNY: the 2x RTX 4090 build on the Z790 board is on the
     front only as far as its speed over the single cards pays for its price, with its x8/x8 lanes and its
@@ -221,9 +243,12 @@ def test_the_seed_question_shows_what_each_step_up_buys(cli):
     )
     assert code == 0, err
     assert "Cheapest that runs the job" in out and "Fastest within the budget" in out
-    data = json.loads(
-        cli("recommend", "--train", "8b", "--lora", "16", "--budget", "4万", "--as-of", AS_OF, "--json")[1]
+    assert "no currency written" not in err
+    code, out, err = cli(
+        "recommend", "--train", "8b", "--lora", "16", "--budget", "4万", "--as-of", AS_OF, "--json"
     )
+    assert "no currency written" not in err  # 万 is yuan
+    data = json.loads(out)
     two = next(b for b in data["front"] + data["others"] if b["gpu"] == "nvidia-rtx-4090" and b["gpus"] == 2)
     assert "lanes x8/x8" in two["limits"] and "no P2P: staged through host memory" in two["limits"]
     assert two["speed_low"] < two["speed"] < two["speed_high"]  # the speed-up class's range

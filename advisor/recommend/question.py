@@ -38,6 +38,15 @@ def parse_budget(text: str, currency: str | None) -> tuple[float, str]:
             )
         )
     cur = currency or (said[0] if said else "USD")
+    if not currency and not said:
+        # a bare number is dollars to one buyer and yuan to another: say which it was read as
+        from advisor.base.notices import note
+
+        note(
+            _(
+                "--budget {text}: no currency written, read as USD (for yuan: --currency CNY, or ¥{text})"
+            ).format(text=text.strip()[:40])
+        )
     if not (0 < amount <= MAX_BUDGET):
         raise UserError(
             _("--budget must be above 0 and at most {most} (got {amount})").format(

@@ -59,6 +59,9 @@ def test_a_chipset_uplink_the_catalog_lacks_leaves_it_unknown_never_a_guess(plan
     cpu_lanes, chipset = plan["gpus"]
     assert cpu_lanes["host_link_gbps"] == round(LANE[4] * 16, 1)  # CPU lanes: no uplink on the way
     assert chipset["host_link_gbps"] is None
+    # and the JSON names what it would need, as a pair's `unknown` does
+    assert cpu_lanes["unknown"] == []
+    assert chipset["unknown"] == ["ASUS ROG Strix Z790-E Gaming WiFi: chipset_uplink (and the CPU's)"]
 
 
 def test_the_text_and_markdown_reports_say_each_gpus_raw_link_and_unknown_where_it_is(cli, tmp_path):

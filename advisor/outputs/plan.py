@@ -49,6 +49,11 @@ class GpuOut(Output):
         "null where a link on the way is not known (a chipset uplink the catalog lacks)",
     )
     bottleneck: str
+    unknown: list[str] = Field(
+        default_factory=list,
+        description="Catalog facts a null figure of this GPU could not be computed without "
+        "('ASUS ROG Strix Z790-E Gaming WiFi: chipset_uplink (and the CPU's)'): the figure is unknown, never a 0",
+    )
     typical: dict[str, list[float]] | None = Field(
         default=None,
         description="Typical range [lo, hi] of each figure, from the model's leave-one-out errors on the "
@@ -305,6 +310,14 @@ def plan_output(pred: Prediction, findings: list[Finding] | None = None, explain
                 d2h_all_gbps=r1(p.d2h_all.value),
                 host_link_gbps=r1(p.host_link.value) if p.host_link is not None else None,
                 bottleneck=p.bottleneck,
+                unknown=sorted(
+                    {
+                        f
+                        for x in (p.h2d, p.d2h, p.h2d_all, p.d2h_all, p.host_link)
+                        if x is not None
+                        for f in x.missing
+                    }
+                ),
                 **_typical(h2d_gbps=p.h2d, d2h_gbps=p.d2h, h2d_all_gbps=p.h2d_all, d2h_all_gbps=p.d2h_all),
                 **extra,
             )

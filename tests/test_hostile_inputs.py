@@ -410,6 +410,21 @@ def test_nccl_topology_xml_nested_a_thousand_deep_is_refused_at_the_depth_limit(
     assert code == 2 and f"{xml}:1: this XML is nested more than 100 elements deep" in err
 
 
+def test_thousands_of_unclosed_doctypes_are_refused_within_the_budget(worker, tmp_path):
+    """Each '<!DOCTYPE' is read up to its '>' within a few hundred characters: 90,000 of them, none
+    closed, once took two minutes of CPU (each scanned to the end of the file); now the first is refused."""
+    xml = tmp_path / "smi.xml"
+    xml.write_text('<?xml version="1.0" ?>\n' + '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_devic\n' * 90_000)
+    code, _, err = bounded(worker, "import", "smi-q", str(xml))
+    assert code == 2 and "this XML has a DOCTYPE that is not nvidia-smi's" in err, err
+    code, _, err = bounded(worker, "import", "auto", str(xml))  # no nvidia-smi root: which tool is unknown
+    assert code == 2 and "could not tell which tool wrote this file" in err, err
+    # an internal DTD, however it is hidden, is still refused as one
+    xml.write_text('<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log [ <!-- x --> ]>\n<nvidia_smi_log/>\n')
+    code, _, err = bounded(worker, "import", "smi-q", str(xml))
+    assert code == 2 and "declares entities or an internal DTD" in err, err
+
+
 # ---------------------------------------------------------------------------- 8. serve
 
 

@@ -30,7 +30,11 @@ from advisor.measure.parsers._common import (
 TOOL = "smi-q"
 _GPU = re.compile(r"^GPU\s+([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s*$")
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log(?:\s+SYSTEM\s+\"[^\"<>\[\]]*\")?\s*>")
-_UNSAFE = re.compile(r"<!ENTITY|<!DOCTYPE[^>]*\[|<!ATTLIST|<!ELEMENT|<!NOTATION", re.IGNORECASE)
+_UNSAFE = re.compile(r"<!ENTITY|<!ATTLIST|<!ELEMENT|<!NOTATION", re.IGNORECASE)
+_DOCTYPE_START = re.compile(r"<!DOCTYPE", re.IGNORECASE)
+# nvidia-smi's DOCTYPE line is about 60 characters; each declaration is read up to its '>' within this
+# many, so a file of thousands of unclosed '<!DOCTYPE' costs a bounded look at each, never a scan to the end
+_MOST_DOCTYPE = 300
 _NOT_AVAILABLE = {"N/A", "Unknown", "Unknown Error", "[N/A]", "Not Supported", "[Not Supported]"}
 
 # (section path under "GPU Link Info", key) -> (field, metric, note)
@@ -214,15 +218,22 @@ def _link_number(value: str, spec: tuple[str, str], filename: str, line: int | N
 
 
 def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | None]:
-    if _UNSAFE.search(text):
+    unsafe = _UNSAFE.search(text) is not None
+    doctypes = []
+    for m in _DOCTYPE_START.finditer(text):
+        end = text.find(">", m.start(), m.start() + _MOST_DOCTYPE)
+        doctypes.append(text[m.start() : end + 1] if end >= 0 else None)
+        unsafe = unsafe or (end >= 0 and "[" in text[m.start() : end])  # an internal DTD subset
+        if unsafe or doctypes[-1] is None or not _DOCTYPE.fullmatch(doctypes[-1]):
+            break
+    if unsafe:
         raise fail(
             filename,
             "this XML declares entities or an internal DTD, which nvidia-smi never writes; "
             "it is refused for safety",
             hint="save the output of `nvidia-smi -q -x` unedited",
         )
-    doctypes = re.findall(r"<!DOCTYPE[^>]*>", text, re.IGNORECASE)
-    if any(not _DOCTYPE.fullmatch(d) for d in doctypes):
+    if any(d is None or not _DOCTYPE.fullmatch(d) for d in doctypes):
         raise fail(filename, "this XML has a DOCTYPE that is not nvidia-smi's; it is refused for safety")
     check_xml_depth(text, filename)
     try:

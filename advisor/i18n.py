@@ -125,6 +125,11 @@ def N_(message: str) -> str:
     return message
 
 
+# a note a reader writes is a sentence or two (the longest, a list of bridges, a few hundred characters);
+# a measurement file edited by hand may hold one of megabytes
+MAX_RETOLD = 4096
+
+
 def retell(text: str, templates: Sequence[str], depth: int = 4) -> str:
     """`text`, an English sentence made from one of `templates` (msgids whose {name}s are simple names),
     said again in the current language, each value itself retold where it too is made from a template.
@@ -132,8 +137,10 @@ def retell(text: str, templates: Sequence[str], depth: int = 4) -> str:
 
     For sentences kept in English as data where they are made (a measurement file's note, where a
     quote's count was read: code and files compare them) or made by code that is not ours (argparse's
-    errors): they are translated where they are shown, like any other."""
-    if _current == "en" or not text:
+    errors): they are translated where they are shown, like any other. A text longer than any sentence
+    advisor writes (MAX_RETOLD) is shown as it is: it was not made here, and matching a template's
+    values in it costs time that grows with the square of its length."""
+    if _current == "en" or not text or len(text) > MAX_RETOLD:
         return text
     for template in templates:
         m = _pattern(template).fullmatch(text)

@@ -425,6 +425,30 @@ def test_thousands_of_unclosed_doctypes_are_refused_within_the_budget(worker, tm
     assert code == 2 and "declares entities or an internal DTD" in err, err
 
 
+def test_a_measurement_file_with_megabytes_of_notes_is_compared_in_chinese_within_the_budget(
+    worker, tmp_path
+):
+    """A reader's note is said again in the run's language by matching its sentence's template; a note of
+    180,000 characters (a hand-edited measurement file) once took 44 s of CPU to match, growing with the
+    square of its length; one longer than any sentence advisor writes is shown as it is."""
+    measured = tmp_path / "m.json"
+    code, _, err = bounded(
+        worker,
+        "import",
+        "topo-p2p",
+        str(TOOLS / "topo_p2p" / "aikitoria13_5gpu_prop_ok_excerpt.txt"),
+        "-o",
+        str(measured),
+    )
+    assert code == 0, err
+    data = json.loads(measured.read_text())
+    for r in data["results"]:
+        r["note"] = "x: " * 60_000
+    measured.write_text(json.dumps(data))
+    code, out, err = bounded(worker, "--lang", "zh", "compare", str(HERO), str(measured), "--gpus", "0,1")
+    assert code in (0, 1) and "P2P 就绪检查" in out, err
+
+
 # ---------------------------------------------------------------------------- 8. serve
 
 

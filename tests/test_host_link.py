@@ -16,6 +16,26 @@ LANE = MODEL["pcie_lane_gbps"]["value"]  # GB/s per lane per direction, by PCIe 
 H2D = MODEL["h2d_efficiency"]["value"]
 
 
+def _without_chipset_uplink(folder) -> list[str]:
+    """The plan flags of i9-14900K + ROG Strix Z790-E + 2x RTX 4090 (the second card behind the chipset)
+    over a user's catalog folder holding the board and CPU with their chipset uplink nulled."""
+    for src in ("boards/asus-rog-strix-z790-e-gaming-wifi.yaml", "cpus/intel-core-i9-14900k.yaml"):
+        text = (ROOT / "catalog" / src).read_text()
+        text, n = re.subn(r"(?ms)^chipset_uplink:.*?(?=^\w)", "chipset_uplink: null\n", text)
+        assert n == 1
+        (folder / src.split("/")[1]).write_text(text)
+    return [
+        "--cpu",
+        "i9-14900K",
+        "--board",
+        "ROG Strix Z790-E",
+        "--gpu",
+        "RTX 4090:2",
+        "--catalog",
+        str(folder),
+    ]
+
+
 def test_the_host_link_is_the_narrowest_links_raw_rate_and_the_copies_a_fraction_of_it(plan_json):
     plan = plan_json(str(ROOT / "examples" / "2x4090-z790-hero.yaml"))
     for g in plan["gpus"]:
@@ -48,14 +68,7 @@ def test_explain_gives_its_formula_constant_and_basis(cli):
 def test_a_chipset_uplink_the_catalog_lacks_leaves_it_unknown_never_a_guess(plan_json, tmp_path):
     """The board's and the CPU's chipset uplink nulled (a user's copy of each): a GPU behind the chipset has
     no known narrowest link, so its host link is null, not its own link's rate and not 0."""
-    for src in ("boards/asus-rog-strix-z790-e-gaming-wifi.yaml", "cpus/intel-core-i9-14900k.yaml"):
-        text = (ROOT / "catalog" / src).read_text()
-        text, n = re.subn(r"(?ms)^chipset_uplink:.*?(?=^\w)", "chipset_uplink: null\n", text)
-        assert n == 1
-        (tmp_path / src.split("/")[1]).write_text(text)
-    plan = plan_json(
-        "--cpu", "i9-14900K", "--board", "ROG Strix Z790-E", "--gpu", "RTX 4090:2", "--catalog", str(tmp_path)
-    )
+    plan = plan_json(*_without_chipset_uplink(tmp_path))
     cpu_lanes, chipset = plan["gpus"]
     assert cpu_lanes["host_link_gbps"] == round(LANE[4] * 16, 1)  # CPU lanes: no uplink on the way
     assert chipset["host_link_gbps"] is None
@@ -80,20 +93,7 @@ def test_the_text_and_markdown_reports_say_each_gpus_raw_link_and_unknown_where_
         in out
     )
     # a chipset uplink the catalog lacks: the GPU behind it says unknown, never a rate
-    for src in ("boards/asus-rog-strix-z790-e-gaming-wifi.yaml", "cpus/intel-core-i9-14900k.yaml"):
-        text = (ROOT / "catalog" / src).read_text()
-        text = re.sub(r"(?ms)^chipset_uplink:.*?(?=^\w)", "chipset_uplink: null\n", text)
-        (tmp_path / src.split("/")[1]).write_text(text)
-    args = [
-        "--cpu",
-        "i9-14900K",
-        "--board",
-        "ROG Strix Z790-E",
-        "--gpu",
-        "RTX 4090:2",
-        "--catalog",
-        str(tmp_path),
-    ]
+    args = _without_chipset_uplink(tmp_path)
     code, out, err = cli("plan", *args)
     assert f"GPU0 {LANE[4] * 16:.1f} GB/s, GPU1 unknown" in " ".join(out.split()), out
 

@@ -218,14 +218,15 @@ def _link_number(value: str, spec: tuple[str, str], filename: str, line: int | N
 
 
 def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | None]:
-    unsafe = _UNSAFE.search(text) is not None
-    doctypes = []
+    unsafe, foreign = _UNSAFE.search(text) is not None, False
     for m in _DOCTYPE_START.finditer(text):
-        end = text.find(">", m.start(), m.start() + _MOST_DOCTYPE)
-        doctypes.append(text[m.start() : end + 1] if end >= 0 else None)
-        unsafe = unsafe or (end >= 0 and "[" in text[m.start() : end])  # an internal DTD subset
-        if unsafe or doctypes[-1] is None or not _DOCTYPE.fullmatch(doctypes[-1]):
+        if unsafe or foreign:
             break
+        end = text.find(">", m.start(), m.start() + _MOST_DOCTYPE)
+        if end >= 0 and "[" in text[m.start() : end]:
+            unsafe = True  # an internal DTD subset
+        elif end < 0 or not _DOCTYPE.fullmatch(text, m.start(), end + 1):
+            foreign = True
     if unsafe:
         raise fail(
             filename,
@@ -233,7 +234,7 @@ def _parse_xml(text: str, filename: str) -> tuple[list[_Gpu], Machine, int | Non
             "it is refused for safety",
             hint="save the output of `nvidia-smi -q -x` unedited",
         )
-    if any(d is None or not _DOCTYPE.fullmatch(d) for d in doctypes):
+    if foreign:
         raise fail(filename, "this XML has a DOCTYPE that is not nvidia-smi's; it is refused for safety")
     check_xml_depth(text, filename)
     try:

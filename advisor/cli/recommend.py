@@ -11,11 +11,10 @@ from advisor.recommend.question import parse_budget, parse_circuit
 
 
 def parse_own(items: list[str], catalog) -> tuple[tuple[str, int], ...]:
+    from advisor.model.buildfile import count_as_written
     from advisor.model.prices import resolve_any
 
     out: dict[str, int] = {}
-    from advisor.model.buildfile import count_as_written
-
     for item in items:
         written = count_as_written(item, "--own")
         name, _colon, count = written.rpartition(":") if ":" in written else (written, "", "1")

@@ -289,7 +289,11 @@ def test_audit_shows_counts_nulls_and_sources_of_a_small_catalog(cli, tmp_path, 
     assert domains["cputronic.com"] == ["refused", "1", "1"]
     assert "Citing refused domains (1): my-cpu-b (cputronic.com)" in flat
     assert "Secondary sources only (2): my-cpu-b, my-gpu" in flat
-    assert "Goal >= 90% verified: 50%, not met" in flat and "cpu pcie.usable_lanes 1" in flat
+    assert "Goal >= 95% of entries with every model-relevant value sourced: 100%, met" in flat
+    assert "cpu pcie.usable_lanes 1" in flat
+    assert (
+        "(4 of 4, 100%): 2 on primary pages only, 2 with a value from a reputable review, 0 with an " in flat
+    )
 
     code, out, _ = cli("catalog", "audit", "--json")
     report = json.loads(out)
@@ -315,6 +319,35 @@ def test_audit_shows_counts_nulls_and_sources_of_a_small_catalog(cli, tmp_path, 
     ]
     assert report["secondary_only"] == ["my-cpu-b", "my-gpu"]
     assert report["goal"]["nulls"]["cpu pcie.usable_lanes"] == 1 and not report["goal"]["nulls_met"]
+
+
+def test_the_audit_counts_an_entry_sourced_only_when_each_value_the_model_reads_rests_on_a_source(
+    cli, tmp_path, monkeypatch
+):
+    """A value its entry marks unverified rests on nothing until a basis names its source: the entry is
+    not sourced, and the value is named; with a documented inference it counts, apart from primary ones.
+    A value left null is unknown, not unsourced."""
+    folder = _small_catalog(tmp_path / "parts")
+    (folder / "b.yaml").write_text(SMALL_CPU_B.replace('  - "https://cputronic.com/cpu/my-cpu-b"\n', ""))
+    (folder / "board.yaml").write_text(SMALL_BOARD + "unverified_fields: [slots, slots.position]\n")
+    (folder / "gpu.yaml").write_text(SMALL_GPU + "unverified_fields: [power_connector]\n")
+    _only(monkeypatch, folder)
+    report = json.loads(cli("catalog", "audit", "--json")[1])
+    assert report["sourcing"]["unsourced"] == {"my-board": ["slots"]}  # the GPU's connector is null
+    assert report["sourcing"]["sourced"] == 3 and not report["goal"]["sourced_met"]
+    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 0}
+
+    reasoned = (
+        "basis:\n  slots:\n    basis: inferred\n"
+        '    source: "https://github.com/linuxhw/DMI/blob/master/Desktop/My/Board/0001"\n'
+        '    says: "SLOT2 is on the CPU: the dump lists it under the CPU\'s root port, as SLOT1"\n'
+    )
+    (folder / "board.yaml").write_text(SMALL_BOARD + "unverified_fields: [slots]\n" + reasoned)
+    report = json.loads(cli("catalog", "audit", "--json")[1])
+    assert report["sourcing"]["unsourced"] == {} and report["goal"]["sourced_met"]
+    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 1}
+    flat = " ".join(cli("catalog", "audit")[1].split())
+    assert "1 with an inferred value. Not yet: none" in flat
 
 
 def test_the_audit_names_a_cpu_no_board_takes_and_counts_it_against_the_goal(cli, tmp_path, monkeypatch):

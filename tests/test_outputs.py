@@ -150,7 +150,19 @@ def _shape(value, path: str = "$") -> set[str]:
         for k, v in value.items():
             # free-form maps (derivation inputs, constants by name, build data) keep one level of names
             out |= _shape(
-                v, f"{path}.*" if path.endswith(("inputs", "constants", "per_gpu_gb")) else f"{path}.{k}"
+                v,
+                f"{path}.*"
+                if path.endswith(
+                    (
+                        "inputs",
+                        "constants",
+                        "per_gpu_gb",
+                        "unsourced",
+                        "value_basis.parts",
+                        "value_basis.parts.*",
+                    )
+                )
+                else f"{path}.{k}",
             )
         return out
     if isinstance(value, list):

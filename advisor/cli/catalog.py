@@ -409,6 +409,27 @@ def _print_audit(report: dict) -> None:
         escape(_("({n}): {entries}").format(n=len(sec), entries=", ".join(sec) or _("none"))),
         indent=2,
     )
+    src = report["sourcing"]
+    wb = src["weakest_basis"]
+    hang(
+        con,
+        _marked("bold", _("Every model-relevant value sourced")) + " ",
+        escape(
+            _(
+                "({n} of {of}, {share}): {primary} on primary pages only, {secondary} with a value from a "
+                "reputable review, {inferred} with an inferred value. Not yet: {entries}"
+            ).format(
+                n=src["sourced"],
+                of=report["parts"],
+                share=pct(src["sourced_share"]),
+                primary=wb["primary"],
+                secondary=wb["secondary"],
+                inferred=wb["inferred"],
+                entries="; ".join(f"{k} ({', '.join(v)})" for k, v in src["unsourced"].items()) or _("none"),
+            )
+        ),
+        indent=2,
+    )
     g = report["goal"]
     # each key is "KIND FIELD", a field of the kind or what the audit checks of it ("a board that takes it")
     nulls = ", ".join(
@@ -419,12 +440,12 @@ def _print_audit(report: dict) -> None:
         _marked("bold", _("Goal")) + " ",
         escape(
             _(
-                ">= {goal} verified: {share}, {met}; no nulls in lane counts and slot tables, a board for every "
-                "CPU: {nulls_met}"
+                ">= {goal} of entries with every model-relevant value sourced: {share}, {met}; no nulls in lane "
+                "counts and slot tables, a board for every CPU: {nulls_met}"
             ).format(
-                goal=pct(g["verified_share"]),
-                share=pct(report["verified_share"]),
-                met=_("met") if g["verified_met"] else _("not met"),
+                goal=pct(g["sourced_share"]),
+                share=pct(src["sourced_share"]),
+                met=_("met") if g["sourced_met"] else _("not met"),
                 nulls_met=_("met") if g["nulls_met"] else _("not met ({nulls})").format(nulls=nulls),
             )
         ),

@@ -77,9 +77,22 @@ class ValueBasisOut(Output):
     )
 
 
+class SourcingOut(Output):
+    sourced: int = Field(description="entries whose every model-relevant value that is not null is sourced")
+    sourced_share: float
+    weakest_basis: dict[str, int] = Field(
+        description="sourced entries by their weakest value: primary, secondary (a reputable review) or inferred"
+    )
+    unsourced: dict[str, list[str]] = Field(
+        description="per entry that is not sourced, its model-relevant values that rest on no source"
+    )
+
+
 class GoalOut(Output):
     verified_share: float
     verified_met: bool
+    sourced_share: float
+    sourced_met: bool
     nulls: dict[str, int]
     nulls_met: bool
 
@@ -94,6 +107,7 @@ class AuditOutput(Output):
     refused: list[RefusedOut]
     secondary_only: list[str]
     value_basis: ValueBasisOut
+    sourcing: SourcingOut
     goal: GoalOut
 
 

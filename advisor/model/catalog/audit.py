@@ -9,12 +9,13 @@ are refused or secondary only. The result is plain JSON data; the CLI draws it a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.i18n import N_
 from advisor.model.catalog.models import Board, Cpu, Gpu
-from advisor.model.catalog.sources import domain_of, is_primary, refused_domain
+from advisor.model.catalog.sources import domain_of, is_primary, is_reputable, refused_domain
 from advisor.model.catalog.store import Catalog
 
 KINDS = ("cpu", "board", "gpu", "card", "system")
@@ -28,6 +29,46 @@ def kind_of(part) -> str:
 # the goal the audit measures against: share of entries verified, no nulls in lane counts and slot tables,
 # and a board for every CPU
 GOAL_VERIFIED = 0.9
+# and the share of entries whose every model-relevant value is sourced (primary, secondary or inferred)
+GOAL_SOURCED = 0.95
+
+# The values the model reads, by kind. An entry is sourced when each of these that is not null rests on a
+# primary page (a verified entry that does not list it as unverified), a reputable review (an unverified
+# entry citing one, or a `basis: secondary`) or a documented inference (`basis: inferred`). A null value is
+# not counted: the tool shows it as unknown.
+MODEL_FIELDS: dict[str, tuple[str, ...]] = {
+    "cpu": (
+        "socket",
+        "max_sockets",
+        "pcie.max_gen",
+        "pcie.total_lanes",
+        "pcie.usable_lanes",
+        "pcie.lanes_by_gen",
+        "chipset_uplink",
+        "inter_socket",
+        "memory.channels",
+        "memory.max_speed_mts",
+        "tdp_w",
+        "max_power_w",
+    ),
+    "board": ("socket", "sockets", "cpu_families", "lane_groups", "slots", "m2", "sharing", "slot_positions"),
+    "gpu": (
+        "form_factor",
+        "vram_gb",
+        "memory_bandwidth_gbps",
+        "bf16_tflops_dense",
+        "fp16_tflops_dense",
+        "pcie",
+        "nvlink",
+        "p2p",
+        "board_power_w",
+        "power_connector",
+        "slot_width",
+        "cooler",
+    ),
+    "card": ("slot_width", "length_mm", "power_connector", "board_power_w", "cooler"),
+    "system": ("gpus", "gpu_positions", "nvswitch_chips", "sockets", "topology"),
+}
 
 
 @dataclass(frozen=True)
@@ -141,6 +182,83 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
+def _covers(a: str, b: str) -> bool:
+    """One dotted path names the other, or a part of it ('pcie' and 'pcie.gen', 'slots' and 'slots.position')."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _flag_path(flag: str) -> str:
+    """An `unverified_fields` item as a dotted path: its first word, list indexes dropped
+    ('slots[PCIEX16_2].physical' -> 'slots.physical', 'lane_groups.host_bridge (slots 1/3)' ->
+    'lane_groups.host_bridge')."""
+    return re.sub(r"\[[^\]]*\]", "", flag.split(" ", 1)[0]).strip(".")
+
+
+def _value(data, path: str):
+    """The value at a dotted path; through a list, the non-null values of its items (None if none)."""
+    at = data
+    for i, key in enumerate(path.split(".")):
+        if isinstance(at, list):
+            rest = ".".join(path.split(".")[i:])
+            found = [v for v in (_value(item, rest) for item in at) if v not in (None, [], {})]
+            return found or None
+        if not isinstance(at, dict):
+            return None
+        at = at.get(key)
+    return at
+
+
+def value_bases(part) -> dict[str, str | None]:
+    """Each non-null model-relevant value of a part and what it rests on: 'primary', 'secondary',
+    'inferred', or None where nothing does (an unverified value with no basis, or an unverified entry
+    citing no primary page or reputable review)."""
+    kind = kind_of(part)
+    data = part.model_dump()
+    inherited = set(getattr(part, "inherited_fields", []) or [])
+    flags = [_flag_path(f) for f in part.unverified_fields]
+    out: dict[str, str | None] = {}
+    for field in MODEL_FIELDS[kind]:
+        if _value(data, field) in (None, [], {}) or field in inherited:
+            continue
+        bases = [b.basis for path, b in part.basis.items() if _covers(path, field)]
+        if bases:
+            out[field] = (
+                "inferred" if "inferred" in bases else "secondary" if "secondary" in bases else "primary"
+            )
+        elif any(_covers(flag, field) and _value(data, flag) not in (None, [], {}) for flag in flags):
+            out[field] = None
+        elif part.verified:
+            out[field] = "primary"
+        else:
+            cited = any(is_reputable(s) or is_primary(s) for s in part.sources)
+            out[field] = "secondary" if cited else None
+    return out
+
+
+def _sourcing(parts) -> dict:
+    """Entries whose every model-relevant value is sourced, the weakest basis of each counted apart."""
+    counts = {"primary": 0, "secondary": 0, "inferred": 0}
+    unsourced: dict[str, list[str]] = {}
+    for p in parts:
+        bases = value_bases(p)
+        missing = sorted(f for f, b in bases.items() if b is None)
+        if missing:
+            unsourced[p.id] = missing
+        elif "inferred" in bases.values():
+            counts["inferred"] += 1
+        elif "secondary" in bases.values():
+            counts["secondary"] += 1
+        else:
+            counts["primary"] += 1
+    sourced = sum(counts.values())
+    return {
+        "sourced": sourced,
+        "sourced_share": _share(sourced, len(parts)),
+        "weakest_basis": counts,
+        "unsourced": unsourced,
+    }
+
+
 def _share(n: int, of: int) -> float:
     return round(n / of, 3) if of else 0.0
 
@@ -218,6 +336,7 @@ def audit(catalog: Catalog) -> dict:
             basis[b.basis] += 1
             if b.basis != "primary":
                 basis_parts.setdefault(p.id, {})[path] = b.basis
+    sourcing = _sourcing(parts)
     return {
         "parts": len(parts),
         "verified": verified,
@@ -233,7 +352,10 @@ def audit(catalog: Catalog) -> dict:
         "refused": refused,
         "secondary_only": secondary_only,
         "value_basis": {"counts": basis, "parts": basis_parts},
+        "sourcing": sourcing,
         "goal": {
+            "sourced_share": GOAL_SOURCED,
+            "sourced_met": sourcing["sourced_share"] >= GOAL_SOURCED,
             "verified_share": GOAL_VERIFIED,
             "verified_met": _share(verified, len(parts)) >= GOAL_VERIFIED,
             "nulls": goal_nulls,

@@ -14,23 +14,15 @@ from advisor.model.catalog.store import load_catalog
 GPU = "nvidia-rtx-6000-ada"
 
 # Families no catalog board takes yet, because no source read so far states which board does (a vendor CPU
-# list, BIOS notes or a probe dump of a board running one): the catalog entries' notes say what was sought.
+# list, BIOS notes or a probe dump of a board running one) and none can be inferred from a board of the same
+# platform: the catalog entries' notes say what was sought. (A refresh on a board's socket, such as the
+# W-3500 on a W790 board or a Zen 5 Threadripper on an sTR5 board, is listed as an inference with its basis.)
 # strict: the day a sourced board takes one of them, its test passes and this entry has to go.
 NO_SOURCED_BOARD = {
-    "intel-xeon-w-3500": "no W790 board's CPU support list or BIOS note naming the W-3500 was reachable (ASUS, "
-    "Supermicro and ASRock pages are in no searchable corpus, no reputable review names a board with one) and the "
-    "linux-hardware.org DMI snapshot (to Jan 2025) has no probe running one",
-    "intel-xeon-w-2500": "no W790 board's CPU support list or BIOS note naming the W-2500 was reachable (as for the "
-    "W-3500) and the linux-hardware.org DMI snapshot (to Jan 2025) has no probe running one",
     "intel-xeon-6700p": "no LGA4710 board with a readable slot table was found: the DMI snapshot's only Xeon 6 "
     "probes are Intel validation boards (AvenueCity, Birch Stream), and no vendor page or manual of an X14, MS/ME "
     "or ASRock Rack board is in a searchable corpus",
     "intel-xeon-6900p": "no LGA7529 board with a readable slot table was found (only Intel's validation board)",
-    "amd-threadripper-9000": "no sTR5 board's CPU support list or BIOS note naming the Threadripper 9000 was "
-    "reachable (ASUS, Gigabyte and ASRock pages are in no searchable corpus, no reputable review naming its test "
-    "board was found) and the DMI snapshot (to Jan 2025) predates the part",
-    "amd-threadripper-pro-9000wx": "no sTR5 board's CPU support list or BIOS note naming the Threadripper PRO "
-    "9000WX was reachable (as for the Threadripper 9000) and the DMI snapshot (to Jan 2025) predates the part",
 }
 
 CATALOG = load_catalog()

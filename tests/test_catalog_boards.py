@@ -19,7 +19,8 @@ GPU = "nvidia-rtx-6000-ada"
 # slot table, its test passes and its line here has to go.
 NO_SLOT_TABLE = {
     "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot (whole snapshot "
-    "searched by board name), no dmidecode or lspci of one in a public repository, and neither Supermicro's page "
+    "searched by board name), no dmidecode or lspci of one in a public repository (a user's inventory places two "
+    "GPUs in SLOT1 and SLOT5 on root buses 00 and 20 but gives no slot's width), and neither Supermicro's page "
     "nor a manual mirror nor a reputable review with its slot list was reachable",
     "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot (whole snapshot "
     "searched by board name), no dmidecode of one in a public repository, and neither Gigabyte's spec page nor a "

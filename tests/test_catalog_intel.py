@@ -20,9 +20,14 @@ GPU = "nvidia-rtx-6000-ada"
 # strict: the day a sourced board takes one of them, its test passes and this entry has to go.
 NO_SOURCED_BOARD = {
     "intel-xeon-6700p": "no LGA4710 board with a readable slot table was found: the DMI snapshot's only Xeon 6 "
-    "probes are Intel validation boards (AvenueCity, Birch Stream), and no vendor page or manual of an X14, MS/ME "
-    "or ASRock Rack board is in a searchable corpus",
-    "intel-xeon-6900p": "no LGA7529 board with a readable slot table was found (only Intel's validation board)",
+    "probes are Intel validation boards (AvenueCity, Birch Stream); ServeTheHome's SYS-222H-TN review names its "
+    "board (X14DBM-SP, LGA-4710) but only its internal-hardware page, without the slot list, is searchable; "
+    "Lenovo's SR650a V4 PCIe-slot page lists front GPU risers per CPU, but no Lenovo page giving that server's "
+    "socket or CPU family was reachable; no vendor page or manual of an X14, MS/ME or ASRock Rack board is in a "
+    "searchable corpus",
+    "intel-xeon-6900p": "no LGA7529 board with a readable slot table was found: besides Intel's validation board "
+    "the only dump is an inxi report of a Supermicro SYS-322GA-NR (X14DBG-XAP, two Xeon 6980P) whose SMBIOS slot "
+    "list names 15 Gen5 slots without widths, with no GPU fitted, so slot widths and any PCIe switch are unknown",
 }
 
 CATALOG = load_catalog()

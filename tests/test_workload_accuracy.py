@@ -7,7 +7,12 @@ import math
 
 import yaml
 
-from advisor.base.resources import bundled
+
+def _all_cases() -> list[dict]:
+    """Every case of every calibration file the report reads."""
+    from advisor.workload.accuracy import case_files
+
+    return [c for path in case_files() for c in yaml.safe_load(path.read_text())["cases"]]
 
 
 def _report(cli) -> dict:
@@ -18,7 +23,7 @@ def _report(cli) -> dict:
 
 def test_every_bundled_case_is_predicted_or_says_why_not(cli):
     report = _report(cli)
-    cases = yaml.safe_load((bundled("calibration") / "workload-cases.yaml").read_text())["cases"]
+    cases = _all_cases()
     skipped = {c["id"] for c in cases if c.get("skip")}
     described = [c for c in cases if not c.get("skip")]
     # only the cases marked `skip:` are not described, each with its reason
@@ -43,7 +48,7 @@ def test_the_held_out_cases_are_reported_apart_and_never_fitted(cli):
     from advisor.model.constants import constants
 
     report = _report(cli)
-    cases = yaml.safe_load((bundled("calibration") / "workload-cases.yaml").read_text())["cases"]
+    cases = _all_cases()
     held = {c["id"] for c in cases if c.get("held_out") and not c.get("skip")}
     assert len(held) >= 5
     rows = report["rows"]
@@ -85,7 +90,7 @@ def test_accuracy_summary_keeps_in_sample_leave_one_out_and_held_out_apart_by_cl
     # serving is every inference case's class
     cases = {
         c["id"]: c
-        for c in yaml.safe_load((bundled("calibration") / "workload-cases.yaml").read_text())["cases"]
+        for c in _all_cases()
     }
     assert all(
         (r["class"] == "serving") == (cases[r["case"]]["run"]["task"] == "infer")

@@ -728,7 +728,9 @@ def test_workload_accuracy_reads_in_chinese_but_the_cases_own_notes(capsys):
     out = capsys.readouterr().out
     for said in ("单卡对比多卡的加速比", "中转通信受限", "典型范围：算力受限：", "加速比的绝对误差中位数"):
         assert _flat(said) in _flat(out), said
-    cases = yaml.safe_load((ROOT / "calibration" / "workload-cases.yaml").read_text())["cases"]
+    from advisor.workload.accuracy import case_files
+
+    cases = [c for path in case_files() for c in yaml.safe_load(path.read_text())["cases"]]
     notes = [str(c[k]) for c in cases for k in ("skip", "why_off", "compute_fit_why") if c.get(k)]
     text = " ".join(line.strip() for line in out.splitlines())
     for note in sorted(notes, key=len, reverse=True):

@@ -145,10 +145,25 @@ def _rate(cfg, phase: str, w: Workload) -> float:
     return cfg.throughput.value
 
 
+def case_files() -> list:
+    """The calibration files of published 1-GPU vs N-GPU results: workload-cases.yaml and any
+    workload-cases-*.yaml beside it (one file per gathering, each with its own held-out draw)."""
+    folder = bundled("calibration")
+    return [folder / "workload-cases.yaml", *sorted(folder.glob("workload-cases-*.yaml"))]
+
+
 def _cases(catalog: Catalog, held_out: bool = True):
     """(case, build, prediction, workload, phase, measured values) of every described case, and the skipped.
     held_out=False leaves the held-out cases out (the fits never see them)."""
-    path = bundled("calibration") / "workload-cases.yaml"
+    out, skipped = [], []
+    for path in case_files():
+        more, also = _cases_in(path, catalog, held_out)
+        out += more
+        skipped += also
+    return out, skipped
+
+
+def _cases_in(path, catalog: Catalog, held_out: bool):
     data = load_file(path)
     out, skipped = [], []
     for case in data["cases"]:

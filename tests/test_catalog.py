@@ -335,7 +335,7 @@ def test_the_audit_counts_an_entry_sourced_only_when_each_value_the_model_reads_
     report = json.loads(cli("catalog", "audit", "--json")[1])
     assert report["sourcing"]["unsourced"] == {"my-board": ["slots"]}  # the GPU's connector is null
     assert report["sourcing"]["sourced"] == 3 and not report["goal"]["sourced_met"]
-    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 0}
+    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 0, "none": 0}
 
     reasoned = (
         "basis:\n  slots:\n    basis: inferred\n"
@@ -345,9 +345,20 @@ def test_the_audit_counts_an_entry_sourced_only_when_each_value_the_model_reads_
     (folder / "board.yaml").write_text(SMALL_BOARD + "unverified_fields: [slots]\n" + reasoned)
     report = json.loads(cli("catalog", "audit", "--json")[1])
     assert report["sourcing"]["unsourced"] == {} and report["goal"]["sourced_met"]
-    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 1}
+    assert report["sourcing"]["weakest_basis"] == {"primary": 1, "secondary": 2, "inferred": 1, "none": 0}
     flat = " ".join(cli("catalog", "audit")[1].split())
-    assert "1 with an inferred value. Not yet: none" in flat
+    assert "1 with an inferred value, 0 with none of these values known. Not yet: none" in flat
+
+    # a partner card that knows none of its own size, cooler, cable or power: nothing to source, counted apart
+    (folder / "card.yaml").write_text(
+        "kind: card\nid: my-bare-card\nname: My Bare Card\nvendor: ASUS\ngpu: my-gpu\n"
+        "sources: ['https://www.techpowerup.com/review/my-bare-card/']\nverified: false\n"
+    )
+    report = json.loads(cli("catalog", "audit", "--json")[1])
+    assert (
+        report["sourcing"]["weakest_basis"]["none"] == 1
+        and "my-bare-card" not in report["sourcing"]["unsourced"]
+    )
 
 
 def test_the_audit_names_a_cpu_no_board_takes_and_counts_it_against_the_goal(cli, tmp_path, monkeypatch):

@@ -417,7 +417,8 @@ def _print_audit(report: dict) -> None:
         escape(
             _(
                 "({n} of {of}, {share}): {primary} on primary pages only, {secondary} with a value from a "
-                "reputable review, {inferred} with an inferred value. Not yet: {entries}"
+                "reputable review, {inferred} with an inferred value, {none} with none of these values known. "
+                "Not yet: {entries}"
             ).format(
                 n=src["sourced"],
                 of=report["parts"],
@@ -425,6 +426,7 @@ def _print_audit(report: dict) -> None:
                 primary=wb["primary"],
                 secondary=wb["secondary"],
                 inferred=wb["inferred"],
+                none=wb["none"],
                 entries="; ".join(f"{k} ({', '.join(v)})" for k, v in src["unsourced"].items()) or _("none"),
             )
         ),

@@ -81,7 +81,8 @@ class SourcingOut(Output):
     sourced: int = Field(description="entries whose every model-relevant value that is not null is sourced")
     sourced_share: float
     weakest_basis: dict[str, int] = Field(
-        description="sourced entries by their weakest value: primary, secondary (a reputable review) or inferred"
+        description="sourced entries by their weakest value: primary, secondary (a reputable review) or "
+        "inferred; none: entries that know none of the model-relevant values"
     )
     unsourced: dict[str, list[str]] = Field(
         description="per entry that is not sourced, its model-relevant values that rest on no source"

@@ -237,13 +237,17 @@ def value_bases(part) -> dict[str, str | None]:
 
 def _sourcing(parts) -> dict:
     """Entries whose every model-relevant value is sourced, the weakest basis of each counted apart."""
-    counts = {"primary": 0, "secondary": 0, "inferred": 0}
+    # "none": an entry that knows none of these values (every one unknown, so nothing to source): counted
+    # apart, as it says nothing the model can use beyond its name
+    counts = {"primary": 0, "secondary": 0, "inferred": 0, "none": 0}
     unsourced: dict[str, list[str]] = {}
     for p in parts:
         bases = value_bases(p)
         missing = sorted(f for f, b in bases.items() if b is None)
         if missing:
             unsourced[p.id] = missing
+        elif not bases:
+            counts["none"] += 1
         elif "inferred" in bases.values():
             counts["inferred"] += 1
         elif "secondary" in bases.values():

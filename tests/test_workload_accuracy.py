@@ -88,10 +88,7 @@ def test_accuracy_summary_keeps_in_sample_leave_one_out_and_held_out_apart_by_cl
         assert sum(p["figures"] for p in by.values()) == s[name]["figures"]
         assert all(r["class"] in by for r in sel if r["predicted_speedup"] is not None)
     # serving is every inference case's class
-    cases = {
-        c["id"]: c
-        for c in _all_cases()
-    }
+    cases = {c["id"]: c for c in _all_cases()}
     assert all(
         (r["class"] == "serving") == (cases[r["case"]]["run"]["task"] == "infer")
         for r in rows
@@ -261,8 +258,9 @@ def test_the_compute_model_meets_nanogpt_on_a_4090_out_of_sample(cli):
 
 def test_a_rome_server_caps_its_staged_all_reduce_with_the_fitted_rome_share(cli, tmp_path):
     """On two EPYC 7352 sockets the SHM all-reduce of 8 RTX 3090 is capped by
-    shm_host_memory_efficiency_epyc7002 x the two sockets' memory / 16; a build without a catalog CPU keeps
-    shm_host_memory_efficiency, which never binds there."""
+    shm_host_memory_efficiency_epyc7002 x one socket's memory / 16: on Rome the second socket's memory adds
+    nothing (shm_far_socket_share_epyc7002), so 8 GPUs over both sockets reduce at half the rate of 4 on
+    one; a build without a catalog CPU keeps shm_host_memory_efficiency, which never binds there."""
     from advisor.model.constants import constants
 
     rome = constants("workload.yaml")["shm_host_memory_efficiency_epyc7002"].value
@@ -288,6 +286,65 @@ def test_a_rome_server_caps_its_staged_all_reduce_with_the_fitted_rome_share(cli
 
     catalog = load_catalog()
     fab = fabric(predicted("EPYC 7352"), 8)
-    assert fab.host_bound and abs(fab.busbw - rome * 2 * 204.8 / 16) < 1e-9
+    assert constants("workload.yaml")["shm_far_socket_share_epyc7002"].value == 0.0
+    assert fab.host_bound and abs(fab.busbw - rome * 204.8 / 16) < 1e-9
+    four = fabric(predicted("EPYC 7352"), 4)  # the first socket's four GPUs
+    assert abs(four.busbw - rome * 204.8 / 8) < 1e-9 and abs(fab.busbw - four.busbw / 2) < 1e-9
     without = fabric(predicted(None), 8)
     assert not without.host_bound and without.busbw > fab.busbw
+
+
+def test_a_sapphire_rapids_ring_over_both_sockets_counts_both_sockets_memory(tmp_path):
+    """Where the platform's second socket counts in full (shm_far_socket_share, derived from the published
+    8-GPU SHM all-reduce over two Xeon Platinum 8480+), 8 GPUs over both sockets get the staged rate of 4 on
+    one; on Rome they get half of it (the test above)."""
+    import yaml
+
+    from advisor.base.yamlio import load_file
+    from advisor.model.buildfile import build_from_data
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.constants import constants
+    from advisor.workload.hardware import fabric
+
+    assert constants("workload.yaml")["shm_far_socket_share"].value == 1.0
+    gpu = {"gpu": "RTX 5090"}
+    ports = [{"id": f"p{i}", "host_bridge": str(i), "children": [gpu]} for i in range(4)]
+    socket = {"vendor": "intel", "cpu": "Xeon Platinum 8480+", "root_ports": ports}
+    path = tmp_path / "spr.yaml"
+    path.write_text(yaml.safe_dump({"topology": {"sockets": [socket, socket]}}))
+    from advisor.model.engine import evaluate
+
+    pred = evaluate(build_from_data(load_file(path), str(path)), load_catalog())
+    four, eight = fabric(pred, 4), fabric(pred, 8)
+    assert four.host_cap_gbps is not None and eight.host_memory_gbps == 2 * four.host_memory_gbps
+    assert abs(eight.host_cap_gbps - four.host_cap_gbps) < 1e-9
+
+
+def test_a_case_on_a_gpu_without_a_catalog_peak_is_reported_not_a_crash(cli, tmp_path, monkeypatch):
+    """A published BERT run on a card whose fp16 peak the catalog leaves null: the report still runs, the
+    compute fit leaves the case out with the missing value named, and its speed-up row says why it has no
+    prediction."""
+    import advisor.workload.accuracy as accuracy
+
+    card = next(
+        g for g in accuracy.load_catalog().gpus if g.fp16_tflops_dense is None and g.form_factor == "pcie"
+    )
+    ports = [{"id": f"p{i}", "host_bridge": str(i), "children": [{"gpu": card.id}]} for i in range(2)]
+    case = {
+        "id": "test-null-peak-bert-1v2",
+        "sources": ["https://example.com/run"],
+        "quote": "1 GPU 100, 2 GPUs 190 sequences/s",
+        "assumptions": [],
+        "build": {"topology": {"sockets": [{"vendor": "amd", "root_ports": ports}]}},
+        "run": {"task": "train", "model": "bert-large", "strategy": "ddp", "precision": "fp16", "batch": 16},
+        "measured": {"metric": "sequences_per_s", "values": {1: 100.0, 2: 190.0}, "basis": "stated"},
+    }
+    extra = tmp_path / "workload-cases-test.yaml"
+    extra.write_text(yaml.safe_dump({"kind": "workload-cases", "cases": [case]}))
+    files = accuracy.case_files()
+    monkeypatch.setattr(accuracy, "case_files", lambda: [*files, extra])
+    report = _report(cli)
+    left = {item["case"]: item["reason"] for item in report["compute_fit"]["not_used"]}
+    assert "fp16_tflops_dense" in left["test-null-peak-bert-1v2"]
+    (row,) = [r for r in report["rows"] if r["case"] == "test-null-peak-bert-1v2"]
+    assert row["predicted_speedup"] is None and "fp16_tflops_dense" in row["note"]

@@ -558,7 +558,10 @@ def test_the_job_flags_mistakes_are_said_in_chinese(cli, args, said):
         (["--cpu", "7950X", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090"], "装不进"),
         (["--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090:5"], "只有 3 个插槽"),
         (["--cpu", "i9-14900K", "--board", "ROG Maximus Z790 Hero", "--gpu", "RTX 4090@PCIEX99"], "没有插槽"),
-        (["--cpu", "Xeon Gold 6430", "--board", "W790E-SAGE", "--gpu", "RTX 4090"], "不支持 Intel Xeon Gold 6430"),
+        (
+            ["--cpu", "Xeon Gold 6430", "--board", "W790E-SAGE", "--gpu", "RTX 4090"],
+            "不支持 Intel Xeon Gold 6430",
+        ),
     ],
 )
 def test_a_build_whose_parts_do_not_go_together_is_refused_in_chinese(cli, parts, said):

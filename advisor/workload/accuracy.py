@@ -7,7 +7,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from advisor.base.errors import UserError
+from advisor.base.errors import UnknownFigure, UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_file
 from advisor.model.buildfile import build_from_data
@@ -37,6 +37,9 @@ DP_GRID = tuple(round(1 + 0.005 * i, 3) for i in range(61))
 # published runs reach a few percent of it
 HOST_FITTED = "shm_host_memory_efficiency_epyc7002"
 HOST_GRID = tuple(round(0.01 * i, 2) for i in range(1, 101))
+# A serving engine's time per decode step besides the GPUs' work: fitted on the cases that name vLLM or SGLang
+ENGINE_FITTED = "engine_decode_step_overhead_us"
+ENGINE_GRID = tuple(float(v) for v in range(0, 8001, 250))
 # name: (grid, the cases it is fitted on, the value with no case to fit: the model without the constant)
 FITS = {
     FITTED: (GRID, lambda case: True, 1.0),
@@ -49,7 +52,15 @@ FITS = {
     DP_FITTED: (DP_GRID, lambda case: case["run"].get("strategy") == "dataparallel", 1.0),
     # the staged traffic of two-socket EPYC 7002 servers: fitted on the builds that name such a CPU
     HOST_FITTED: (HOST_GRID, lambda case: _cpu_family(case) == "amd-epyc-7002", 1.0),
+    ENGINE_FITTED: (ENGINE_GRID, lambda case: _engine(case) in ("vllm", "sglang"), 0.0),
 }
+
+
+def _engine(case: dict) -> str | None:
+    """The serving engine a case's build names (software.engine), else None."""
+    build = case.get("build") or {}
+    software = build.get("software") or (build.get("topology") or {}).get("software") or {}
+    return software.get("engine")
 
 
 def _cpu_family(case: dict) -> str | None:
@@ -282,7 +293,12 @@ def compute_rows(catalog: Catalog | None = None) -> tuple[list[ComputeRow], list
         if case.get("compute_fit") is False:
             left.append({"case": case["id"], "reason": case.get("compute_fit_why", "")})
             continue
-        dev = device(pred, 1, w.precision, True)
+        try:
+            dev = device(pred, 1, w.precision, True)
+        except UnknownFigure as exc:
+            # a GPU whose peak or memory bandwidth the catalog lacks: its step says nothing of the fit
+            left.append({"case": case["id"], "reason": exc.render()})
+            continue
         rate = values[1]
         metric = case["measured"]["metric"]
         step = (

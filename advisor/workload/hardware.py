@@ -105,6 +105,17 @@ def shm_host_efficiency(machine: Machine) -> float:
     return const(shm_host_efficiency_name(machine), file=W)
 
 
+# CPU families whose second socket's memory adds (almost) nothing to a staged ring that spans both sockets
+FAR_SOCKET_SHARE_BY_FAMILY = {"amd-epyc-7002": "shm_far_socket_share_epyc7002"}
+
+
+def shm_far_socket_share_name(machine: Machine) -> str:
+    """The constant that sets how much of each further socket's memory a staged ring over several sockets
+    adds to the first socket's."""
+    family = getattr(machine.cpu, "family", None)
+    return FAR_SOCKET_SHARE_BY_FAMILY.get(family or "", "shm_far_socket_share")
+
+
 def shared_uplinks(machine: Machine, ring: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The PCIe switches with two or more of the ring's GPUs below them: their staged copies share the
     switch's uplink to the CPU."""
@@ -171,9 +182,11 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
     if transport == "SHM":
         per_socket = host_gbps if host_gbps is not None else host_memory_gbps(machine)
         if per_socket is not None:
-            # the memory of every socket that holds one of the ring's GPUs
+            # the memory of the sockets that hold the ring's GPUs: the first socket's, and of each further
+            # one the share the platform's cross-socket staged copies reach
             sockets = len({n.socket for n in sub.machine.gpus})
-            host = per_socket * sockets
+            far = const(shm_far_socket_share_name(sub.machine), file=W) if sockets > 1 else 0.0
+            host = per_socket * (1 + far * (sockets - 1))
             cap = shm_host_efficiency(sub.machine) * host / (2 * k)
             if busbw is not None:
                 busbw = min(busbw, cap)

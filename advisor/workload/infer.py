@@ -356,12 +356,22 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             "comm_s": round(comm_tok, 6),
             "bound": "memory" if mem_s >= cmp_s else "compute",
         }
+    # a serving engine's own time per decode step under tensor parallel besides the GPUs' work: it hands each
+    # step to its worker processes and waits for them (one process runs a single GPU, so none there)
+    overhead = (
+        const("engine_decode_step_overhead_us", file=W) * 1e-6
+        if engine in ("vllm", "sglang") and strategy == "tp"
+        else 0.0
+    )
+    cycle += overhead
     step = _fig(
         cycle,
-        step_formula,
-        step_inputs | {"sequences": seqs, "context": ctx_decode},
+        step_formula + (_(" + the engine's step overhead") if overhead else ""),
+        step_inputs | {"sequences": seqs, "context": ctx_decode}
+        | ({"engine_overhead_s": round(overhead, 6)} if overhead else {}),
         ["decode_memory_efficiency", "mfu_prefill"]
-        + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"]),
+        + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"])
+        + (["engine_decode_step_overhead_us"] if overhead else []),
     )
     total = ttft.value + w.gen * cycle
     # expert parallel: the ranks step together, padded to the busiest, but only real sequences count
@@ -379,7 +389,13 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         {"tokens": tokens, "replicas": replicas, "time_s": round(total, 6)},
         unit="tokens/s",
     )
-    compute = _fig(pf_compute + w.gen * work, _("prefill compute + gen x decode work"), {})
+    compute = _fig(
+        pf_compute + w.gen * (work + overhead),
+        _("prefill compute + gen x (decode work + the engine's step overhead)")
+        if overhead
+        else _("prefill compute + gen x decode work"),
+        {},
+    )
     exposed = _fig(
         pf_comm.value + w.gen * comm_tok,
         _("prefill communication + gen x decode communication"),

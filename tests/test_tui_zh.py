@@ -192,7 +192,7 @@ async def test_a_taobao_quote_is_checked_in_chinese_in_the_quote_view(zh):
         await settle(pilot)
         text = screen_text(app)
         assert "有问题" in text
-        for words in ("说法", "已识别", "不成立", "显存不能叠加成一整块", "没有满速", "发现 9 个问题"):
+        for words in ("说法", "已识别", "不成立", "显存不能叠加成一整块", "没有满速", "发现 10 个问题"):
             assert words in text, words
         assert english_left(text) == [], english_left(text)
         assert app.query_one("#quote-lines", DataTable).row_count > 10

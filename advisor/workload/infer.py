@@ -367,7 +367,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     step = _fig(
         cycle,
         step_formula + (_(" + the engine's step overhead") if overhead else ""),
-        step_inputs | {"sequences": seqs, "context": ctx_decode}
+        step_inputs
+        | {"sequences": seqs, "context": ctx_decode}
         | ({"engine_overhead_s": round(overhead, 6)} if overhead else {}),
         ["decode_memory_efficiency", "mfu_prefill"]
         + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"])

@@ -361,6 +361,25 @@ def test_the_audit_counts_an_entry_sourced_only_when_each_value_the_model_reads_
     )
 
 
+def test_a_basis_for_some_items_of_a_list_must_name_items_of_that_list(cli, tmp_path, monkeypatch):
+    """`applies_to` says which items of a list value a basis covers (a board's inferred CPU families); an
+    item the list does not hold is refused at its file, so the basis cannot claim a family the board
+    does not list."""
+    folder = _small_catalog(tmp_path / "parts")
+    (folder / "b.yaml").write_text(SMALL_CPU_B.replace('  - "https://cputronic.com/cpu/my-cpu-b"\n', ""))
+    basis = (
+        "basis:\n  cpu_families:\n    basis: inferred\n    applies_to: [{fam}]\n"
+        '    source: "https://github.com/linuxhw/DMI/blob/master/Desktop/My/Board/0001"\n'
+        '    says: "the family shares the socket of the probed CPUs"\n'
+    )
+    (folder / "board.yaml").write_text(SMALL_BOARD + basis.format(fam="other-family"))
+    _only(monkeypatch, folder)
+    code, _out, err = cli("catalog", "validate")
+    assert code == 1 and "board.yaml" in err and "applies to ['other-family']" in err
+    (folder / "board.yaml").write_text(SMALL_BOARD + basis.format(fam="my-family"))
+    assert cli("catalog", "validate")[0] == 0
+
+
 def test_the_audit_names_a_cpu_no_board_takes_and_counts_it_against_the_goal(cli, tmp_path, monkeypatch):
     """A CPU of a family no board lists, and one whose only board has no slot table, cannot be planned:
     the audit lists both under 'a board that takes it' and the goal is not met until a board takes them."""

@@ -372,6 +372,21 @@ def test_every_id_the_tool_can_print_is_explained(cli):
         assert re.search(r"\nSources\n  \S", out), rule_id  # every id names where it comes from
 
 
+def test_a_board_taking_a_cpu_family_by_inference_says_so_only_for_that_family(plan_json):
+    """The WRX90E-SAGE SE takes Threadripper PRO 9000WX by inference from the socket (its basis applies to
+    that family alone); the PRO 7000WX it was probed with rests on the dump. CAT003 names the board's
+    cpu_families for a 9975WX build and not for a 7975WX one."""
+    said = "ASUS Pro WS WRX90E-SAGE SE: cpu_families (inferred)"
+    zen5 = _ids(
+        plan_json("--cpu", "TR PRO 9975WX", "--board", "WRX90E-SAGE SE", "--gpu", "RTX 6000 Ada:2"), "CAT003"
+    )
+    zen4 = _ids(
+        plan_json("--cpu", "TR PRO 7975WX", "--board", "WRX90E-SAGE SE", "--gpu", "RTX 6000 Ada:2"), "CAT003"
+    )
+    assert said in zen5[0]["message"]
+    assert all(said not in f["message"] for f in zen4)
+
+
 def test_values_from_a_review_or_reasoning_are_said_and_lower_the_confidence(plan_json, write):
     """CAT003: the Threadripper 7960X's lane counts are reasoned from the platform's figures (basis:
     inferred), and the plan says so; a build whose parts rest on primary pages only is quiet. A bridge

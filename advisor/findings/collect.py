@@ -116,7 +116,9 @@ def prediction_facts(
         unlinked_list=", ".join(m.unlinked) or "-",
         dimms=(build.dimms or 0) if build else 0,
         mem_channels=(cpu.memory.channels or 0) * m.sockets if cpu else 0,
-        lower_confidence_values=lower_confidence_values([cpu, m.board, m.system, *[g.gpu for g in m.gpus]]),
+        lower_confidence_values=lower_confidence_values(
+            [cpu, m.board, m.system, *[g.gpu for g in m.gpus]], cpu_family=getattr(cpu, "family", None)
+        ),
         unverified_parts=", ".join(
             sorted(
                 {
@@ -526,14 +528,17 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
     )
 
 
-def lower_confidence_values(parts) -> str:
+def lower_confidence_values(parts, cpu_family: str | None = None) -> str:
     """'part: field (basis)' for each value of these parts that rests on a secondary or inferred basis (a
-    part's `basis` map): figures that use them are less certain than ones from primary pages."""
+    part's `basis` map): figures that use them are less certain than ones from primary pages. A basis that
+    covers only some items of a board's `cpu_families` counts only when the build's CPU is of one of them."""
     said: list[str] = []
     for part in parts:
         if part is None:
             continue
         for field, b in getattr(part, "basis", {}).items():
+            if field == "cpu_families" and b.applies_to is not None and cpu_family not in b.applies_to:
+                continue
             if b.basis != "primary":
                 item = f"{part.name}: {field} ({b.basis})"
                 if item not in said:

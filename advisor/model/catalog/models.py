@@ -65,6 +65,11 @@ class ValueBasis(Strict):
         min_length=10,
         description="What the source states, quoted or close to it; for `inferred`, the reasoning from it",
     )
+    applies_to: list[str] | None = Field(
+        default=None,
+        description="For a list value, the items this basis covers (the others rest on the entry's sources), "
+        "e.g. the CPU families of a board's `cpu_families` that are inferred; None: the whole value",
+    )
 
     @model_validator(mode="after")
     def _sourced(self) -> ValueBasis:
@@ -176,6 +181,11 @@ class Part(Strict):
                 at = at[key]
             if at is None:
                 raise ValueError(f"basis gives a basis for {path!r}, which is null: give the value too")
+            covered = self.basis[path].applies_to
+            if covered is not None and not (isinstance(at, list) and set(covered) <= set(at)):
+                raise ValueError(
+                    f"the basis of {path!r} applies to {covered}, which are not all items of its value {at}"
+                )
         return self
 
     @field_validator("sources")

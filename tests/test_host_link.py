@@ -75,6 +75,12 @@ def test_a_chipset_uplink_the_catalog_lacks_leaves_it_unknown_never_a_guess(plan
     # and the JSON names what it would need, as a pair's `unknown` does
     assert cpu_lanes["unknown"] == []
     assert chipset["unknown"] == ["ASUS ROG Strix Z790-E Gaming WiFi: chipset_uplink (and the CPU's)"]
+    # its copies can only be read from its own link: at most that, at low confidence, and said so
+    plan = plan_json(*_without_chipset_uplink(tmp_path), "--explain")
+    cpu_lanes, chipset = plan["gpus"]
+    h2d = chipset["derivation"]["h2d"]
+    assert h2d["confidence"] == "low" and "at most: the chipset's uplink" in h2d["formula"]
+    assert cpu_lanes["derivation"]["h2d"]["confidence"] != "low"
 
 
 def test_the_text_and_markdown_reports_say_each_gpus_raw_link_and_unknown_where_it_is(cli, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -233,6 +234,19 @@ def _host_link(
     return fig
 
 
+def _upper_bound(f: Figure) -> Figure:
+    """A copy rate read from the GPU's own link where the link to the CPU beyond it is unknown: at most
+    that, at low confidence, with the unknown uplink said in its formula."""
+    return dataclasses.replace(
+        f,
+        formula=_(
+            "{formula}; at most: the chipset's uplink to the CPU, shared by every device behind it, is not in "
+            "the catalog"
+        ).format(formula=f.formula),
+        confidence="low",
+    )
+
+
 def max_min_share(
     flows: dict[str, tuple[float, list[tuple[str, str]]]], cap: dict[tuple[str, str], float]
 ) -> dict[str, float]:
@@ -350,9 +364,14 @@ def predict(machine: Machine) -> Prediction:
         )
         if machine.software.host_memory == "remote" and machine.sockets > 1:
             h2d, d2h = (_remote(f, name, machine.inter_socket) for f, name in ((h2d, "h2d"), (d2h, "d2h")))
+        link = _host_link(g, machine, path, raw, where, gen)
+        if link.value is None and where != "no link":
+            # behind a chipset whose uplink the catalog lacks: the GPU's own link is only an upper bound on its
+            # copies, since every device behind the chipset shares the uplink whose rate is unknown
+            h2d, d2h = (_upper_bound(f) for f in (h2d, d2h))
         down_flows[n.id] = (h2d.value, _directed(list(reversed(path))))
         up_flows[n.id] = (d2h.value, _directed(path))
-        gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where, _host_link(g, machine, path, raw, where, gen)))
+        gp.append(GpuPrediction(n, h2d, d2h, h2d, d2h, where, link))
     cap, cap_key = _bridge_cap(machine)
     if len(gpus) > 1:
         caps = {

@@ -290,6 +290,13 @@ def test_a_rome_server_caps_its_staged_all_reduce_with_the_fitted_rome_share(cli
     assert fab.host_bound and abs(fab.busbw - rome * 204.8 / 16) < 1e-9
     four = fabric(predicted("EPYC 7352"), 4)  # the first socket's four GPUs
     assert abs(four.busbw - rome * 204.8 / 8) < 1e-9 and abs(fab.busbw - four.busbw / 2) < 1e-9
+    # the all-reduce's derivation names both Rome constants over both sockets, the share alone over one
+    from advisor.workload.comm import collective
+
+    assert {"shm_host_memory_efficiency_epyc7002", "shm_far_socket_share_epyc7002"} <= set(
+        collective("all-reduce", 1e9, fab).constants
+    )
+    assert "shm_far_socket_share_epyc7002" not in collective("all-reduce", 1e9, four).constants
     without = fabric(predicted(None), 8)
     assert not without.host_bound and without.busbw > fab.busbw
 

@@ -90,30 +90,31 @@ def host_memory_gbps(machine: Machine) -> float | None:
     return mem.channels * mem.max_speed_mts * 8 / 1000
 
 
-# CPU families whose staged traffic is fitted on published runs rather than derived from their memory: the
-# family's own constant (rules/workload.yaml) stands for shm_host_memory_efficiency on their builds
-HOST_EFFICIENCY_BY_FAMILY = {"amd-epyc-7002": "shm_host_memory_efficiency_epyc7002"}
+# CPU families whose staged (SHM) traffic has constants of its own in rules/workload.yaml, fitted on or
+# derived from published runs on that platform: the family's suffix names them, and each stands for the
+# general constant on its builds (shm_host_memory_efficiency_epyc7002, shm_far_socket_share_epyc7002)
+FAMILY_CONSTANT_SUFFIX = {"amd-epyc-7002": "epyc7002"}
+
+
+def family_constant_name(machine: Machine, base: str) -> str:
+    """The constant named `base`, or the build's CPU family's own one where rules/workload.yaml has it."""
+    suffix = FAMILY_CONSTANT_SUFFIX.get(getattr(machine.cpu, "family", None) or "")
+    return f"{base}_{suffix}" if suffix else base
 
 
 def shm_host_efficiency_name(machine: Machine) -> str:
     """The constant that sets the share of host memory NCCL's staged traffic reaches on this build's CPU."""
-    family = getattr(machine.cpu, "family", None)
-    return HOST_EFFICIENCY_BY_FAMILY.get(family or "", "shm_host_memory_efficiency")
+    return family_constant_name(machine, "shm_host_memory_efficiency")
 
 
 def shm_host_efficiency(machine: Machine) -> float:
     return const(shm_host_efficiency_name(machine), file=W)
 
 
-# CPU families whose second socket's memory adds (almost) nothing to a staged ring that spans both sockets
-FAR_SOCKET_SHARE_BY_FAMILY = {"amd-epyc-7002": "shm_far_socket_share_epyc7002"}
-
-
 def shm_far_socket_share_name(machine: Machine) -> str:
     """The constant that sets how much of each further socket's memory a staged ring over several sockets
     adds to the first socket's."""
-    family = getattr(machine.cpu, "family", None)
-    return FAR_SOCKET_SHARE_BY_FAMILY.get(family or "", "shm_far_socket_share")
+    return family_constant_name(machine, "shm_far_socket_share")
 
 
 def shared_uplinks(machine: Machine, ring: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -40,6 +40,9 @@ HOST_GRID = tuple(round(0.01 * i, 2) for i in range(1, 101))
 # A serving engine's time per decode step besides the GPUs' work: fitted on the cases that name vLLM or SGLang
 ENGINE_FITTED = "engine_decode_step_overhead_us"
 ENGINE_GRID = tuple(float(v) for v in range(0, 8001, 250))
+# and its CPU work per running sequence per decode step (scheduling, input preparation, detokenising)
+SEQ_FITTED = "engine_decode_per_sequence_us"
+SEQ_GRID = tuple(float(v) for v in range(0, 301, 5))
 # name: (grid, the cases it is fitted on, the value with no case to fit: the model without the constant)
 FITS = {
     FITTED: (GRID, lambda case: True, 1.0),
@@ -53,6 +56,7 @@ FITS = {
     # the staged traffic of two-socket EPYC 7002 servers: fitted on the builds that name such a CPU
     HOST_FITTED: (HOST_GRID, lambda case: _cpu_family(case) == "amd-epyc-7002", 1.0),
     ENGINE_FITTED: (ENGINE_GRID, lambda case: _engine(case) in ("vllm", "sglang"), 0.0),
+    SEQ_FITTED: (SEQ_GRID, lambda case: _engine(case) in ("vllm", "sglang"), 0.0),
 }
 
 

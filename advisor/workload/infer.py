@@ -363,16 +363,24 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         if engine in ("vllm", "sglang") and strategy == "tp"
         else 0.0
     )
+    # and, on any number of GPUs, its CPU work for each running sequence every step (gathering the last
+    # step's tokens, scheduling, preparing the inputs, detokenising): it does not shrink with more GPUs
+    per_seq = (
+        const("engine_decode_per_sequence_us", file=W) * 1e-6 * seqs if engine in ("vllm", "sglang") else 0.0
+    )
+    overhead += per_seq
     cycle += overhead
     step = _fig(
         cycle,
         step_formula + (_(" + the engine's step overhead") if overhead else ""),
         step_inputs
         | {"sequences": seqs, "context": ctx_decode}
-        | ({"engine_overhead_s": round(overhead, 6)} if overhead else {}),
+        | ({"engine_overhead_s": round(overhead, 6)} if overhead else {})
+        | ({"engine_per_sequence_s": round(per_seq, 6)} if per_seq else {}),
         ["decode_memory_efficiency", "mfu_prefill"]
         + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"])
-        + (["engine_decode_step_overhead_us"] if overhead else []),
+        + (["engine_decode_step_overhead_us"] if overhead > per_seq else [])
+        + (["engine_decode_per_sequence_us"] if per_seq else []),
     )
     total = ttft.value + w.gen * cycle
     # expert parallel: the ranks step together, padded to the busiest, but only real sequences count

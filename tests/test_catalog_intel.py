@@ -18,19 +18,7 @@ GPU = "nvidia-rtx-6000-ada"
 # platform: the catalog entries' notes say what was sought. (A refresh on a board's socket, such as the
 # W-3500 on a W790 board or a Zen 5 Threadripper on an sTR5 board, is listed as an inference with its basis.)
 # strict: the day a sourced board takes one of them, its test passes and this entry has to go.
-NO_SOURCED_BOARD = {
-    "intel-xeon-6700p": "no LGA4710 board has both a readable slot table and a readable socket: Lenovo's "
-    "SR650a V4 PCIe-slot page (pubs.lenovo.com/sr650a-v4/zh-TW/technical_rules_pcie) gives the front GPU "
-    "risers per CPU (riser 7 on CPU 1: slots 20-23 at Gen5 x8, or 21 and 23 at Gen5 x16; riser 6 on CPU 2: "
-    "slots 16-19 likewise), but no Lenovo or Intel page stating that server's socket or CPU series is in a "
-    "searchable corpus; the DMI snapshot's only Xeon 6 probes are Intel validation boards (AvenueCity, "
-    "Birch Stream); ServeTheHome's SYS-222H-TN review names its board (X14DBM-SP, LGA-4710) but only its "
-    "internal-hardware page, without the slot list, is searchable",
-    "intel-xeon-6900p": "no LGA7529 board with a readable slot table was found: besides Intel's validation board "
-    "the only dump is an inxi report of a Supermicro SYS-322GA-NR (X14DBG-XAP, two Xeon 6980P) whose SMBIOS slot "
-    "list names 15 Gen5 slots without widths, with no GPU fitted (NICs in slots 2, 4 and 15 only), so slot "
-    "widths and any PCIe switch are unknown; no Supermicro page or review of that system is searchable",
-}
+NO_SOURCED_BOARD: dict[str, str] = {}
 
 CATALOG = load_catalog()
 

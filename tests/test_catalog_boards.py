@@ -19,12 +19,13 @@ GPU = "nvidia-rtx-6000-ada"
 # slot table, its test passes and its line here has to go.
 NO_SLOT_TABLE = {
     "supermicro-h13ssl-n": "no SMBIOS dump of an H13SSL in linux-hardware.org's DMI snapshot (whole snapshot "
-    "searched by board name), no dmidecode or lspci of one in a public repository (a user's inventory places two "
-    "GPUs in SLOT1 and SLOT5 on root buses 00 and 20 but gives no slot's width), and neither Supermicro's page "
-    "nor a manual mirror nor a reputable review with its slot list was reachable",
+    "searched by board name), no dmidecode -t 9 or lspci tree of one in a public repository, and neither "
+    "Supermicro's page nor the MNL-2545 manual nor a reputable review was reachable; owners' repositories give "
+    "five slots (three x16, two x8), SLOT5 at Gen5 x16 and SLOT1/SLOT5 on different root buses, but not which of "
+    "SLOT1-SLOT4 are x8",
     "gigabyte-mz73-lm0": "no SMBIOS dump of an MZ73-LM0 in linux-hardware.org's DMI snapshot (whole snapshot "
-    "searched by board name), no dmidecode of one in a public repository, and neither Gigabyte's spec page nor a "
-    "manual mirror nor a reputable review with its slot list was reachable",
+    "searched by board name), no dmidecode -t 9 or lspci of one in a public repository, and neither Gigabyte's "
+    "spec page nor its manual PDFs nor a reputable review with its slot list was reachable",
 }
 
 CATALOG = load_catalog()

@@ -305,9 +305,13 @@ def compute_rows(catalog: Catalog | None = None) -> tuple[list[ComputeRow], list
             continue
         rate = values[1]
         metric = case["measured"]["metric"]
+        if metric == "seconds_per_epoch":
+            # the time of a whole epoch: the number of steps in it is the data set's, not the run's
+            left.append({"case": case["id"], "reason": "an epoch's time, not a step's: no step time to fit on"})
+            continue
         step = (
             rate
-            if metric in TIME_METRICS
+            if metric == "step_time_s"
             else w.batch * w.accum / (rate / w.seq if metric == "tokens_per_s" else rate)
         )
         micro = (step - optimizer_time(w, dev, 1).value) / w.accum

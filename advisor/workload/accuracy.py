@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from advisor.base.errors import UnknownFigure, UserError
 from advisor.base.resources import bundled
 from advisor.base.yamlio import load_file
+from advisor.i18n import _
 from advisor.model.buildfile import build_from_data
 from advisor.model.catalog.store import Catalog, load_catalog
 from advisor.model.engine import evaluate
@@ -289,7 +290,7 @@ def compute_rows(catalog: Catalog | None = None) -> tuple[list[ComputeRow], list
     from advisor.workload.train import activation_bytes, optimizer_time, transformer_flops
 
     catalog = catalog or load_catalog()
-    items, _ = _cases(catalog, held_out=False)
+    items, _skipped = _cases(catalog, held_out=False)
     rows, left = [], []
     for case, _build, pred, w, _phase, values in items:
         if w.task != "train" or not w.model.transformer or 1 not in values:
@@ -307,7 +308,9 @@ def compute_rows(catalog: Catalog | None = None) -> tuple[list[ComputeRow], list
         metric = case["measured"]["metric"]
         if metric == "seconds_per_epoch":
             # the time of a whole epoch: the number of steps in it is the data set's, not the run's
-            left.append({"case": case["id"], "reason": "an epoch's time, not a step's: no step time to fit on"})
+            left.append(
+                {"case": case["id"], "reason": _("an epoch's time, not a step's: no step time to fit on")}
+            )
             continue
         step = (
             rate

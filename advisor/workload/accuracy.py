@@ -56,16 +56,16 @@ FITS = {
     DP_FITTED: (DP_GRID, lambda case: case["run"].get("strategy") == "dataparallel", 1.0),
     # the staged traffic of two-socket EPYC 7002 servers: fitted on the builds that name such a CPU
     HOST_FITTED: (HOST_GRID, lambda case: _cpu_family(case) == "amd-epyc-7002", 1.0),
-    ENGINE_FITTED: (ENGINE_GRID, lambda case: _engine(case) in ("vllm", "sglang"), 0.0),
-    SEQ_FITTED: (SEQ_GRID, lambda case: _engine(case) in ("vllm", "sglang"), 0.0),
+    ENGINE_FITTED: (ENGINE_GRID, lambda case: _names_engine(case), 0.0),
+    SEQ_FITTED: (SEQ_GRID, lambda case: _names_engine(case), 0.0),
 }
 
 
-def _engine(case: dict) -> str | None:
-    """The serving engine a case's build names (software.engine), else None."""
+def _names_engine(case: dict) -> bool:
+    """The case's build names a serving engine the model has overheads for (software.engine vLLM or SGLang)."""
     build = case.get("build") or {}
     software = build.get("software") or (build.get("topology") or {}).get("software") or {}
-    return software.get("engine")
+    return software.get("engine") in ("vllm", "sglang")
 
 
 def _cpu_family(case: dict) -> str | None:

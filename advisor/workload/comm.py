@@ -10,7 +10,7 @@ from advisor.base.errors import UnknownFigure
 from advisor.i18n import _
 from advisor.model.constants import const
 from advisor.model.predict import Figure
-from advisor.workload.hardware import Fabric, shm_far_socket_share_name, shm_host_efficiency_name
+from advisor.workload.hardware import Fabric, gpu_sockets, shm_far_socket_share_name, shm_host_efficiency_name
 
 W = "workload.yaml"
 KINDS = {"all-reduce": (2, 2), "reduce-scatter": (1, 1), "all-gather": (1, 1)}  # (k numerator, steps)
@@ -65,7 +65,7 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
             # a ring over several sockets: the share of the further sockets' memory it adds
             *(
                 [shm_far_socket_share_name(fab.prediction.machine)]
-                if fab.host_bound and len({n.socket for n in fab.prediction.machine.gpus}) > 1
+                if fab.host_bound and gpu_sockets(fab.prediction.machine) > 1
                 else []
             ),
         ],

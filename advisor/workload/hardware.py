@@ -111,6 +111,11 @@ def shm_host_efficiency(machine: Machine) -> float:
     return const(shm_host_efficiency_name(machine), file=W)
 
 
+def gpu_sockets(machine: Machine) -> int:
+    """How many CPU sockets hold this machine's GPUs."""
+    return len({n.socket for n in machine.gpus})
+
+
 def shm_far_socket_share_name(machine: Machine) -> str:
     """The constant that sets how much of each further socket's memory a staged ring over several sockets
     adds to the first socket's."""
@@ -185,7 +190,7 @@ def fabric(pred: Prediction, k: int, host_gbps: float | None = None) -> Fabric:
         if per_socket is not None:
             # the memory of the sockets that hold the ring's GPUs: the first socket's, and of each further
             # one the share the platform's cross-socket staged copies reach
-            sockets = len({n.socket for n in sub.machine.gpus})
+            sockets = gpu_sockets(sub.machine)
             far = const(shm_far_socket_share_name(sub.machine), file=W) if sockets > 1 else 0.0
             host = per_socket * (1 + far * (sockets - 1))
             cap = shm_host_efficiency(sub.machine) * host / (2 * k)

@@ -358,17 +358,14 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         }
     # a serving engine's own time per decode step under tensor parallel besides the GPUs' work: it hands each
     # step to its worker processes and waits for them (one process runs a single GPU, so none there)
-    overhead = (
-        const("engine_decode_step_overhead_us", file=W) * 1e-6
-        if engine in ("vllm", "sglang") and strategy == "tp"
-        else 0.0
+    engine_named = engine in ("vllm", "sglang")
+    step_overhead = (
+        const("engine_decode_step_overhead_us", file=W) * 1e-6 if engine_named and strategy == "tp" else 0.0
     )
     # and, on any number of GPUs, its CPU work for each running sequence every step (gathering the last
     # step's tokens, scheduling, preparing the inputs, detokenising): it does not shrink with more GPUs
-    per_seq = (
-        const("engine_decode_per_sequence_us", file=W) * 1e-6 * seqs if engine in ("vllm", "sglang") else 0.0
-    )
-    overhead += per_seq
+    per_seq = const("engine_decode_per_sequence_us", file=W) * 1e-6 * seqs if engine_named else 0.0
+    overhead = step_overhead + per_seq
     cycle += overhead
     step = _fig(
         cycle,
@@ -379,7 +376,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         | ({"engine_per_sequence_s": round(per_seq, 6)} if per_seq else {}),
         ["decode_memory_efficiency", "mfu_prefill"]
         + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"])
-        + (["engine_decode_step_overhead_us"] if overhead > per_seq else [])
+        + (["engine_decode_step_overhead_us"] if step_overhead else [])
         + (["engine_decode_per_sequence_us"] if per_seq else []),
     )
     total = ttft.value + w.gen * cycle

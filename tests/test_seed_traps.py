@@ -47,10 +47,12 @@ def test_dataparallel_is_slower_than_ddp_as_on_two_titan_rtx(report, cases):
     assert ddp["measured"]["values"] == {1: _rate(102, 1), 2: _rate(101.9003, 2)}
     r_dp, r_ddp = _row(report, dp["id"]), _row(report, ddp["id"])
     assert r_dp["predicted_speedup"] < r_ddp["predicted_speedup"]
-    # the gap, 8.5% measured, is the modelled one within a few points, left out as well as fitted
+    # the gap, 8.5% measured, is the modelled one within a few points: the copies from and to GPU0 that
+    # nothing hides. No constant is fitted on this run (GPT-2's step is GPU-bound, so DataParallel's host
+    # share does not reach it): its prediction is out of sample as it stands.
     measured_gap = r_ddp["measured_speedup"] / r_dp["measured_speedup"]
-    for dp_pred in (r_dp["predicted_speedup"], r_dp["loo_predicted_speedup"]):
-        assert r_ddp["predicted_speedup"] / dp_pred == pytest.approx(measured_gap, abs=0.05)
+    assert not r_dp["in_sample"] and r_dp["loo_predicted_speedup"] is None
+    assert r_ddp["predicted_speedup"] / r_dp["predicted_speedup"] == pytest.approx(measured_gap, abs=0.05)
     assert abs(r_ddp["error_pct"]) <= 6  # DDP over the bridge: 2.00x measured
 
 

@@ -153,7 +153,7 @@ def test_the_fitted_shm_overlap_is_what_the_cases_give_and_is_checked_left_out(c
 
 
 def test_every_grid_fitted_constant_is_its_fit_and_names_its_cases():
-    """overlap_under_p2p, row_split_sync_us and dataparallel_step_factor, like overlap_under_shm:
+    """overlap_under_p2p, row_split_sync_us and dataparallel_host_share, like overlap_under_shm:
     rules/workload.yaml holds each one's fit over the cases its selector admits, and its case-id sources are
     exactly those."""
     from advisor.model.constants import constants

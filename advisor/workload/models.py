@@ -63,6 +63,9 @@ class ModelSpec:
     # multi-head latent attention (DeepSeek V2/V3): one latent vector per token and layer is the whole KV
     # cache entry, kv_lora_rank + qk_rope_head_dim values (512 + 64); None: K and V per KV head
     kv_latent: int | None = None
+    # the parameter tensors (weights and biases, each its own tensor) of the preset's reference code, where
+    # the registry gives them: the kernels a training step issues follow them (train.host_issue)
+    param_tensors: int | None = None
 
     @property
     def moe(self) -> bool:

@@ -39,6 +39,7 @@ def presets() -> dict[str, ModelSpec]:
             active_experts=p.get("active_experts"),
             forward_flops_per_sample=p.get("forward_flops_per_sample"),
             default_seq=p.get("default_seq"),
+            param_tensors=p.get("param_tensors"),
             aliases=tuple(p.get("aliases") or ()),
             sources=tuple(p["sources"]),
         )

@@ -321,6 +321,56 @@ def _micro_inputs(a: int, micro: Figure) -> dict:
     return {"accum": a, "T_micro": round(micro.value or 0.0, 6), "T_micro_formula": micro.formula} | terms
 
 
+def host_issue(w: Workload) -> Figure | None:
+    """The host's time to issue one micro-step's forward and backward kernels from eager PyTorch: the
+    model's parameter tensors x host_us_per_param_tensor. Measured on CNNs (a convolution, its batch norm
+    and activation per few tensors); a transformer layer issues a different mix (attention, fused
+    optimizers, FSDP's and DeepSpeed's own hooks), not measured, so for transformers and for a model whose
+    tensor count is not in the registry the step is taken as GPU-bound: None. So it is under TensorFlow and
+    Horovod, whose graphs are issued by the framework's runtime, not by Python one layer at a time."""
+    count = w.model.param_tensors
+    if count is None or w.model.kind != "cnn" or w.framework in ("tensorflow", "horovod"):
+        return None
+    us = const("host_us_per_param_tensor", file=W)
+    return _fig(
+        count * us * 1e-6,
+        _("parameter tensors x host_us_per_param_tensor"),
+        {"param_tensors": count, "host_us_per_param_tensor": us},
+        ["host_us_per_param_tensor"],
+    )
+
+
+def host_bound(gpu: Figure, w: Workload, n: int, strategy: str) -> tuple[Figure, str]:
+    """One micro-step's time per GPU: the GPU's compute, or the host's issue time where that is longer (a
+    small batch leaves the GPU waiting for kernels). DataParallel issues every replica's kernels from one
+    process: its host time grows by dataparallel_host_share of a replica's for each GPU after the first.
+    Tensor and pipeline parallel are handled where their compute is split. Returns the figure and a note
+    where the host bounds the step."""
+    host = host_issue(w)
+    if host is None or strategy in ("tp", "pp"):
+        return gpu, ""
+    t_host, consts = host.value, list(host.constants)
+    inputs = dict(host.inputs)
+    if strategy == "dataparallel":
+        share = const("dataparallel_host_share", file=W)
+        t_host *= 1 + share * (n - 1)
+        consts.append("dataparallel_host_share")
+        inputs |= {"dataparallel_host_share": share, "replicas": n}
+    if t_host <= gpu.value:
+        return gpu, ""
+    formula = (
+        _("parameter tensors x host_us_per_param_tensor x (1 + dataparallel_host_share x (N - 1))")
+        if strategy == "dataparallel"
+        else host.formula
+    )
+    note = _(
+        "host-bound: issuing a micro-step's kernels takes the CPU {host} ms, longer than the GPU's {gpu} ms"
+    ).format(host=f"{1e3 * t_host:.1f}", gpu=f"{1e3 * gpu.value:.1f}")
+    return _fig(
+        t_host, formula, inputs | {"gpu_compute_s": round(gpu.value, 5)}, gpu.constants + consts
+    ), note
+
+
 def _per_step(a: int, micro: Figure) -> Figure:
     return _fig(a * (micro.value or 0.0), "accum x T_micro", _micro_inputs(a, micro), micro.constants)
 
@@ -334,14 +384,15 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             ),
             hint=_("use --strategy ddp (or zero2/zero3/fsdp) for this model"),
         )
-    micro, fwd_share = micro_step_compute(w, dev)
+    strategy = w.strategy if n > 1 else "single"
+    gpu_micro, fwd_share = micro_step_compute(w, dev)
+    micro, host_note = host_bound(gpu_micro, w, n, strategy)
     t_micro = micro.value
     t_bwd = t_micro * (1 - fwd_share)
     a = w.accum
-    strategy = w.strategy if n > 1 else "single"
     mem = training_memory(w, n, dev.vram_gb)
     zero = _fig(0.0, _("none"), {})
-    notes: list[str] = []
+    notes: list[str] = [host_note] if host_note else []
     bubble = zero
     samples = w.batch * a * (n if strategy in ("ddp", "dataparallel", "zero2", "zero3", "fsdp") else 1)
     if strategy == "single":
@@ -460,8 +511,13 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, n)
         act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
         ar = collective("all-reduce", act, fab, 4 * w.model.layers * a)
+        host = host_issue(w)
+        t_rank = max(gpu_micro.value / n, host.value if host else 0.0)  # a rank issues every layer's kernels
         compute = _fig(
-            a * t_micro / n, "accum x T_micro / t", _micro_inputs(a, micro) | {"t": n}, micro.constants
+            a * t_rank,
+            _("accum x max(T_micro / t, host issue time)") if host else "accum x T_micro / t",
+            _micro_inputs(a, gpu_micro) | {"t": n} | ({"host_issue_s": round(host.value, 5)} if host else {}),
+            gpu_micro.constants + (host.constants if host else []),
         )
         exposed = _fig(
             ar.value,
@@ -478,12 +534,14 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, n)
         act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
         x = p2p(act, fab, 2)  # activations forward, their gradients backward
-        c = t_micro / n
+        host = host_issue(w)  # a stage issues its own layers' kernels: the host time splits like the compute
+        t_stage = max(t_micro, host.value if host else 0.0)
+        c = t_stage / n
         compute = _fig(
             a * c,
             _("micro-batches x T_micro / stages"),
-            {"micro_batches": a, "T_micro": t_micro, "stages": n},
-            micro.constants,
+            {"micro_batches": a, "T_micro": t_stage, "stages": n},
+            micro.constants + (host.constants if host and host.value > t_micro else []),
         )
         exposed = _fig(
             a * x.value, _("micro-batches x (send activations + receive gradients)"), x.inputs, x.constants
@@ -507,25 +565,16 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
             hint=_("ddp, dataparallel, zero2, zero3, fsdp, tp or pp"),
         )
     step = compute.value + exposed.value + bubble.value + opt.value
-    if strategy == "dataparallel":
-        factor = const("dataparallel_step_factor", file=W)
-        step *= factor
-        notes.append(
-            _(
-                "DataParallel: x{factor} single-process overhead (GIL, scatter/gather) on the whole step"
-            ).format(factor=factor)
-        )
     time = _fig(
         step,
-        _("compute + exposed communication + bubble + optimizer step")
-        + (" x dataparallel_step_factor" if strategy == "dataparallel" else ""),
+        _("compute + exposed communication + bubble + optimizer step"),
         {
             "compute_s": round(compute.value, 5),
             "exposed_comm_s": round(exposed.value, 5),
             "bubble_s": round(bubble.value, 5),
             "optimizer_s": round(opt.value, 5),
         },
-        ["dataparallel_step_factor"] if strategy == "dataparallel" else [],
+        [],
     )
     thr = _fig(
         samples / step,

@@ -164,3 +164,18 @@ def test_a_serving_engine_runs_what_its_scheduler_and_kv_cache_admit(cli):
     assert any("--max-num-seqs 256" in r for r in out["run_as"])
     code, _, err = cli("workload", *HERO, "--train", "1b", "--max-num-seqs", "8")
     assert code == 2 and "--max-num-seqs is for inference" in err
+
+
+def test_tf_cnn_benchmarks_reduces_fp16_gradients_where_mirrored_strategy_reduces_fp32(cli):
+    """tf_cnn_benchmarks' replicated mode casts its packed gradients to fp16 under --use_fp16
+    (compact_gradient_transfer, on by default): half the bytes of MirroredStrategy's fp32 gradients, and
+    the same bytes as it in fp32."""
+    job = ("--train", "vgg-16", "--batch", "64")
+    tfcnn, tf = (_json(cli, *PRO, *job, "--framework", f) for f in ("tf-cnn-benchmarks", "tensorflow"))
+    assert _n(tfcnn)["exposed_comm_s"] == pytest.approx(_n(tf)["exposed_comm_s"] / 2, rel=0.05)
+    assert tfcnn["speedup"] > tf["speedup"]
+    fp32 = ("--precision", "fp32")
+    tfcnn32, tf32 = (
+        _json(cli, *PRO, *job, *fp32, "--framework", f) for f in ("tf-cnn-benchmarks", "tensorflow")
+    )
+    assert _n(tfcnn32)["exposed_comm_s"] == pytest.approx(_n(tf32)["exposed_comm_s"], rel=1e-6)

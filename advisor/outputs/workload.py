@@ -34,7 +34,7 @@ class WorkloadSpecOut(Output):
     recompute: bool | None = None
     framework: str | None = Field(
         default=None,
-        description="how the run reduces gradients (ddp, hf-trainer, megatron, deepspeed, fsdp, tensorflow, "
+        description="how the run reduces gradients (ddp, hf-trainer, megatron, deepspeed, fsdp, tensorflow, tf-cnn-benchmarks, "
         "horovod, torchtune, llama-factory, axolotl)",
     )
     accum_sync: str | None = Field(

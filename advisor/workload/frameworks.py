@@ -37,8 +37,9 @@ FRAMEWORKS = {
     "megatron": N_("Megatron-LM (gradients reduced after the backward pass)"),
     "deepspeed": N_("DeepSpeed (overlap_comm off below ZeRO-3, its default)"),
     "fsdp": "PyTorch FSDP",
-    "tensorflow": N_(
-        "TensorFlow MirroredStrategy / tf_cnn_benchmarks (one packed all-reduce after the backward pass)"
+    "tensorflow": N_("TensorFlow MirroredStrategy (one packed all-reduce after the backward pass)"),
+    "tf-cnn-benchmarks": N_(
+        "tf_cnn_benchmarks, replicated (one packed all-reduce after the backward pass; in fp16 under --use_fp16)"
     ),
     "horovod": N_("Horovod (tensor fusion; every backward pass reduced)"),
     "torchtune": N_("torchtune's distributed recipes (FSDP2; every micro-step reduced)"),

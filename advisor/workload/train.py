@@ -185,6 +185,11 @@ def gradient_size(w: Workload) -> Figure:
     in the other for the same DDP job)."""
     if w.precision == "fp32":
         per, why = 4, _("fp32 gradients: --precision fp32")
+    elif w.framework == "tf-cnn-benchmarks":
+        per, why = (
+            2,
+            _("fp16 gradients: tf_cnn_benchmarks casts them to fp16 for the all-reduce under --use_fp16"),
+        )
     elif w.param_dtype is not None:
         per = 4 if w.param_dtype == "fp32" else 2
         why = _("{dtype} gradients: the weights themselves are {dtype} (--param-dtype)").format(
@@ -329,7 +334,11 @@ def host_issue(w: Workload) -> Figure | None:
     tensor count is not in the registry the step is taken as GPU-bound: None. So it is under TensorFlow and
     Horovod, whose graphs are issued by the framework's runtime, not by Python one layer at a time."""
     count = w.model.param_tensors
-    if count is None or w.model.kind != "cnn" or w.framework in ("tensorflow", "horovod"):
+    if (
+        count is None
+        or w.model.kind != "cnn"
+        or w.framework in ("tensorflow", "tf-cnn-benchmarks", "horovod")
+    ):
         return None
     us = const("host_us_per_param_tensor", file=W)
     return _fig(

@@ -353,10 +353,10 @@ def host_bound(gpu: Figure, w: Workload, n: int, strategy: str) -> tuple[Figure,
     """One micro-step's time per GPU: the GPU's compute, or the host's issue time where that is longer (a
     small batch leaves the GPU waiting for kernels). DataParallel issues every replica's kernels from one
     process: its host time grows by dataparallel_host_share of a replica's for each GPU after the first.
-    Tensor and pipeline parallel are handled where their compute is split. Returns the figure and a note
-    where the host bounds the step."""
+    Tensor and pipeline parallel are modelled for transformers only, which host_issue leaves GPU-bound.
+    Returns the figure and a note where the host bounds the step."""
     host = host_issue(w)
-    if host is None or strategy in ("tp", "pp"):
+    if host is None:
         return gpu, ""
     t_host, consts = host.value, list(host.constants)
     inputs = dict(host.inputs)
@@ -520,13 +520,8 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, n)
         act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
         ar = collective("all-reduce", act, fab, 4 * w.model.layers * a)
-        host = host_issue(w)
-        t_rank = max(gpu_micro.value / n, host.value if host else 0.0)  # a rank issues every layer's kernels
         compute = _fig(
-            a * t_rank,
-            _("accum x max(T_micro / t, host issue time)") if host else "accum x T_micro / t",
-            _micro_inputs(a, gpu_micro) | {"t": n} | ({"host_issue_s": round(host.value, 5)} if host else {}),
-            gpu_micro.constants + (host.constants if host else []),
+            a * t_micro / n, "accum x T_micro / t", _micro_inputs(a, micro) | {"t": n}, micro.constants
         )
         exposed = _fig(
             ar.value,
@@ -543,14 +538,12 @@ def train_config(w: Workload, n: int, dev: Device, fab: Fabric) -> Config:
         opt = optimizer_time(w, dev, n)
         act = w.batch * w.seq * w.model.hidden * w.bytes_per_value
         x = p2p(act, fab, 2)  # activations forward, their gradients backward
-        host = host_issue(w)  # a stage issues its own layers' kernels: the host time splits like the compute
-        t_stage = max(t_micro, host.value if host else 0.0)
-        c = t_stage / n
+        c = t_micro / n
         compute = _fig(
             a * c,
             _("micro-batches x T_micro / stages"),
-            {"micro_batches": a, "T_micro": t_stage, "stages": n},
-            micro.constants + (host.constants if host and host.value > t_micro else []),
+            {"micro_batches": a, "T_micro": t_micro, "stages": n},
+            micro.constants,
         )
         exposed = _fig(
             a * x.value, _("micro-batches x (send activations + receive gradients)"), x.inputs, x.constants

@@ -488,3 +488,45 @@ def test_a_named_engine_pays_its_cpu_time_per_sequence_which_tensor_parallel_doe
         "vllm",
     )
     assert vllm["speedup"] < one["speedup"]
+
+
+def test_tensorrt_llm_tensor_parallel_pays_its_own_step_overhead(cli):
+    """TensorRT-LLM runs one MPI process per tensor-parallel rank: a build that names it pays
+    trtllm_decode_step_overhead_us (fitted on published TensorRT-LLM runs) on each 2-GPU decode step, none on
+    one GPU and none of vLLM's CPU time per sequence; the commands it prints are trtllm-serve's."""
+    from advisor.model.constants import const
+
+    overhead_ms = const("trtllm_decode_step_overhead_us", file="workload.yaml") / 1000
+    assert overhead_ms > 0
+    args = ("--infer", "llama-3.1-8b", "--strategy", "tp", "--batch", "4", "--prompt", "1", "--gen", "256")
+    plain = _run(cli, "RTX 6000 Ada:2", *args)
+    trt = _run(cli, "RTX 6000 Ada:2", *args, "--engine", "tensorrt-llm")
+    assert _config(trt, 1)["decode_ms_per_token"] == pytest.approx(_config(plain, 1)["decode_ms_per_token"])
+    two_plain, two_trt = _config(plain, 2)["decode_ms_per_token"], _config(trt, 2)["decode_ms_per_token"]
+    assert two_trt == pytest.approx(two_plain + overhead_ms, abs=0.01)
+    assert trt["speedup"] < plain["speedup"]
+    code, out, err = cli("workload", *TR, "--gpu", "RTX 6000 Ada:2", *args, "--engine", "tensorrt-llm")
+    assert code == 0, err
+    assert "trtllm-serve MODEL --tp_size 2" in out and "vllm serve" not in out
+
+
+def test_one_sequence_over_a_layer_split_is_slower_than_on_one_gpu(cli):
+    """llama.cpp's -sm layer and transformers' device_map: the host waits at every GPU boundary of each token
+    (layer_split_sync_us), so one sequence decodes a little slower on 2 and 4 GPUs than on one, as the
+    published llama-bench runs do (Llama 3 8B F16, tg 512: 54.84 tokens/s on one RTX 4090, 53.64 on two, 53.10
+    on four). A build that names a serving engine sends the activations without that wait."""
+    from advisor.model.constants import const
+
+    sync_ms = const("layer_split_sync_us", file="workload.yaml") / 1000
+    assert sync_ms > 0
+    args = ("--infer", "llama-3.1-8b", "--strategy", "pp", "--batch", "1", "--prompt", "1", "--gen", "512")
+    out = _run(cli, "RTX 4090:4", *args)
+    one, four = _config(out, 1)["decode_ms_per_token"], _config(out, 4)["decode_ms_per_token"]
+    assert four > one
+    assert 1000 / four == pytest.approx(53.10, rel=0.10)
+    assert 0.9 < one / four < 1.0
+    vllm = _run(cli, "RTX 4090:4", *args, "--engine", "vllm")
+    # the engine's own CPU time per sequence is paid on one GPU and four alike; only the wait differs
+    gap_plain = four - one
+    gap_vllm = _config(vllm, 4)["decode_ms_per_token"] - _config(vllm, 1)["decode_ms_per_token"]
+    assert gap_plain - gap_vllm == pytest.approx(3 * sync_ms, abs=0.01)

@@ -198,7 +198,12 @@ def _add_build_args(p: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--driver", choices=["stock", "patched"], help=_("patched: an open module with GeForce P2P")
     )
-    s.add_argument("--engine", choices=["vllm", "sglang"], help=_("the serving engine (its own P2P gate)"))
+    s.add_argument(
+        "--engine",
+        choices=["vllm", "sglang", "tensorrt-llm"],
+        metavar="ENGINE",
+        help=_("serving engine: vllm, sglang or tensorrt-llm"),
+    )
     s.add_argument("--os", choices=["linux", "windows"], help=_("windows: the WDDM driver model"))
     s.add_argument(
         "--host-memory",

@@ -118,9 +118,10 @@ class Software(Strict):
         "Proxmox, cloud guests), where the guest's emulated host bridge makes the driver refuse P2P; "
         "vm-clique: the same with x-nv-gpudirect-clique set on every GPU, so the driver grants it",
     )
-    engine: Literal["vllm", "sglang"] | None = Field(
+    engine: Literal["vllm", "sglang", "tensorrt-llm"] | None = Field(
         default=None,
-        description="The serving engine, for its own P2P gate (custom all-reduce); null: not a serving build",
+        description="The serving engine: vLLM and SGLang for their own P2P gate (custom all-reduce) and CPU "
+        "time, TensorRT-LLM for its time per tensor-parallel decode step; null: not named",
     )
     gpudirect_rdma: bool | None = Field(
         default=None,

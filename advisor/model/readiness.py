@@ -604,7 +604,7 @@ def _nccl(pair: PairPrediction, a: Node, b: Node) -> Layer:
 
 def _engine(pred: Prediction, pair: PairPrediction, driver: Layer) -> Layer | None:
     sw = pred.machine.software
-    if sw.engine is None:
+    if sw.engine not in ("vllm", "sglang"):  # TensorRT-LLM's all-reduce plugin has gates of its own
         return None
     name = {"vllm": "vLLM", "sglang": "SGLang"}[sw.engine]
     src = [VLLM_CAR if sw.engine == "vllm" else SGLANG_CAR]

@@ -41,6 +41,11 @@ HOST_GRID = tuple(round(0.01 * i, 2) for i in range(1, 101))
 # A serving engine's time per decode step besides the GPUs' work: fitted on the cases that name vLLM or SGLang
 ENGINE_FITTED = "engine_decode_step_overhead_us"
 ENGINE_GRID = tuple(float(v) for v in range(0, 8001, 250))
+# TensorRT-LLM's time per tensor-parallel decode step: fitted on the cases that name it
+TRT_FITTED = "trtllm_decode_step_overhead_us"
+# the host's round trip at each GPU boundary of a layer split that no serving engine drives
+LAYER_FITTED = "layer_split_sync_us"
+LAYER_GRID = tuple(float(v) for v in range(0, 1001, 10))
 # and its CPU work per running sequence per decode step (scheduling, input preparation, detokenising)
 SEQ_FITTED = "engine_decode_per_sequence_us"
 SEQ_GRID = tuple(float(v) for v in range(0, 301, 5))
@@ -58,14 +63,25 @@ FITS = {
     HOST_FITTED: (HOST_GRID, lambda case: _cpu_family(case) == "amd-epyc-7002", 1.0),
     ENGINE_FITTED: (ENGINE_GRID, lambda case: _names_engine(case), 0.0),
     SEQ_FITTED: (SEQ_GRID, lambda case: _names_engine(case), 0.0),
+    TRT_FITTED: (ENGINE_GRID, lambda case: _names_engine(case, ("tensorrt-llm",)), 0.0),
+    LAYER_FITTED: (
+        LAYER_GRID,
+        lambda case: (
+            case["run"].get("strategy") == "pp"
+            and case["run"].get("task") == "infer"
+            and not _names_engine(case, ("vllm", "sglang", "tensorrt-llm"))
+        ),
+        0.0,
+    ),
 }
 
 
-def _names_engine(case: dict) -> bool:
-    """The case's build names a serving engine the model has overheads for (software.engine vLLM or SGLang)."""
+def _names_engine(case: dict, engines: tuple[str, ...] = ("vllm", "sglang")) -> bool:
+    """The case's build names one of these serving engines as software.engine (by default vLLM or SGLang,
+    whose overheads are fitted together)."""
     build = case.get("build") or {}
     software = build.get("software") or (build.get("topology") or {}).get("software") or {}
-    return software.get("engine") in ("vllm", "sglang")
+    return software.get("engine") in engines
 
 
 def _cpu_family(case: dict) -> str | None:

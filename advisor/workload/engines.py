@@ -128,6 +128,28 @@ def _sglang(w: Workload, n: int) -> str | None:
     return "SGLang: " + " ".join(parts)
 
 
+def _trtllm(w: Workload, n: int) -> str | None:
+    """TensorRT-LLM's OpenAI server (trtllm-serve, https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html):
+    tensor, pipeline and expert parallel sizes, the scheduled-request cap and the longest request."""
+    if gguf(w) or (n > 1 and w.strategy == "row"):
+        return None
+    parts = ["trtllm-serve MODEL"]
+    if n > 1 and w.strategy == "tp":
+        parts.append(f"--tp_size {n}")
+    elif n > 1 and w.strategy == "pp":
+        parts.append(f"--pp_size {n}")
+    elif n > 1 and w.strategy == "ep":
+        parts.append(f"--tp_size {n} --ep_size {n}")
+    seqs = w.batch if w.max_num_seqs is None else min(w.batch, w.max_num_seqs)
+    parts += [f"--max_batch_size {seqs}", f"--max_seq_len {w.prompt + w.gen}"]
+    cmd = " ".join(parts)
+    if n > 1 and w.strategy == "replicas":
+        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
+            cmd=cmd, port="800i", last=n - 1
+        )
+    return f"TensorRT-LLM: {cmd}"
+
+
 def _llama_cpp(w: Workload, n: int) -> str | None:
     if w.quant and not w.quant.startswith(GGUF_PREFIXES):
         return None
@@ -156,12 +178,17 @@ def _llama_cpp(w: Workload, n: int) -> str | None:
 def run_as(
     w: Workload, n: int, transport: str, engine: str | None = None, cuda_p2p: bool | None = None
 ) -> list[str]:
-    """The commands that serve `w` on n GPUs as the prediction assumes (SGLang in vLLM's place when the
-    build names it as its engine); none for training."""
+    """The commands that serve `w` on n GPUs as the prediction assumes (SGLang's or TensorRT-LLM's server in
+    vLLM's place when the build names it as its engine); none for training."""
     if w.task != "infer":
         return []
     p2p = transport in ("P2P", "NVLink") if cuda_p2p is None else cuda_p2p
-    server = _sglang(w, n) if engine == "sglang" else _vllm(w, n, transport, p2p, engine)
+    if engine == "sglang":
+        server = _sglang(w, n)
+    elif engine == "tensorrt-llm":
+        server = _trtllm(w, n)
+    else:
+        server = _vllm(w, n, transport, p2p, engine)
     out = [c for c in (server, _llama_cpp(w, n)) if c]
     if not out and n > 1 and w.strategy == "ep":
         out.append(

@@ -137,6 +137,14 @@ def _ep_exchange(size_bytes: float, fab: Fabric, layers: float) -> Figure:
     )
 
 
+# each engine's time per tensor-parallel decode step: vLLM and SGLang hand the step to worker processes from
+# one Python scheduler; TensorRT-LLM's ranks run one MPI process each (measured apart, fitted apart)
+STEP_OVERHEAD = {
+    "vllm": "engine_decode_step_overhead_us",
+    "sglang": "engine_decode_step_overhead_us",
+    "tensorrt-llm": "trtllm_decode_step_overhead_us",
+}
+
 ACT_BYTES = 4  # ggml keeps activations in f32 between ops (src1 of a matrix product, its dst)
 
 
@@ -300,14 +308,20 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         stage_mem = _memory_s(_step_weights(w, per_micro) / p + per_micro * ctx_decode * kv_tok / p, dev)
         stage_cmp = _compute_s(per_micro * _flops_per_token(w, ctx_decode) / p, dev)
         hop = p2p(per_micro * act_bytes, fab, 1)
-        t_stage = max(stage_mem, stage_cmp) + hop.value
+        # without a serving engine (llama.cpp's -sm layer, transformers' device_map) the host drives the
+        # split: at each of the p-1 boundaries it waits for one GPU's layers before it copies the activations
+        # and launches the next GPU's, so a token pays a host round trip per boundary that one GPU does not
+        sync = const("layer_split_sync_us", file=W) * 1e-6 * (p - 1) / p if engine is None else 0.0
+        t_stage = max(stage_mem, stage_cmp) + hop.value + sync
         cycle = max(micro, p) * t_stage
-        work, comm_tok = micro * (t_stage - hop.value), micro * hop.value
+        work, comm_tok = micro * (t_stage - hop.value - sync), micro * (hop.value + sync)
         bubble_tok = cycle - micro * t_stage
         step_formula = _(
             "max(micro-batches, stages) x stage time; stage = max(weights/p + KV, FLOPs/p) + p2p"
-        )
+        ) + (_(" + (p-1)/p x layer_split_sync_us") if sync else "")
         step_inputs = {"micro_batches": micro, "stages": p, "stage_s": round(t_stage, 6)}
+        if sync:
+            step_inputs["layer_split_sync_s"] = round(sync * p, 6)
     elif strategy == "ep":
         step_weights, busiest = _ep_step_weights(w, n, n * seqs)
         mem_s = _memory_s(step_weights + seqs * ctx_decode * kv_tok, dev)
@@ -359,9 +373,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     # a serving engine's own time per decode step under tensor parallel besides the GPUs' work: it hands each
     # step to its worker processes and waits for them (one process runs a single GPU, so none there)
     engine_named = engine in ("vllm", "sglang")
-    step_overhead = (
-        const("engine_decode_step_overhead_us", file=W) * 1e-6 if engine_named and strategy == "tp" else 0.0
-    )
+    step_const = STEP_OVERHEAD.get(engine or "")
+    step_overhead = const(step_const, file=W) * 1e-6 if step_const and strategy == "tp" else 0.0
     # and, on any number of GPUs, its CPU work for each running sequence every step (gathering the last
     # step's tokens, scheduling, preparing the inputs, detokenising): it does not shrink with more GPUs
     per_seq = const("engine_decode_per_sequence_us", file=W) * 1e-6 * seqs if engine_named else 0.0
@@ -376,7 +389,8 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         | ({"engine_per_sequence_s": round(per_seq, 6)} if per_seq else {}),
         ["decode_memory_efficiency", "mfu_prefill"]
         + (["row_split_sync_us"] if strategy == "row" else ["nccl_base_latency_us", "nccl_hop_latency_us"])
-        + (["engine_decode_step_overhead_us"] if step_overhead else [])
+        + (["layer_split_sync_us"] if strategy == "pp" and engine is None else [])
+        + ([step_const] if step_overhead else [])
         + (["engine_decode_per_sequence_us"] if per_seq else []),
     )
     total = ttft.value + w.gen * cycle

@@ -693,7 +693,12 @@ class AdvisorApp(App):
                         choices(["unknown", "ddp", "dataparallel", "fsdp", "deepspeed"]),
                         sw.framework or "unknown",
                     ),
-                    ("engine", _("serving engine"), choices(["none", "vllm", "sglang", "tensorrt-llm"]), sw.engine or "none"),
+                    (
+                        "engine",
+                        _("serving engine"),
+                        choices(["none", "vllm", "sglang", "tensorrt-llm"]),
+                        sw.engine or "none",
+                    ),
                     ("os", _("operating system"), choices(["linux", "windows"]), sw.os),
                     (
                         "virtualization",

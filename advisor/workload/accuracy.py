@@ -69,19 +69,25 @@ FITS = {
         lambda case: (
             case["run"].get("strategy") == "pp"
             and case["run"].get("task") == "infer"
-            and not _names_engine(case, ("vllm", "sglang", "tensorrt-llm"))
+            and _engine_of(case) is None
         ),
         0.0,
     ),
 }
 
 
-def _names_engine(case: dict, engines: tuple[str, ...] = ("vllm", "sglang")) -> bool:
-    """The case's build names one of these serving engines as software.engine (by default vLLM or SGLang,
-    whose overheads are fitted together)."""
+def _engine_of(case: dict) -> str | None:
+    """The serving engine the case's build names (software.engine), else None: the layer split's host wait
+    is the model's only where no engine drives the split."""
     build = case.get("build") or {}
     software = build.get("software") or (build.get("topology") or {}).get("software") or {}
-    return software.get("engine") in engines
+    return software.get("engine")
+
+
+def _names_engine(case: dict, engines: tuple[str, ...] = ("vllm", "sglang")) -> bool:
+    """The case's build names one of these serving engines (by default vLLM or SGLang, whose overheads are
+    fitted together)."""
+    return _engine_of(case) in engines
 
 
 def _cpu_family(case: dict) -> str | None:

@@ -30,29 +30,50 @@ def gguf(w: Workload) -> bool:
     )
 
 
+def _split_flag(w: Workload, n: int, flags: dict[str, str]) -> list[str]:
+    """An engine's flag that splits the job over n GPUs by its strategy ({n} the GPU count); none on one GPU
+    or where the engine has no flag for the strategy."""
+    return [flags[w.strategy].format(n=n)] if n > 1 and w.strategy in flags else []
+
+
+def _running_cap(w: Workload) -> int:
+    """The sequences an engine runs at once: all of them, or its scheduler's cap (--max-num-seqs)."""
+    return w.batch if w.max_num_seqs is None else min(w.batch, w.max_num_seqs)
+
+
+def _per_gpu(w: Workload, n: int, cmd: str, port: str) -> str:
+    """Independent replicas: the same server once on each GPU, each on its own port."""
+    if n > 1 and w.strategy == "replicas":
+        return _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
+            cmd=cmd, port=port, last=n - 1
+        )
+    return cmd
+
+
 def _vllm(w: Workload, n: int, transport: str, cuda_p2p: bool, engine: str | None) -> str | None:
     if gguf(w) or (n > 1 and w.strategy == "row"):
         return None
     ctx = w.prompt + w.gen
     parts = ["vllm serve MODEL"]
-    if n > 1 and w.strategy == "tp":
-        parts.append(f"--tensor-parallel-size {n}")
-    elif n > 1 and w.strategy == "pp":
-        parts.append(f"--pipeline-parallel-size {n}")
-    seqs = w.batch if w.max_num_seqs is None else min(w.batch, w.max_num_seqs)
-    if n > 1 and w.strategy == "ep":  # attention data-parallel, experts split; the cap is per rank
-        parts.append(f"--data-parallel-size {n} --enable-expert-parallel")
+    parts += _split_flag(
+        w,
+        n,
+        {
+            "tp": "--tensor-parallel-size {n}",
+            "pp": "--pipeline-parallel-size {n}",
+            # attention data-parallel, experts split
+            "ep": "--data-parallel-size {n} --enable-expert-parallel",
+        },
+    )
+    seqs = _running_cap(w)
+    if n > 1 and w.strategy == "ep":  # the cap is per rank
         seqs = math.ceil(w.batch / n) if w.max_num_seqs is None else w.max_num_seqs
     parts += [f"--max-num-seqs {seqs}", f"--max-model-len {ctx}"]
     if w.quant == "fp8":
         parts.append("--quantization fp8")
     if w.kv_cache == "fp8":
         parts.append("--kv-cache-dtype fp8")
-    cmd = " ".join(parts)
-    if n > 1 and w.strategy == "replicas":
-        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
-            cmd=cmd, port="800i", last=n - 1
-        )
+    cmd = _per_gpu(w, n, " ".join(parts), "800i")
     notes = []
     if w.quant in ("int4", "nvfp4", "int8"):
         notes.append(
@@ -112,14 +133,17 @@ def _sglang(w: Workload, n: int) -> str | None:
     if gguf(w) or w.quant == "nvfp4" or (n > 1 and w.strategy == "row"):
         return None
     parts = ["python -m sglang.launch_server --model-path MODEL"]
-    if n > 1 and w.strategy == "tp":
-        parts.append(f"--tp-size {n}")
-    elif n > 1 and w.strategy == "replicas":
-        parts.append(f"--dp-size {n}")
-    elif n > 1 and w.strategy == "pp":
-        parts.append(f"--pp-size {n}")
-    elif n > 1 and w.strategy == "ep":  # DP attention over all GPUs, the experts split over them
-        parts.append(f"--tp-size {n} --ep-size {n} --enable-dp-attention --dp-size {n}")
+    parts += _split_flag(
+        w,
+        n,
+        {
+            "tp": "--tp-size {n}",
+            "replicas": "--dp-size {n}",
+            "pp": "--pp-size {n}",
+            # DP attention over all GPUs, the experts split over them
+            "ep": "--tp-size {n} --ep-size {n} --enable-dp-attention --dp-size {n}",
+        },
+    )
     parts += [f"--max-running-requests {w.batch}", f"--context-length {w.prompt + w.gen}"]
     if w.quant == "fp8":
         parts.append("--quantization fp8")
@@ -134,20 +158,11 @@ def _trtllm(w: Workload, n: int) -> str | None:
     if gguf(w) or (n > 1 and w.strategy == "row"):
         return None
     parts = ["trtllm-serve MODEL"]
-    if n > 1 and w.strategy == "tp":
-        parts.append(f"--tp_size {n}")
-    elif n > 1 and w.strategy == "pp":
-        parts.append(f"--pp_size {n}")
-    elif n > 1 and w.strategy == "ep":
-        parts.append(f"--tp_size {n} --ep_size {n}")
-    seqs = w.batch if w.max_num_seqs is None else min(w.batch, w.max_num_seqs)
-    parts += [f"--max_batch_size {seqs}", f"--max_seq_len {w.prompt + w.gen}"]
-    cmd = " ".join(parts)
-    if n > 1 and w.strategy == "replicas":
-        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
-            cmd=cmd, port="800i", last=n - 1
-        )
-    return f"TensorRT-LLM: {cmd}"
+    parts += _split_flag(
+        w, n, {"tp": "--tp_size {n}", "pp": "--pp_size {n}", "ep": "--tp_size {n} --ep_size {n}"}
+    )
+    parts += [f"--max_batch_size {_running_cap(w)}", f"--max_seq_len {w.prompt + w.gen}"]
+    return "TensorRT-LLM: " + _per_gpu(w, n, " ".join(parts), "800i")
 
 
 def _llama_cpp(w: Workload, n: int) -> str | None:
@@ -158,21 +173,14 @@ def _llama_cpp(w: Workload, n: int) -> str | None:
         return None
     ctx = w.prompt + w.gen
     parts = ["llama-server -m MODEL.gguf -ngl 999"]
-    if n > 1 and w.strategy == "row":
-        parts.append("-sm row")  # each weight matrix split by rows over the GPUs
-    elif n > 1 and w.strategy == "pp":
-        parts.append("-sm layer")  # the default: consecutive layers on each GPU
+    # row: each weight matrix split by rows over the GPUs; layer (the default): consecutive layers on each
+    parts += _split_flag(w, n, {"row": "-sm row", "pp": "-sm layer"})
     parts += [f"-np {w.batch}", f"-c {ctx * w.batch}"]
     if w.kv_cache in ("q8_0", "q4_0"):
         parts.append(
             f"-fa on -ctk {w.kv_cache} -ctv {w.kv_cache}"
         )  # a quantized V cache needs flash attention
-    cmd = " ".join(parts)
-    if n > 1 and w.strategy == "replicas":
-        cmd = _("one server per GPU: CUDA_VISIBLE_DEVICES=i {cmd} --port {port} (i = 0..{last})").format(
-            cmd=cmd, port="808i", last=n - 1
-        )
-    return f"llama.cpp: {cmd}"
+    return "llama.cpp: " + _per_gpu(w, n, " ".join(parts), "808i")
 
 
 def run_as(

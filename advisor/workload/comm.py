@@ -1,7 +1,10 @@
 """Collective and point-to-point times on the build's predicted interconnect (alpha-beta model).
 
-t = alpha + k x S / busbw, k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-scatter and all-gather
-(nccl-tests PERFORMANCE.md); alpha = NCCL's ring latency for the transport it will use.
+t = alpha + k x S / (share x busbw), k = 2(n-1)/n for all-reduce and (n-1)/n for reduce-scatter and
+all-gather (nccl-tests PERFORMANCE.md); alpha = NCCL's ring latency for the transport it will use. As NCCL
+does (src/graph/tuning.cc), each size takes the fastest of its protocols: LL (lowest latency, half the
+bandwidth: every 8-byte store carries a flag), LL128 on NVLink, and Simple (the full bandwidth after a
+longer latency per ring step), so a message of a few hundred KB pays Simple's latency, not LL's.
 """
 
 from __future__ import annotations
@@ -17,9 +20,23 @@ KINDS = {"all-reduce": (2, 2), "reduce-scatter": (1, 1), "all-gather": (1, 1)}  
 
 
 def alpha_us(kind: str, fab: Fabric) -> float:
+    """The LL protocol's latency: what a small message costs."""
     n = fab.gpus
     steps = KINDS[kind][1] * (n - 1)
     return const("nccl_base_latency_us", file=W) + steps * const("nccl_hop_latency_us", fab.transport, file=W)
+
+
+def protocols(kind: str, fab: Fabric) -> list[tuple[str, float, float]]:
+    """(protocol, latency in us, share of busbw) of each protocol NCCL can pick for this transport: LL and
+    Simple everywhere, LL128 only over NVLink (NCCL leaves it off on PCIe paths by default)."""
+    steps = KINDS[kind][1] * (fab.gpus - 1)
+    out = [("LL", alpha_us(kind, fab), const("nccl_ll_bandwidth_share", file=W))]
+    if fab.transport == "NVLink":
+        ll128 = const("nccl_ll128_latency_us", file=W)
+        out.append(("LL128", ll128["base"] + steps * ll128["hop"], const("nccl_ll128_bandwidth_share", file=W)))
+    simple = const("nccl_simple_base_latency_us", file=W)
+    out.append(("Simple", simple + steps * const("nccl_simple_hop_latency_us", fab.transport, file=W), 1.0))
+    return out
 
 
 def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> Figure:
@@ -30,18 +47,23 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
     if fab.busbw is None:
         raise UnknownFigure(_("the {kind} over {n} GPUs").format(kind=kind, n=n), list(fab.missing))
     k = KINDS[kind][0] * (n - 1) / n
-    a = alpha_us(kind, fab)
-    t = count * (a * 1e-6 + k * size_bytes / (fab.busbw * 1e9))
+    # the protocol NCCL's tuner would pick for this size: the fastest by its own latency and bandwidth
+    proto, a, share = min(
+        protocols(kind, fab), key=lambda p: p[1] * 1e-6 + k * size_bytes / (p[2] * fab.busbw * 1e9)
+    )
+    t = count * (a * 1e-6 + k * size_bytes / (share * fab.busbw * 1e9))
     return Figure(
         t,
         "s",
-        f"count x (alpha + k x S / busbw), {kind}, k = {KINDS[kind][0]}(n-1)/n",
+        f"count x (alpha + k x S / (share x busbw)), {kind}, k = {KINDS[kind][0]}(n-1)/n, the fastest protocol",
         {
             "count": round(count, 3),
             "S_bytes": round(size_bytes),
             "n": n,
             "k": round(k, 4),
+            "protocol": proto,
             "alpha_us": round(a, 2),
+            "bandwidth_share": share,
             "busbw_gbps": round(fab.busbw, 2),
             "transport": fab.transport,
         }
@@ -56,6 +78,13 @@ def collective(kind: str, size_bytes: float, fab: Fabric, count: float = 1) -> F
         [
             "nccl_base_latency_us",
             "nccl_hop_latency_us",
+            *(
+                {
+                    "LL": ["nccl_ll_bandwidth_share"],
+                    "LL128": ["nccl_ll128_latency_us", "nccl_ll128_bandwidth_share"],
+                    "Simple": ["nccl_simple_base_latency_us", "nccl_simple_hop_latency_us"],
+                }[proto]
+            ),
             *(
                 [c for c in fab.allreduce.constants if c != "h2d_efficiency"]
                 if fab.allreduce

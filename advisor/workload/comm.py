@@ -33,7 +33,9 @@ def protocols(kind: str, fab: Fabric) -> list[tuple[str, float, float]]:
     out = [("LL", alpha_us(kind, fab), const("nccl_ll_bandwidth_share", file=W))]
     if fab.transport == "NVLink":
         ll128 = const("nccl_ll128_latency_us", file=W)
-        out.append(("LL128", ll128["base"] + steps * ll128["hop"], const("nccl_ll128_bandwidth_share", file=W)))
+        out.append(
+            ("LL128", ll128["base"] + steps * ll128["hop"], const("nccl_ll128_bandwidth_share", file=W))
+        )
     simple = const("nccl_simple_base_latency_us", file=W)
     out.append(("Simple", simple + steps * const("nccl_simple_hop_latency_us", fab.transport, file=W), 1.0))
     return out

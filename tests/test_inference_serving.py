@@ -530,3 +530,23 @@ def test_one_sequence_over_a_layer_split_is_slower_than_on_one_gpu(cli):
     gap_plain = four - one
     gap_vllm = _config(vllm, 4)["decode_ms_per_token"] - _config(vllm, 1)["decode_ms_per_token"]
     assert gap_plain - gap_vllm == pytest.approx(3 * sync_ms, abs=0.01)
+
+
+def test_an_nvfp4_or_fp8_model_multiplies_at_its_own_tensor_rate_where_the_gpu_has_it(cli):
+    """NVFP4 (W4A4) on Blackwell and fp8 (W8A8) on Ada run their linear layers on the card's FP4 / FP8 tensor
+    cores (the RTX 5090's 1676 dense FP4 TFLOPS against 209.5 BF16, its whitepaper's FP32-accumulate rows),
+    so a long prompt prefills several times faster than the same model in AWQ int4 (W4A16), which widens its
+    weights to 16 bits first. An Ampere card has no FP4 or FP8 tensor cores: there both run at the 16-bit
+    rate. A Blackwell card whose FP4 peak the catalog lacks says so rather than guessing it."""
+    args = ("--infer", "qwen3-8b", "--batch", "8", "--prompt", "8192", "--gen", "1")
+
+    def ttft(gpu: str, quant: str) -> float:
+        return _config(_run(cli, f"{gpu}:2", *args, "--quant", quant), 1)["ttft_s"]
+
+    assert ttft("RTX 5090", "nvfp4") < ttft("RTX 5090", "int4") / 2
+    assert ttft("RTX 4090", "fp8") < ttft("RTX 4090", "int4") / 1.5
+    assert ttft("RTX 3090", "nvfp4") == pytest.approx(ttft("RTX 3090", "int4"), rel=1e-9)
+    assert ttft("RTX 3090", "fp8") == pytest.approx(ttft("RTX 3090", "int4"), rel=1e-9)
+    code, out, _ = cli("workload", *TR, "--gpu", "RTX 5070 Ti:2", *args, "--quant", "nvfp4")
+    assert code == 0 and "catalog has no peak for this format" in " ".join(out.split())
+    assert "fp4_tflops_dense" in out

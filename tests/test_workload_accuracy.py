@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 import yaml
 
 
@@ -355,3 +356,39 @@ def test_a_case_on_a_gpu_without_a_catalog_peak_is_reported_not_a_crash(cli, tmp
     assert "fp16_tflops_dense" in left["test-null-peak-bert-1v2"]
     (row,) = [r for r in report["rows"] if r["case"] == "test-null-peak-bert-1v2"]
     assert row["predicted_speedup"] is None and "fp16_tflops_dense" in row["note"]
+
+
+def test_a_collective_takes_nccls_fastest_protocol_for_its_size(tmp_path):
+    """NCCL's tuner prices each protocol (src/graph/tuning.cc): LL at its low latency and half the ring's bus
+    bandwidth, Simple at the full rate after a longer latency per ring step, and runs the faster one. Over
+    SHM on two GPUs an 8-byte all-reduce is LL's, a 512 KB one (a decode step of 64 sequences of an 8B model
+    sends 72 of them) Simple's, which costs more than LL's latency at Simple's bandwidth would say."""
+    import yaml
+
+    from advisor.base.yamlio import load_file
+    from advisor.model.buildfile import build_from_data
+    from advisor.model.catalog.store import load_catalog
+    from advisor.model.constants import const
+    from advisor.model.engine import evaluate
+    from advisor.workload.comm import collective
+    from advisor.workload.hardware import fabric
+
+    ports = [{"id": f"r{i}", "children": [{"gpu": "RTX 4090"}]} for i in range(2)]
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump({"topology": {"sockets": [{"vendor": "intel", "root_ports": ports}]}}))
+    fab = fabric(evaluate(build_from_data(load_file(path), str(path)), load_catalog()), 2)
+    assert fab.transport == "SHM"
+    W = "workload.yaml"
+    small, mid = collective("all-reduce", 8, fab), collective("all-reduce", 512e3, fab)
+    assert small.inputs["protocol"] == "LL" and mid.inputs["protocol"] == "Simple"
+    ll_alpha = const("nccl_base_latency_us", file=W) + 2 * const("nccl_hop_latency_us", "SHM", file=W)
+    simple_alpha = const("nccl_simple_base_latency_us", file=W) + 2 * const(
+        "nccl_simple_hop_latency_us", "SHM", file=W
+    )
+    assert small.value * 1e6 == pytest.approx(ll_alpha + 8 / (0.5 * fab.busbw * 1e3), rel=1e-6)
+    assert mid.value * 1e6 == pytest.approx(simple_alpha + 512e3 / (fab.busbw * 1e3), rel=1e-6)
+    assert mid.value * 1e6 > ll_alpha + 512e3 / (fab.busbw * 1e3)
+    assert (
+        "nccl_simple_base_latency_us" in mid.constants
+        and "nccl_simple_base_latency_us" not in small.constants
+    )

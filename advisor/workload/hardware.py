@@ -25,6 +25,16 @@ class Device:
     mem_gbps: float | None
     vram_gb: float
     peak_figure: Figure
+    # the rate of an inference model's quantised linear layers where the GPU multiplies in their format
+    # (fp8 W8A8 on Ada, Hopper and Blackwell; NVFP4 W4A4 on Blackwell); else peak_tflops
+    linear_tflops: float | None = None
+    # "GPU: field" where the GPU multiplies the format natively but the catalog lacks that peak (the 16-bit
+    # rate is used and the report says so)
+    linear_missing: str | None = None
+
+    @property
+    def linear(self) -> float:
+        return self.linear_tflops or self.peak_tflops
 
 
 @dataclass(frozen=True)
@@ -224,7 +234,29 @@ def peak_tflops(gpu, precision: str) -> tuple[float | None, str]:
     return gpu.bf16_tflops_dense, "bf16_tflops_dense"
 
 
-def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool = True) -> Device:
+# a quantised format's tensor peak, and the architectures that multiply in it natively (vLLM's and
+# TensorRT-LLM's W8A8 / W4A4 kernels); elsewhere the weights are widened and multiplied at the 16-bit rate
+LOW_PRECISION = {
+    "fp8": ("fp8_tflops_dense", ("ada", "hopper", "blackwell")),
+    "nvfp4": ("fp4_tflops_dense", ("blackwell",)),
+}
+
+
+def linear_tflops(gpu, quant: str | None) -> tuple[float | None, str | None]:
+    """(the peak an inference model's linear layers run at in `quant`'s format, its catalog field), or
+    (None, field) where the GPU would run the format natively but the catalog lacks its peak, or
+    (None, None) where the format is multiplied at the 16-bit rate."""
+    if quant not in LOW_PRECISION:
+        return None, None
+    field, archs = LOW_PRECISION[quant]
+    if gpu.architecture not in archs:
+        return None, None
+    return getattr(gpu, field, None), field
+
+
+def device(
+    pred: Prediction, k: int, precision: str, need_mem_bw: bool = True, quant: str | None = None
+) -> Device:
     nodes = pred.machine.gpus[:k]
     rows = []
     for n in nodes:
@@ -259,4 +291,7 @@ def device(pred: Prediction, k: int, precision: str, need_mem_bw: bool = True) -
         [],
         "calibrated",
     )
-    return Device(names, peak, mem, vram, fig)
+    lows = [(r[0], *linear_tflops(r[0], quant)) for r in rows]
+    linear = min(v for _, v, _ in lows) if lows and all(v is not None for _, v, _ in lows) else None
+    missing = sorted({f"{gpu.name}: {field}" for gpu, v, field in lows if field and v is None})
+    return Device(names, peak, mem, vram, fig, linear, ", ".join(missing) or None)

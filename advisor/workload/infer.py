@@ -106,8 +106,16 @@ def _ep_step_weights(w: Workload, n: int, tokens: float) -> tuple[float, float]:
     return total - experts + experts * busiest / (w.model.experts or 1), busiest
 
 
-def _compute_s(flops: float, dev: Device) -> float:
-    return flops / (dev.peak_tflops * 1e12 * const("mfu_prefill", file=W))
+def _tokens_compute_s(w: Workload, tokens: float, context: float, dev: Device) -> float:
+    """`tokens` tokens through the model at `context`: the linear layers' 2 x active FLOPs at the rate of
+    the weights' format where the GPU multiplies in it (fp8 W8A8 on Ada, Hopper and Blackwell, NVFP4 W4A4 on
+    Blackwell: the activations are quantised too), the attention's at the 16-bit rate. Formats that widen
+    their weights to 16 bits before multiplying (AWQ/GPTQ int4, GGUF, fp8 on Ampere) run at the 16-bit rate."""
+    m = w.model
+    linear = tokens * 2 * m.active
+    attention = tokens * const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
+    mfu = const("mfu_prefill", file=W)
+    return (linear / dev.linear + attention / dev.peak_tflops) / (1e12 * mfu)
 
 
 def _memory_s(nbytes: float, dev: Device) -> float:
@@ -269,7 +277,9 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     # prefill: all prompts of the replica's sequences at once
     pf_flops = seqs * w.prompt * _flops_per_token(w, ctx_prefill)
     pf_weights = _step_weights(w, seqs * w.prompt)
-    pf_compute = max(_compute_s(pf_flops / t, dev), _memory_s(pf_weights / t, dev))
+    pf_compute = max(
+        _tokens_compute_s(w, seqs * w.prompt, ctx_prefill, dev) / t, _memory_s(pf_weights / t, dev)
+    )
     if strategy == "tp":
         pf_comm = _tp_all_reduce(seqs * w.prompt * act_bytes, fab, 2 * m.layers, custom)
     elif strategy == "row":
@@ -283,7 +293,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         pf_comm = p2p(seqs * w.prompt * act_bytes / chunks, fab, fills * (p - 1))
     elif strategy == "ep":
         pf_weights, _busiest = _ep_step_weights(w, n, n * seqs * w.prompt)
-        pf_compute = max(_compute_s(pf_flops, dev), _memory_s(pf_weights, dev))
+        pf_compute = max(_tokens_compute_s(w, seqs * w.prompt, ctx_prefill, dev), _memory_s(pf_weights, dev))
         pf_comm = _ep_exchange(n * seqs * w.prompt * act_bytes, fab, m.layers)
     else:
         pf_comm = Figure(0.0, "s", _("no communication"), {}, [])
@@ -297,16 +307,24 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
             "t": t,
             "compute_s": round(pf_compute, 6),
             "comm_s": round(pf_comm.value, 6),
-        },
+        }
+        | ({"linear_peak_tflops": dev.linear_tflops, "quant": w.quant} if dev.linear_tflops else {}),
         ["mfu_prefill", "decode_memory_efficiency", "attention_flops_factor"],
     )
+    if dev.linear_missing:
+        notes.append(
+            _(
+                "{quant}: the catalog has no peak for this format ({missing}), so its linear layers are taken "
+                "at the 16-bit tensor rate and the compute-bound parts are predicted slower than they run"
+            ).format(quant=w.quant, missing=dev.linear_missing)
+        )
 
     # decode: one step advances every sequence of the replica by one token
     if strategy == "pp":
         micro = min(seqs, p)
         per_micro = seqs / micro
         stage_mem = _memory_s(_step_weights(w, per_micro) / p + per_micro * ctx_decode * kv_tok / p, dev)
-        stage_cmp = _compute_s(per_micro * _flops_per_token(w, ctx_decode) / p, dev)
+        stage_cmp = _tokens_compute_s(w, per_micro, ctx_decode, dev) / p
         hop = p2p(per_micro * act_bytes, fab, 1)
         # without a serving engine (llama.cpp's -sm layer, transformers' device_map) the host drives the
         # split: at each of the p-1 boundaries it waits for one GPU's layers before it copies the activations
@@ -325,7 +343,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
     elif strategy == "ep":
         step_weights, busiest = _ep_step_weights(w, n, n * seqs)
         mem_s = _memory_s(step_weights + seqs * ctx_decode * kv_tok, dev)
-        cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode), dev)
+        cmp_s = _tokens_compute_s(w, seqs, ctx_decode, dev)
         work = max(mem_s, cmp_s)
         comm_tok = _ep_exchange(n * seqs * act_bytes, fab, m.layers).value
         bubble_tok, cycle = 0.0, work + comm_tok
@@ -349,7 +367,7 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         # row split: the KV cache and attention stay on the main GPU (llama.cpp's --main-gpu)
         kv_share = kv_split(w, t) if strategy == "tp" else 1
         mem_s = _memory_s(step_weights / t + seqs * ctx_decode * kv_tok / kv_share, dev)
-        cmp_s = _compute_s(seqs * _flops_per_token(w, ctx_decode) / t, dev)
+        cmp_s = _tokens_compute_s(w, seqs, ctx_decode, dev) / t
         work = max(mem_s, cmp_s)
         if strategy == "tp":
             ar = _tp_all_reduce(seqs * act_bytes, fab, 2 * m.layers, custom)

@@ -85,7 +85,7 @@ def engine_batch(w: Workload, pred: Prediction, n: int) -> tuple[Workload, str]:
 
 
 def configure(w: Workload, pred: Prediction, n: int) -> tuple[Config, Fabric]:
-    dev = device(pred, n, w.precision)
+    dev = device(pred, n, w.precision, quant=w.quant)
     fab = fabric(pred, n, w.host_memory_gbps)
     engine = getattr(pred.machine.software, "engine", None)
     w, note = engine_batch(w, pred, n)
@@ -142,7 +142,7 @@ def _serve(w: Workload, pred: Prediction, k: int):
     """The rate on k GPUs (advisor.workload.rate), or None where one sequence does not fit."""
     from advisor.workload.rate import serve
 
-    dev = device(pred, k, w.precision, need_mem_bw=True)
+    dev = device(pred, k, w.precision, need_mem_bw=True, quant=w.quant)
     if not inference_memory(w, k, dev.vram_gb, 1).fits:
         return None
     cap = w.request_cap or admitted(w, pred, k)

@@ -58,6 +58,8 @@ MODEL_FIELDS: dict[str, tuple[str, ...]] = {
         "memory_bandwidth_gbps",
         "bf16_tflops_dense",
         "fp16_tflops_dense",
+        "fp8_tflops_dense",
+        "fp4_tflops_dense",
         "pcie",
         "nvlink",
         "p2p",

@@ -512,6 +512,20 @@ class Gpu(Part):
         description="FP32 peak of the CUDA cores (not tensor cores), TFLOPS: what --precision fp32 runs at on "
         "a card without TF32 (Turing)",
     )
+    fp8_tflops_dense: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        description="dense FP8 tensor peak with FP32 accumulate, TFLOPS: what the linear layers of an fp8 (W8A8) "
+        "model run at (Ada, Hopper, Blackwell)",
+    )
+    fp4_tflops_dense: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        description="dense FP4 tensor peak with FP32 accumulate, TFLOPS: what the linear layers of an NVFP4 "
+        "(W4A4) model run at (Blackwell)",
+    )
     card_of: str | None = Field(
         default=None,
         description="Set only on a partner card's entry, which the catalog makes from a `kind: card` file: the "

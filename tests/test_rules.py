@@ -310,6 +310,7 @@ NOT_IDS = {
     "PEX88096": "a Broadcom PCIe switch",
     "PEX89104": "a Broadcom PCIe switch",
     "PM50100": "a Microchip PCIe switch",
+    "LL128": "NCCL's protocol with 120 data bytes in every 128",
 }
 ID_SHAPE = r"\b[A-Z][A-Z0-9]{1,4}[0-9]{3,}\b"
 

@@ -29,6 +29,16 @@ def alpha(out) -> float:
     return (c("nccl_base_latency_us") + 2 * hop) * 1e-6
 
 
+def all_reduce(out, size: float) -> float:
+    """One all-reduce of `size` bytes on 2 GPUs over PCIe (k = 1), as NCCL's tuner picks its protocol: LL at
+    its latency and half the bus bandwidth, or Simple at 8.4 + 2 x 5.7 us and the full rate."""
+    busbw = out["interconnect"]["busbw_gbps"] * 1e9
+    transport = out["interconnect"]["transport"]
+    ll = alpha(out) + size / (c("nccl_ll_bandwidth_share") * busbw)
+    simple = (c("nccl_simple_base_latency_us") + 2 * c("nccl_simple_hop_latency_us", transport)) * 1e-6
+    return min(ll, simple + size / busbw)
+
+
 @pytest.fixture
 def workload_json(cli):
     def _run(*args: str) -> dict:
@@ -59,9 +69,9 @@ def test_ddp_step_of_resnet50_by_hand(workload_json, plan_json):
     # embedding, so its last bucket is a plain one); ring all-reduce on 2 GPUs: k = 2(2-1)/2 = 1
     grad = params * c("grad_bytes", "ddp")
     buckets = math.ceil(grad / c("gradient_bucket_bytes", "ddp"))
-    a = alpha(out)  # NCCL ring LL: base + 2(n-1) hops (PCI latency for P2P and SHM)
-    t_comm = buckets * a + grad / busbw
-    t_last = a + grad / buckets / busbw
+    # NCCL's protocol for each bucket's size: ring LL (base + 2(n-1) hops) at half the rate, or Simple
+    t_comm = buckets * all_reduce(out, grad / buckets)
+    t_last = all_reduce(out, grad / buckets)
     # the ring runs over SHM (2x 4090, stock driver): overlap_under_shm of the framework's overlap
     assert out["interconnect"]["transport"] == "SHM"
     exposed = max(t_comm - c("overlap_fraction") * c("overlap_under_shm") * t_bwd, t_last)
@@ -77,7 +87,6 @@ def test_ddp_step_of_resnet50_by_hand(workload_json, plan_json):
 
 def test_tensor_parallel_decode_by_hand(workload_json):
     out = workload_json(*Z790_2X4090, "--infer", "8b", "--batch", "1", "--prompt", "512", "--gen", "256")
-    busbw = out["interconnect"]["busbw_gbps"] * 1e9
     assert out["interconnect"]["transport"] == "SHM"
     eff, mfu = c("decode_memory_efficiency"), c("mfu_prefill")
     att = c("attention_flops_factor")["forward"]  # forward FLOPs: 2N + att x L x h x T per token
@@ -88,14 +97,13 @@ def test_tensor_parallel_decode_by_hand(workload_json):
     context = 512 + 256 / 2  # average context while generating
     mem = (weights / 2 + context * kv_per_token / 2) / (MEM_BW * eff)
     flops = (2 * params + att * layers * hidden * context) / 2 / (PEAK * mfu)
-    a = alpha(out)
-    comm = 2 * layers * (a + hidden * 2 / busbw)  # 2L all-reduces of h x 2 B, k = 1 on 2 GPUs
+    comm = 2 * layers * all_reduce(out, hidden * 2)  # 2L all-reduces of h x 2 B, k = 1 on 2 GPUs
     step = max(mem, flops) + comm
     two = out["configurations"][1]
     assert two["decode_ms_per_token"] == pytest.approx(step * 1e3, rel=2e-3)
     # time to first token: the 512-token prompt, compute-bound, + 2L all-reduces of 512 x h x 2 B
     pf = 512 * (2 * params + att * layers * hidden * 512) / 2 / (PEAK * mfu)
-    pf = max(pf, weights / 2 / (MEM_BW * eff)) + 2 * layers * (a + 512 * hidden * 2 / busbw)
+    pf = max(pf, weights / 2 / (MEM_BW * eff)) + 2 * layers * all_reduce(out, 512 * hidden * 2)
     assert two["ttft_s"] == pytest.approx(pf, rel=2e-3, abs=S)
     assert two["tokens_per_s"] == pytest.approx(256 / (pf + 256 * step), rel=2e-3)
 

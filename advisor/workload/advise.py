@@ -432,10 +432,19 @@ def _infer_quant(a: Analysis, add) -> None:
             b //= 2
         return None
 
-    why = _("the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math counted)")
     for fmt, quality, cost in _QUANT:
         v = fitting(fmt, w.strategy)
         if v is not None:
+            why = (
+                _(
+                    "the weights take fewer bytes; the linear layers multiply in FP8 at the card's FP8 peak where it "
+                    "has one (Ada, Hopper, Blackwell), at the 16-bit peak elsewhere"
+                )
+                if fmt == "fp8"
+                else _(
+                    "the weights take fewer bytes; compute still runs at the 16-bit peak (no faster math counted)"
+                )
+            )
             tp = w.strategy == "tp" and n > 1
             fewer = v.batch != w.batch
             label = {

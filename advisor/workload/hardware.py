@@ -31,6 +31,8 @@ class Device:
     # "GPU: field" where the GPU multiplies the format natively but the catalog lacks that peak (the 16-bit
     # rate is used and the report says so)
     linear_missing: str | None = None
+    # "GPU: field (basis)" where the peak used rests on a review or on reasoning, not a vendor page
+    linear_basis: str | None = None
 
     @property
     def linear(self) -> float:
@@ -294,4 +296,14 @@ def device(
     lows = [(r[0], *linear_tflops(r[0], quant)) for r in rows]
     linear = min(v for _, v, _ in lows) if lows and all(v is not None for _, v, _ in lows) else None
     missing = sorted({f"{gpu.name}: {field}" for gpu, v, field in lows if field and v is None})
-    return Device(names, peak, mem, vram, fig, linear, ", ".join(missing) or None)
+    weaker = sorted(
+        {
+            f"{gpu.name}: {field} ({b.basis})"
+            for gpu, v, field in lows
+            if linear
+            and field
+            and (b := (getattr(gpu, "basis", None) or {}).get(field))
+            and b.basis != "primary"
+        }
+    )
+    return Device(names, peak, mem, vram, fig, linear, ", ".join(missing) or None, ", ".join(weaker) or None)

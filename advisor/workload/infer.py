@@ -311,6 +311,13 @@ def infer_config(w: Workload, n: int, dev: Device, fab: Fabric, engine: str | No
         | ({"linear_peak_tflops": dev.linear_tflops, "quant": w.quant} if dev.linear_tflops else {}),
         ["mfu_prefill", "decode_memory_efficiency", "attention_flops_factor"],
     )
+    if dev.linear_basis:
+        notes.append(
+            _(
+                "{quant}: the linear layers run at a tensor peak read from a review or reasoned, not from a "
+                "vendor page ({basis}), so the compute is less certain"
+            ).format(quant=w.quant, basis=dev.linear_basis)
+        )
     if dev.linear_missing:
         notes.append(
             _(

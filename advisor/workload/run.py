@@ -306,7 +306,16 @@ def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
                     "touched experts set the step, and no expert placement balancing (EPLB) is assumed."
                 )
             )
-        if w.quant:
+        if w.quant in ("fp8", "nvfp4"):
+            out.append(
+                _(
+                    "Weights in {quant}: memory and the bytes each step reads shrink; the linear layers multiply "
+                    "in {quant} (activations quantised too) at the card's own tensor peak where it has one (fp8 on "
+                    "Ada, Hopper and Blackwell, NVFP4 on Blackwell), at the 16-bit peak elsewhere; attention stays "
+                    "16-bit; no quantisation cost counted."
+                ).format(quant=w.quant)
+            )
+        elif w.quant:
             out.append(
                 _(
                     "Weights in {quant}: memory and the bytes each step reads shrink; compute still runs at the "
@@ -316,7 +325,8 @@ def assumptions(w: Workload, n: int, build_gpus: int) -> list[str]:
     out.append(
         _(
             "Collectives follow NCCL's ring: alpha (NCCL's latency model for the transport) + k x bytes / the "
-            "build's predicted all-reduce bus bandwidth."
+            "build's predicted all-reduce bus bandwidth, under the protocol NCCL's tuner would pick for the size "
+            "(LL at half the bandwidth, Simple at a longer latency)."
         )
     )
     if n < build_gpus:

@@ -528,13 +528,13 @@ def workload_facts(a: Analysis) -> WorkloadFacts:
     )
 
 
-QUANTISED_PEAKS = ("fp8_tflops_dense", "fp4_tflops_dense")
-
-
 def lower_confidence_values(parts, cpu_family: str | None = None) -> str:
     """'part: field (basis)' for each value of these parts that rests on a secondary or inferred basis (a
     part's `basis` map): figures that use them are less certain than ones from primary pages. A basis that
     covers only some items of a board's `cpu_families` counts only when the build's CPU is of one of them."""
+    from advisor.workload.hardware import LOW_PRECISION
+
+    quantised_peaks = {field for field, _archs in LOW_PRECISION.values()}
     said: list[str] = []
     for part in parts:
         if part is None:
@@ -542,7 +542,7 @@ def lower_confidence_values(parts, cpu_family: str | None = None) -> str:
         for field, b in getattr(part, "basis", {}).items():
             if field == "cpu_families" and b.applies_to is not None and cpu_family not in b.applies_to:
                 continue
-            if field in QUANTISED_PEAKS:  # read only by a quantised inference job, which says so itself
+            if field in quantised_peaks:  # read only by a quantised inference job, which says so itself
                 continue
             if b.basis != "primary":
                 item = f"{part.name}: {field} ({b.basis})"

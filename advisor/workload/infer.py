@@ -45,9 +45,17 @@ def _fig(
     return Figure(value, unit, formula, inputs, consts or [], "low")
 
 
+def _linear_flops_per_token(w: Workload) -> float:
+    return 2 * w.model.active  # a MoE token passes through its active parameters only
+
+
+def _attention_flops_per_token(w: Workload, context: float) -> float:
+    m = w.model
+    return const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
+
+
 def _flops_per_token(w: Workload, context: float) -> float:
-    m = w.model  # a MoE token passes through its active parameters only
-    return 2 * m.active + const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
+    return _linear_flops_per_token(w) + _attention_flops_per_token(w, context)
 
 
 def _kv_bytes_per_token(w: Workload) -> float:
@@ -111,11 +119,9 @@ def _tokens_compute_s(w: Workload, tokens: float, context: float, dev: Device) -
     the weights' format where the GPU multiplies in it (fp8 W8A8 on Ada, Hopper and Blackwell, NVFP4 W4A4 on
     Blackwell: the activations are quantised too), the attention's at the 16-bit rate. Formats that widen
     their weights to 16 bits before multiplying (AWQ/GPTQ int4, GGUF, fp8 on Ampere) run at the 16-bit rate."""
-    m = w.model
-    linear = tokens * 2 * m.active
-    attention = tokens * const("attention_flops_factor", file=W)["forward"] * m.layers * m.hidden * context
-    mfu = const("mfu_prefill", file=W)
-    return (linear / dev.linear + attention / dev.peak_tflops) / (1e12 * mfu)
+    linear = tokens * _linear_flops_per_token(w)
+    attention = tokens * _attention_flops_per_token(w, context)
+    return (linear / dev.linear + attention / dev.peak_tflops) / (1e12 * const("mfu_prefill", file=W))
 
 
 def _memory_s(nbytes: float, dev: Device) -> float:
